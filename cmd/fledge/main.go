@@ -1,0 +1,15 @@
+// Command fledge installs, audits and runs fledge plugins.
+package main
+
+import (
+	"os"
+
+	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
+)
+
+// version is stamped at release time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], cli.System(), version))
+}

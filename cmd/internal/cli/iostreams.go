@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// IOStreams are the process's standard streams plus what fledge knows about
+// them. Tests build them with bytes.Buffers and set the TTY flags directly.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	InTTY, OutTTY, ErrTTY bool
+
+	// TTYIn and TTYOut are the terminal used for prompts (stdin and
+	// stderr when they are terminals). Nil when there is none.
+	TTYIn  *os.File
+	TTYOut *os.File
+
+	Getenv func(string) string
+}
+
+// System returns the real standard streams.
+func System() *IOStreams {
+	s := &IOStreams{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
+		OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		ErrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+		Getenv: os.Getenv,
+	}
+	if s.InTTY && s.ErrTTY {
+		s.TTYIn, s.TTYOut = os.Stdin, os.Stderr
+	}
+	return s
+}
+
+// NonInteractive reports whether FLEDGE_NON_INTERACTIVE asks fledge never to
+// prompt.
+func (s *IOStreams) NonInteractive() bool {
+	switch s.getenv("FLEDGE_NON_INTERACTIVE") {
+	case "", "0", "false", "no":
+		return false
+	}
+	return true
+}
+
+// CanPrompt reports whether a human can answer a question: stdin and stderr
+// are terminals and non-interactive mode is off. Piped stdin never counts
+// as consent.
+func (s *IOStreams) CanPrompt() bool {
+	return s.InTTY && s.ErrTTY && s.TTYIn != nil && !s.NonInteractive()
+}
+
+// ColorEnabled reports whether stdout may carry colour.
+func (s *IOStreams) ColorEnabled() bool { return s.OutTTY && s.getenv("NO_COLOR") == "" }
+
+// ErrColorEnabled reports whether stderr may carry colour and spinners.
+func (s *IOStreams) ErrColorEnabled() bool { return s.ErrTTY && s.getenv("NO_COLOR") == "" }
+
+func (s *IOStreams) getenv(k string) string {
+	if s.Getenv == nil {
+		return os.Getenv(k)
+	}
+	return s.Getenv(k)
+}

@@ -1,0 +1,6 @@
+// Package home owns fledge's on-disk layout under FLEDGE_HOME.
+//
+// Every state path is a method of Paths; nobody else joins state paths by
+// hand. The package only names locations: reading and writing them belongs to
+// lockfile (plugins.toml), install (plugin trees, staging) and runner (stores).
+package home

@@ -1,0 +1,87 @@
+package home
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// EnvHome is the environment variable that roots all of fledge's state.
+const EnvHome = "FLEDGE_HOME"
+
+// Paths locates fledge's state below one root directory.
+type Paths struct {
+	root string
+}
+
+// New returns the layout rooted at root, which is made absolute.
+func New(root string) (Paths, error) {
+	if root == "" {
+		return Paths{}, errors.New("empty fledge home")
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return Paths{}, fmt.Errorf("fledge home %q: %w", root, err)
+	}
+	return Paths{root: abs}, nil
+}
+
+// FromEnv returns the layout rooted at $FLEDGE_HOME, or at
+// <os.UserConfigDir()>/fledge when it is unset.
+func FromEnv(getenv func(string) string) (Paths, error) {
+	if dir := getenv(EnvHome); dir != "" {
+		return New(dir)
+	}
+	cfg, err := os.UserConfigDir()
+	if err != nil {
+		return Paths{}, fmt.Errorf("cannot find a home for fledge (set %s): %w", EnvHome, err)
+	}
+	return New(filepath.Join(cfg, "fledge"))
+}
+
+// Root is FLEDGE_HOME itself.
+func (p Paths) Root() string { return p.root }
+
+// PluginsFile is plugins.toml, the record of every installed plugin.
+func (p Paths) PluginsFile() string { return filepath.Join(p.root, "plugins.toml") }
+
+// PluginsLock is the side file locked while plugins.toml is read, modified
+// and written, so concurrent fledge processes serialise.
+func (p Paths) PluginsLock() string { return filepath.Join(p.root, ".plugins.toml.lock") }
+
+// ConfigFile is config.toml, the user's settings.
+func (p Paths) ConfigFile() string { return filepath.Join(p.root, "config.toml") }
+
+// PluginsDir holds one installed tree per plugin.
+func (p Paths) PluginsDir() string { return filepath.Join(p.root, "plugins") }
+
+// PluginDir is the installed tree of the named plugin (for a live-linked
+// local plugin, a symlink to its source directory).
+func (p Paths) PluginDir(name string) string { return filepath.Join(p.PluginsDir(), name) }
+
+// DataDir holds what fledge keeps about a plugin beside its tree: the
+// protocol store and the file list recorded at install.
+func (p Paths) DataDir(name string) string {
+	return filepath.Join(p.PluginsDir(), ".data", name)
+}
+
+// StoreFile is the named plugin's fledge-v1 key/value store. It lives beside
+// the plugin's tree, not inside it, so the plugin's files stay exactly what
+// was installed and a reinstall keeps the store.
+func (p Paths) StoreFile(name string) string { return filepath.Join(p.DataDir(name), "store.json") }
+
+// TreeFile is the per-file hash list recorded when the plugin was installed.
+func (p Paths) TreeFile(name string) string { return filepath.Join(p.DataDir(name), "tree.json") }
+
+// StagingDir is where installs and updates build a new tree before it is
+// renamed into place. It sits beside PluginsDir's entries so the rename
+// stays on one filesystem.
+func (p Paths) StagingDir() string { return filepath.Join(p.PluginsDir(), ".staging") }
+
+// TrashDir receives trees being replaced or removed, so the swap is a rename
+// and the slow delete happens after the record is written.
+func (p Paths) TrashDir() string { return filepath.Join(p.PluginsDir(), ".trash") }
+
+// CacheDir holds disposable data such as registry index caches.
+func (p Paths) CacheDir() string { return filepath.Join(p.root, "cache") }

@@ -1,0 +1,10 @@
+// Package lockfile reads and writes plugins.toml, the record of every
+// installed plugin: where it came from, the exact revision, a content hash of
+// the installed tree, and what the user granted.
+//
+// Writes are atomic (temp file, fsync, rename) and every read-modify-write
+// runs under a cross-process lock on a side file, re-reading inside the lock,
+// so concurrent fledge processes never lose an entry and readers never see
+// half a file. It reads files written by the Rust fledge. It does not decide
+// what to grant (install does) or enforce grants (runner does).
+package lockfile

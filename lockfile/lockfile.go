@@ -1,0 +1,245 @@
+package lockfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/rogpeppe/go-internal/lockedfile"
+	"github.com/rogpeppe/go-internal/renameio"
+
+	"github.com/corvidlabs/fledge-go/manifest"
+)
+
+// FormatVersion is the plugins.toml layout this fledge writes. A file with a
+// higher format_version came from a newer fledge and is never overwritten.
+const FormatVersion = 1
+
+// MaxSize bounds how much of plugins.toml is read.
+const MaxSize = 32 << 20
+
+// Source kinds.
+const (
+	KindGit       = "git"   // cloned from a git URL
+	KindLocalLink = "link"  // live link to a local directory
+	KindLocalCopy = "local" // snapshot of a local directory
+)
+
+// File is the whole of plugins.toml.
+type File struct {
+	// FormatVersion is absent in files written by the Rust fledge (read
+	// as 0) and FormatVersion in files written here.
+	FormatVersion int      `toml:"format_version,omitempty"`
+	Plugins       []Plugin `toml:"plugins"`
+}
+
+// Plugin is one [[plugins]] entry. The first fields are the Rust fledge's;
+// the rest are what exactness needs.
+type Plugin struct {
+	Name         string                `toml:"name"`
+	Source       string                `toml:"source"`
+	Version      string                `toml:"version"`
+	Installed    string                `toml:"installed"`
+	Commands     []string              `toml:"commands"`
+	PinnedRef    string                `toml:"pinned_ref,omitempty"`
+	Capabilities manifest.Capabilities `toml:"capabilities"`
+
+	// Kind is KindGit, KindLocalLink or KindLocalCopy ("" in Rust files:
+	// treated as git unless Source is a path).
+	Kind string `toml:"kind,omitempty"`
+	// Commit is the exact git commit installed (empty for local sources
+	// that are not git repositories).
+	Commit string `toml:"commit,omitempty"`
+	// TreeHash is the content hash of the installed tree after building.
+	TreeHash string `toml:"tree_hash,omitempty"`
+	// ManifestHash is the hash of the plugin.toml the user approved.
+	ManifestHash string `toml:"manifest_hash,omitempty"`
+	// Protocol is the manifest's protocol when approved.
+	Protocol string `toml:"protocol,omitempty"`
+	// Requested is what the manifest requested when the user approved.
+	Requested manifest.Capabilities `toml:"requested,omitempty"`
+	// Hooks holds the approved hooks, name → exact command. A hook whose
+	// command differs from the one recorded here is not approved.
+	Hooks map[string]string `toml:"hooks,omitempty"`
+	// BuildCommand is the approved build command (the build hook or the
+	// auto-detected one), empty when none ran.
+	BuildCommand string `toml:"build_command,omitempty"`
+}
+
+// IsLocal reports whether the plugin came from a local directory.
+func (p *Plugin) IsLocal() bool { return p.Kind == KindLocalLink || p.Kind == KindLocalCopy }
+
+// ShortName is the name with a leading "fledge-plugin-" or "fledge-" removed.
+func ShortName(name string) string {
+	for _, pre := range []string{"fledge-plugin-", "fledge-"} {
+		if s, ok := strings.CutPrefix(name, pre); ok && s != "" {
+			return s
+		}
+	}
+	return name
+}
+
+// Parse decodes plugins.toml.
+func Parse(data []byte) (*File, error) {
+	var f File
+	if len(bytes.TrimSpace(data)) == 0 {
+		return &f, nil
+	}
+	if err := toml.Unmarshal(data, &f); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			return nil, &CorruptError{Line: row, Column: col, Err: err}
+		}
+		return nil, &CorruptError{Err: err}
+	}
+	if f.FormatVersion > FormatVersion {
+		return nil, &FutureError{Version: f.FormatVersion}
+	}
+	for i := range f.Plugins {
+		if f.Plugins[i].Commands == nil {
+			f.Plugins[i].Commands = []string{}
+		}
+	}
+	return &f, nil
+}
+
+// Marshal encodes f with plugins sorted by name, so the file is
+// deterministic and diffs well.
+func Marshal(f *File) ([]byte, error) {
+	out := *f
+	out.FormatVersion = FormatVersion
+	out.Plugins = append([]Plugin(nil), f.Plugins...)
+	sort.SliceStable(out.Plugins, func(i, j int) bool { return out.Plugins[i].Name < out.Plugins[j].Name })
+	var buf bytes.Buffer
+	buf.WriteString("# Installed fledge plugins. Written by fledge; edit with `fledge plugins`.\n")
+	enc := toml.NewEncoder(&buf)
+	enc.SetIndentTables(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// CorruptError reports a plugins.toml that cannot be parsed.
+type CorruptError struct {
+	Path         string
+	Line, Column int
+	Err          error
+}
+
+func (e *CorruptError) Error() string {
+	where := e.Path
+	if where == "" {
+		where = "plugins.toml"
+	}
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d:%d", where, e.Line, e.Column)
+	}
+	return fmt.Sprintf("%s is corrupt: %v; fledge will not overwrite it: fix or move it aside", where, e.Err)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// FutureError reports a plugins.toml written by a newer fledge.
+type FutureError struct {
+	Path    string
+	Version int
+}
+
+func (e *FutureError) Error() string {
+	where := e.Path
+	if where == "" {
+		where = "plugins.toml"
+	}
+	return fmt.Sprintf("%s has format_version %d, newer than this fledge understands (%d): upgrade fledge", where, e.Version, FormatVersion)
+}
+
+// Store is plugins.toml on disk.
+type Store struct {
+	path string
+	lock string
+}
+
+// NewStore returns the store at path, locked through the side file lock.
+func NewStore(path, lock string) *Store { return &Store{path: path, lock: lock} }
+
+// Path is the file's location.
+func (s *Store) Path() string { return s.path }
+
+// Load reads the file without taking the lock: writes are atomic renames,
+// so a reader always sees a whole file. A missing file is an empty one.
+func (s *Store) Load() (*File, error) {
+	data, err := readBounded(s.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &File{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := Parse(data)
+	return f, s.annotate(err)
+}
+
+// Update runs fn on the current contents under the cross-process lock and
+// writes the result atomically if fn returns nil. fn may be called with a
+// File that another process changed since the caller last looked.
+func (s *Store) Update(fn func(*File) error) error {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(s.path), err)
+	}
+	unlock, err := lockedfile.MutexAt(s.lock).Lock()
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", s.lock, err)
+	}
+	defer unlock()
+	f, err := s.Load()
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		return err
+	}
+	data, err := Marshal(f)
+	if err != nil {
+		return err
+	}
+	if err := renameio.WriteFile(s.path, data); err != nil {
+		return fmt.Errorf("write %s: %w", s.path, err)
+	}
+	return nil
+}
+
+func (s *Store) annotate(err error) error {
+	var ce *CorruptError
+	if errors.As(err, &ce) {
+		ce.Path = s.path
+	}
+	var fe *FutureError
+	if errors.As(err, &fe) {
+		fe.Path = s.path
+	}
+	return err
+}
+
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("%s is larger than %d bytes; fledge will not read it", path, MaxSize)
+	}
+	return data, nil
+}

@@ -1,0 +1,201 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// FileName is the manifest's name at a plugin's root.
+const FileName = "plugin.toml"
+
+// MaxSize bounds how much of a plugin.toml is read. Real manifests are a few
+// KiB; anything near this is hostile.
+const MaxSize = 256 << 10
+
+// ProtocolV1 is the only structured protocol this fledge speaks.
+const ProtocolV1 = "fledge-v1"
+
+// Manifest is a parsed plugin.toml.
+type Manifest struct {
+	Plugin       Plugin       `toml:"plugin"`
+	Commands     []Command    `toml:"commands"`
+	Hooks        Hooks        `toml:"hooks"`
+	Capabilities Capabilities `toml:"capabilities"`
+
+	// Unknown lists keys fledge does not read (dotted paths), sorted. They
+	// are tolerated and reported as warnings.
+	Unknown []string `toml:"-"`
+}
+
+// Plugin is the [plugin] table.
+type Plugin struct {
+	Name        string `toml:"name"`
+	Version     string `toml:"version"`
+	Description string `toml:"description"`
+	Author      string `toml:"author"`
+	// Protocol is "fledge-v1" for plugins that speak the structured
+	// protocol, empty for plugins that run with inherited stdio.
+	Protocol string `toml:"protocol"`
+	// Runtime is "native" (the default) or "wasm".
+	Runtime          string   `toml:"runtime"`
+	License          string   `toml:"license"`
+	Repository       string   `toml:"repository"`
+	Keywords         []string `toml:"keywords"`
+	MinFledgeVersion string   `toml:"min_fledge_version"`
+	// LegacyCommands holds [plugin.commands.<name>] tables that some
+	// published plugins use. fledge does not run them (they name no
+	// binary); they are read so validate can say so.
+	LegacyCommands map[string]LegacyCommand `toml:"commands"`
+}
+
+// LegacyCommand is a [plugin.commands.<name>] table.
+type LegacyCommand struct {
+	Description string `toml:"description"`
+	Usage       string `toml:"usage"`
+}
+
+// Command is one [[commands]] entry: a subcommand of fledge that runs binary.
+type Command struct {
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+	// Binary is a path relative to the plugin's root.
+	Binary string `toml:"binary"`
+	// Args describes the positional arguments, in argv order, for agents
+	// that call the command as a tool.
+	Args []Arg `toml:"args"`
+	// Dangerous marks commands with side effects worth confirming.
+	Dangerous bool `toml:"dangerous"`
+}
+
+// Arg is one typed positional argument of a command.
+type Arg struct {
+	Name        string `toml:"name" json:"name"`
+	Type        string `toml:"type" json:"type"`
+	Required    bool   `toml:"required" json:"required"`
+	Description string `toml:"description" json:"description,omitempty"`
+}
+
+// Parse decodes a plugin.toml. It does not validate beyond TOML syntax and
+// field types; see Validate.
+func Parse(data []byte) (*Manifest, error) {
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("plugin.toml is %d bytes, more than the %d allowed", len(data), MaxSize)
+	}
+	var m Manifest
+	if err := toml.Unmarshal(data, &m); err != nil {
+		return nil, describeTOMLError("plugin.toml", data, err)
+	}
+	m.Unknown = unknownKeys(data, &Manifest{})
+	return &m, nil
+}
+
+// Load reads and parses dir/plugin.toml. The manifest must be a regular file
+// (not a symlink, device or directory) and is read through a bounded reader.
+func Load(dir string) (*Manifest, error) {
+	data, err := ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data)
+}
+
+// ErrNoManifest is returned when a directory has no plugin.toml.
+var ErrNoManifest = errors.New("no plugin.toml")
+
+// ReadFile reads a manifest file safely: it refuses symlinks and anything
+// that is not a regular file, and reads at most MaxSize bytes.
+func ReadFile(path string) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %w: a plugin needs a plugin.toml at its root", filepath.Dir(path), ErrNoManifest)
+		}
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s): plugin.toml must be a plain file, not a link or device", path, fi.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxSize)
+	}
+	return data, nil
+}
+
+// Marshal renders m as TOML (used by `plugins create` and tests).
+func Marshal(m *Manifest) ([]byte, error) {
+	return toml.Marshal(m)
+}
+
+// Command returns the command with the given name.
+func (m *Manifest) Command(name string) (Command, bool) {
+	for _, c := range m.Commands {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Command{}, false
+}
+
+// CommandNames lists the commands in manifest order.
+func (m *Manifest) CommandNames() []string {
+	out := make([]string, 0, len(m.Commands))
+	for _, c := range m.Commands {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+// IsProtocol reports whether the plugin speaks fledge-v1.
+func (m *Manifest) IsProtocol() bool { return m.Plugin.Protocol == ProtocolV1 }
+
+func describeTOMLError(what string, data []byte, err error) error {
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, col := de.Position()
+		return fmt.Errorf("%s: line %d, column %d: %s", what, row, col, de.Error())
+	}
+	var se *toml.StrictMissingError
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s: %s", what, se.Error())
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// unknownKeys decodes data strictly into a fresh value and returns the keys
+// the strict decoder rejects.
+func unknownKeys(data []byte, into any) []string {
+	d := toml.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	err := d.Decode(into)
+	var se *toml.StrictMissingError
+	if !errors.As(err, &se) {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, e := range se.Errors {
+		seen[strings.Join(e.Key(), ".")] = true
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,316 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"unicode"
+
+	"github.com/Masterminds/semver/v3"
+)
+
+// Severity says whether a Problem blocks installation.
+type Severity string
+
+// Problem severities.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Problem is one finding of Validate: the field it concerns, what is wrong,
+// and how to fix it.
+type Problem struct {
+	Severity Severity `json:"severity"`
+	Field    string   `json:"field"`
+	Message  string   `json:"message"`
+	Fix      string   `json:"fix,omitempty"`
+}
+
+func (p Problem) String() string {
+	s := p.Field + ": " + p.Message
+	if p.Fix != "" {
+		s += " (" + p.Fix + ")"
+	}
+	return s
+}
+
+// Problems is a list of findings.
+type Problems []Problem
+
+// Errors returns the findings that block installation.
+func (ps Problems) Errors() Problems { return ps.filter(SeverityError) }
+
+// Warnings returns the findings that do not block installation.
+func (ps Problems) Warnings() Problems { return ps.filter(SeverityWarning) }
+
+func (ps Problems) filter(s Severity) Problems {
+	var out Problems
+	for _, p := range ps {
+		if p.Severity == s {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Err returns an *InvalidError holding the errors, or nil when there are none.
+func (ps Problems) Err() error {
+	if errs := ps.Errors(); len(errs) > 0 {
+		return &InvalidError{Problems: errs}
+	}
+	return nil
+}
+
+// InvalidError reports a manifest that cannot be installed.
+type InvalidError struct {
+	Problems Problems
+}
+
+func (e *InvalidError) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	if len(lines) == 1 {
+		return "invalid plugin.toml: " + lines[0]
+	}
+	return "invalid plugin.toml:\n  " + strings.Join(lines, "\n  ")
+}
+
+// ErrUnsupportedProtocol is wrapped by errors about a protocol this fledge
+// does not speak.
+var ErrUnsupportedProtocol = errors.New("unsupported protocol")
+
+// ProtocolError names a protocol this fledge does not speak.
+type ProtocolError struct{ Protocol string }
+
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("plugin speaks protocol %q, but this fledge only speaks %q: upgrade fledge to use it", e.Protocol, ProtocolV1)
+}
+
+// Unwrap makes errors.Is(err, ErrUnsupportedProtocol) hold.
+func (e *ProtocolError) Unwrap() error { return ErrUnsupportedProtocol }
+
+// CheckProtocol returns a *ProtocolError for any protocol but none or fledge-v1.
+func (m *Manifest) CheckProtocol() error {
+	if m.Plugin.Protocol == "" || m.Plugin.Protocol == ProtocolV1 {
+		return nil
+	}
+	return &ProtocolError{Protocol: m.Plugin.Protocol}
+}
+
+// ReservedCommands are fledge's own top-level commands; a plugin command of
+// the same name could never be reached.
+var ReservedCommands = map[string]bool{"plugins": true, "help": true, "completion": true, "version": true}
+
+// KnownArgTypes are the argument types agents map to JSON Schema.
+var KnownArgTypes = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true}
+
+// Validate checks everything that can be checked without the plugin's files.
+func (m *Manifest) Validate() Problems {
+	var ps Problems
+	add := func(sev Severity, field, msg, fix string) {
+		ps = append(ps, Problem{Severity: sev, Field: field, Message: msg, Fix: fix})
+	}
+
+	if msg := CheckName(m.Plugin.Name); msg != "" {
+		add(SeverityError, "plugin.name", msg, "use letters, digits, '-', '_' or '.', starting with a letter or digit, e.g. \"fledge-plugin-hello\"")
+	}
+	switch {
+	case m.Plugin.Version == "":
+		add(SeverityError, "plugin.version", "is missing", "set a semantic version such as \"0.1.0\"")
+	default:
+		if _, err := semver.StrictNewVersion(m.Plugin.Version); err != nil {
+			add(SeverityError, "plugin.version", fmt.Sprintf("%q is not a semantic version", m.Plugin.Version), "use MAJOR.MINOR.PATCH such as \"0.1.0\", without a leading v")
+		}
+	}
+	if err := m.CheckProtocol(); err != nil {
+		add(SeverityError, "plugin.protocol", err.Error(), "upgrade fledge, or declare protocol = \"fledge-v1\" or no protocol")
+	}
+	switch m.Plugin.Runtime {
+	case "", "native":
+	case "wasm":
+		add(SeverityWarning, "plugin.runtime", "\"wasm\" plugins are recorded but this fledge runs only native binaries", "ship a native binary or script to run it here")
+	default:
+		add(SeverityError, "plugin.runtime", fmt.Sprintf("unknown runtime %q", m.Plugin.Runtime), "use \"native\" (the default) or \"wasm\"")
+	}
+	if hasControl(m.Plugin.Description) {
+		add(SeverityWarning, "plugin.description", "contains control characters, which fledge strips before display", "remove them")
+	}
+
+	if len(m.Plugin.LegacyCommands) > 0 {
+		add(SeverityWarning, "plugin.commands", "[plugin.commands.*] tables are not read by fledge and name no binary", "declare each command as [[commands]] with name and binary")
+	}
+	if len(m.Commands) == 0 {
+		add(SeverityWarning, "commands", "the plugin declares no [[commands]], so it adds nothing to run", "add a [[commands]] entry with name and binary")
+	}
+	seen := map[string]int{}
+	for i, c := range m.Commands {
+		f := fmt.Sprintf("commands[%d]", i)
+		if c.Name != "" {
+			f = fmt.Sprintf("commands[%d] (%s)", i, c.Name)
+		}
+		if msg := CheckName(c.Name); msg != "" {
+			add(SeverityError, f+".name", msg, "use letters, digits, '-', '_' or '.', starting with a letter or digit")
+		} else if ReservedCommands[c.Name] {
+			add(SeverityError, f+".name", fmt.Sprintf("%q is one of fledge's own commands", c.Name), "choose another command name")
+		}
+		if j, dup := seen[c.Name]; dup && c.Name != "" {
+			add(SeverityError, f+".name", fmt.Sprintf("duplicates commands[%d]", j), "give every command a distinct name")
+		} else {
+			seen[c.Name] = i
+		}
+		if msg := CheckBinaryPath(c.Binary); msg != "" {
+			add(SeverityError, f+".binary", msg, "give a path relative to the plugin root, such as \"bin/run\"")
+		}
+		validateArgs(f, c.Args, add)
+	}
+
+	for _, name := range HookNames {
+		if strings.ContainsRune(m.Hooks.Get(name), 0) {
+			add(SeverityError, "hooks."+name, "contains a NUL byte", "remove it")
+		}
+	}
+
+	switch m.Capabilities.Filesystem {
+	case "", "none", "project", "read", "write", "full":
+	default:
+		add(SeverityWarning, "capabilities.filesystem", fmt.Sprintf("unknown scope %q", m.Capabilities.Filesystem), "use \"none\" or \"project\"")
+	}
+
+	for _, k := range m.Unknown {
+		add(SeverityWarning, k, "unknown key, ignored", "remove it or check its spelling")
+	}
+	return ps
+}
+
+func validateArgs(f string, args []Arg, add func(Severity, string, string, string)) {
+	names := map[string]bool{}
+	optional := false
+	for j, a := range args {
+		af := fmt.Sprintf("%s.args[%d]", f, j)
+		if a.Name == "" {
+			add(SeverityError, af+".name", "is missing", "name every argument")
+		} else if names[a.Name] {
+			add(SeverityError, af+".name", fmt.Sprintf("duplicate argument %q", a.Name), "give every argument a distinct name")
+		}
+		names[a.Name] = true
+		if !KnownArgTypes[a.Type] {
+			add(SeverityWarning, af+".type", fmt.Sprintf("unknown type %q", a.Type), "use string, integer, number or boolean")
+		}
+		if a.Required && optional {
+			add(SeverityWarning, af+".required", "a required argument follows an optional one", "list required arguments first: agents pass them in order")
+		}
+		if !a.Required {
+			optional = true
+		}
+	}
+}
+
+// CheckName returns why name is unsafe as a plugin or command name, or "".
+// Names become directory names and argv words, so they may not hold path
+// separators, start with '-' or '.', or carry control characters.
+func CheckName(name string) string {
+	switch {
+	case name == "":
+		return "is missing"
+	case len(name) > 100:
+		return "is longer than 100 characters"
+	case strings.ContainsAny(name, `/\`):
+		return fmt.Sprintf("%q contains a path separator", name)
+	case strings.HasPrefix(name, "-"):
+		return fmt.Sprintf("%q starts with '-', which reads as a flag", name)
+	case strings.HasPrefix(name, "."):
+		return fmt.Sprintf("%q starts with '.', which hides it and can name '.' or '..'", name)
+	case hasControl(name):
+		return fmt.Sprintf("%q contains control characters", name)
+	}
+	for _, r := range name {
+		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.')) {
+			return fmt.Sprintf("%q contains %q; only ASCII letters, digits, '-', '_' and '.' are allowed", name, r)
+		}
+	}
+	return ""
+}
+
+// CheckBinaryPath returns why a command's binary path is unsafe, or "". It
+// is a lexical check; CheckBinaries resolves symlinks against the tree.
+func CheckBinaryPath(p string) string {
+	switch {
+	case p == "":
+		return "is missing"
+	case hasControl(p):
+		return "contains control characters"
+	case filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`):
+		return fmt.Sprintf("%q is absolute; binaries must live inside the plugin", p)
+	case !filepath.IsLocal(filepath.FromSlash(p)):
+		return fmt.Sprintf("%q leaves the plugin directory", p)
+	}
+	return ""
+}
+
+// CheckBinaries verifies, against the plugin tree at root, that every
+// command's binary exists, is a regular file, stays inside root after
+// resolving symlinks, and (on Unix) is executable.
+func (m *Manifest) CheckBinaries(root string) Problems {
+	var ps Problems
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return Problems{{Severity: SeverityError, Field: "plugin", Message: fmt.Sprintf("cannot resolve plugin root: %v", err)}}
+	}
+	for i, c := range m.Commands {
+		f := fmt.Sprintf("commands[%d] (%s).binary", i, c.Name)
+		if CheckBinaryPath(c.Binary) != "" {
+			continue // reported by Validate
+		}
+		if msg, fix := checkBinary(realRoot, c.Binary); msg != "" {
+			ps = append(ps, Problem{Severity: SeverityError, Field: f, Message: msg, Fix: fix})
+		}
+	}
+	return ps
+}
+
+func checkBinary(realRoot, rel string) (msg, fix string) {
+	p := filepath.Join(realRoot, filepath.FromSlash(rel))
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Sprintf("%q does not exist", rel), "commit it, or add a build hook that creates it"
+		}
+		return fmt.Sprintf("%q: %v", rel, err), ""
+	}
+	if !Within(realRoot, resolved) {
+		return fmt.Sprintf("%q resolves outside the plugin directory", rel), "point it at a file inside the plugin"
+	}
+	fi, err := os.Stat(resolved)
+	if err != nil {
+		return fmt.Sprintf("%q: %v", rel, err), ""
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Sprintf("%q is not a regular file", rel), "point it at an executable file"
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0 {
+		return fmt.Sprintf("%q is not executable", rel), "chmod +x it and commit the mode"
+	}
+	return "", ""
+}
+
+// Within reports whether path is root or lies below it. Both must be clean
+// absolute paths with symlinks already resolved.
+func Within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && filepath.IsLocal(rel) || rel == "."
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			return true
+		}
+	}
+	return false
+}
