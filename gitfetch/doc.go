@@ -1,0 +1,5 @@
+// Package gitfetch fetches plugin repositories with go-git: listing a
+// remote's refs without cloning, and checking out one exact revision (a tag,
+// a branch head or a commit) into a directory. It never runs the git binary:
+// file:// remotes are served in-process, and submodules are never fetched.
+package gitfetch

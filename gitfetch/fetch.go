@@ -1,0 +1,209 @@
+package gitfetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// RefKind says what a requested ref turned out to be.
+type RefKind string
+
+// Ref kinds.
+const (
+	KindDefault RefKind = "default" // no ref given: the remote's HEAD branch
+	KindTag     RefKind = "tag"
+	KindBranch  RefKind = "branch"
+	KindCommit  RefKind = "commit"
+)
+
+// Revision is a resolved ref: what to check out and the commit it names.
+type Revision struct {
+	Ref     string // as requested ("" for the default branch)
+	Kind    RefKind
+	RefName plumbing.ReferenceName // the remote ref to fetch ("" for a bare commit)
+	// Object is the hash the remote advertised for RefName: the commit, or
+	// for an annotated tag the tag object.
+	Object string
+	// Commit is the full commit, when the listing made it known (branches,
+	// peeled tags, full hashes).
+	Commit string
+}
+
+// ErrRefNotFound is wrapped when a requested ref names nothing on the remote.
+var ErrRefNotFound = errors.New("ref not found")
+
+// Options configure remote access.
+type Options struct {
+	// Auth returns credentials for a URL, or nil.
+	Auth func(url string) transport.AuthMethod
+	// Progress receives the remote's progress messages (nil: none).
+	Progress io.Writer
+}
+
+func (o Options) auth(url string) transport.AuthMethod {
+	if o.Auth == nil {
+		return nil
+	}
+	return o.Auth(url)
+}
+
+// ListRefs lists the remote's refs without cloning, with annotated tags
+// peeled (their "^{}" entries name the commit).
+func ListRefs(ctx context.Context, url string, o Options) ([]*plumbing.Reference, error) {
+	installFileTransport()
+	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{url}})
+	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: o.auth(url), PeelingOption: git.AppendPeeled})
+	if err != nil {
+		return nil, fmt.Errorf("list refs of %s: %w", url, err)
+	}
+	return refs, nil
+}
+
+var hexRe = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+
+// Resolve finds ref among refs: a tag, then a branch, then a commit hash.
+// The empty ref is the remote's default branch.
+func Resolve(refs []*plumbing.Reference, ref string) (Revision, error) {
+	byName := map[plumbing.ReferenceName]*plumbing.Reference{}
+	for _, r := range refs {
+		byName[r.Name()] = r
+	}
+	if ref == "" {
+		head, ok := byName[plumbing.HEAD]
+		if !ok {
+			return Revision{}, fmt.Errorf("the remote has no HEAD: %w", ErrRefNotFound)
+		}
+		name := head.Target()
+		if head.Type() == plumbing.HashReference {
+			// No symref advertised: find the branch at HEAD's commit.
+			for _, r := range refs {
+				if r.Name().IsBranch() && r.Hash() == head.Hash() {
+					name = r.Name()
+					break
+				}
+			}
+			return Revision{Kind: KindDefault, RefName: name, Object: head.Hash().String(), Commit: head.Hash().String()}, nil
+		}
+		target, ok := byName[name]
+		if !ok {
+			return Revision{}, fmt.Errorf("the remote's HEAD points at %s, which it does not have: %w", name, ErrRefNotFound)
+		}
+		return Revision{Kind: KindDefault, RefName: name, Object: target.Hash().String(), Commit: target.Hash().String()}, nil
+	}
+	if err := CheckRef(ref); err != nil {
+		return Revision{}, err
+	}
+	tag := plumbing.NewTagReferenceName(ref)
+	if r, ok := byName[tag]; ok {
+		rev := Revision{Ref: ref, Kind: KindTag, RefName: tag, Object: r.Hash().String()}
+		if peeled, ok := byName[plumbing.ReferenceName(string(tag)+"^{}")]; ok {
+			rev.Commit = peeled.Hash().String()
+		}
+		return rev, nil
+	}
+	if r, ok := byName[plumbing.NewBranchReferenceName(ref)]; ok {
+		return Revision{Ref: ref, Kind: KindBranch, RefName: r.Name(), Object: r.Hash().String(), Commit: r.Hash().String()}, nil
+	}
+	if hexRe.MatchString(strings.ToLower(ref)) {
+		rev := Revision{Ref: ref, Kind: KindCommit}
+		if len(ref) == 40 {
+			rev.Commit = strings.ToLower(ref)
+		}
+		return rev, nil
+	}
+	return Revision{}, fmt.Errorf("%q is not a tag, branch or commit of the remote: %w", ref, ErrRefNotFound)
+}
+
+// CheckRef refuses refs that could be read as options or that git itself
+// would not accept as a ref name.
+func CheckRef(ref string) error {
+	switch {
+	case strings.HasPrefix(ref, "-"):
+		return fmt.Errorf("ref %q starts with '-'", ref)
+	case len(ref) > 255:
+		return fmt.Errorf("ref is longer than 255 characters")
+	case strings.ContainsAny(ref, " ~^:?*[\\\x7f") || strings.Contains(ref, "..") || strings.Contains(ref, "@{"):
+		return fmt.Errorf("ref %q contains characters git does not allow in ref names", ref)
+	}
+	for _, r := range ref {
+		if r < 0x20 {
+			return fmt.Errorf("ref %q contains control characters", ref)
+		}
+	}
+	return nil
+}
+
+// Checkout fetches rev from url into dir (which must not exist) and checks
+// it out. It returns the full commit checked out, which is verified to be
+// rev.Commit when that was known. Submodules are never fetched.
+func Checkout(ctx context.Context, url string, rev Revision, dir string, o Options) (string, error) {
+	installFileTransport()
+	opts := &git.CloneOptions{
+		URL:               url,
+		Auth:              o.auth(url),
+		Progress:          o.Progress,
+		RecurseSubmodules: git.NoRecurseSubmodules,
+		Tags:              git.NoTags,
+	}
+	if rev.RefName != "" {
+		opts.ReferenceName = rev.RefName
+		opts.SingleBranch = true
+		if !strings.HasPrefix(url, "file://") {
+			// go-git's in-process file server cannot serve shallow clones.
+			opts.Depth = 1
+		}
+	} else {
+		opts.NoCheckout = true // a bare commit: fetch history, then check it out
+	}
+	repo, err := git.PlainCloneContext(ctx, dir, false, opts)
+	if err != nil {
+		return "", fmt.Errorf("clone %s: %w", url, err)
+	}
+	var want plumbing.Hash
+	if rev.RefName == "" {
+		h, err := repo.ResolveRevision(plumbing.Revision(rev.Ref))
+		if err != nil {
+			return "", fmt.Errorf("commit %q in %s: %w", rev.Ref, url, ErrRefNotFound)
+		}
+		want = *h
+		wt, err := repo.Worktree()
+		if err != nil {
+			return "", err
+		}
+		if err := wt.Checkout(&git.CheckoutOptions{Hash: want, Force: true}); err != nil {
+			return "", fmt.Errorf("check out %s: %w", want, err)
+		}
+	}
+	if rev.RefName != "" && rev.Object != "" {
+		if r, err := repo.Reference(rev.RefName, false); err == nil && r.Hash().String() != rev.Object {
+			return "", fmt.Errorf("%s: %s moved while fetching (listed %s, fetched %s)", url, rev.RefName.Short(), rev.Object, r.Hash())
+		}
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return "", fmt.Errorf("read HEAD of clone: %w", err)
+	}
+	got := head.Hash().String()
+	if rev.Commit != "" && got != rev.Commit {
+		return "", fmt.Errorf("%s moved while fetching: expected commit %s, got %s", url, rev.Commit, got)
+	}
+	return got, nil
+}
+
+// RemoveGitDir deletes dir/.git so the installed tree holds only the
+// plugin's files.
+func RemoveGitDir(dir string) error {
+	return os.RemoveAll(filepath.Join(dir, ".git"))
+}

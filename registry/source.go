@@ -1,0 +1,253 @@
+package registry
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+)
+
+// SourceKind says how a source is fetched.
+type SourceKind string
+
+// Source kinds.
+const (
+	SourceLocal SourceKind = "local"    // a directory on this machine
+	SourceGit   SourceKind = "git"      // a git URL or owner/repo shorthand
+	SourceName  SourceKind = "registry" // a plugin name to look up
+)
+
+// Source is a parsed install source.
+type Source struct {
+	Raw  string
+	Kind SourceKind
+	// Path is the absolute, cleaned directory of a local source.
+	Path string
+	// URL is what a git source is fetched from. It may carry credentials
+	// the user typed; show Display instead.
+	URL string
+	// Ref is the text after '@': a tag, branch, commit or semver constraint.
+	Ref string
+	// Name is the registry name of a SourceName, or the repository name
+	// (last path segment, .git removed) of a SourceGit.
+	Name string
+	// Display is the source as recorded and shown: no ref, no credentials.
+	// owner/repo shorthand stays shorthand, as the Rust fledge records it.
+	Display string
+	// Shorthand is set for owner/repo sources.
+	Shorthand bool
+}
+
+// String renders the source with its ref, without credentials.
+func (s Source) String() string {
+	if s.Ref == "" {
+		return s.Display
+	}
+	return s.Display + "@" + s.Ref
+}
+
+var (
+	shorthandRe = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.-]*)/([A-Za-z0-9_.][A-Za-z0-9_.-]*)$`)
+	nameRe      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	scpRe       = regexp.MustCompile(`^([A-Za-z0-9_.-]+)@([A-Za-z0-9.-]+):(.+)$`)
+)
+
+// ParseSource parses an install source. githubBase is what owner/repo
+// expands to (FLEDGE_GITHUB_URL, default https://github.com). Only explicit
+// path forms (., .., ./x, ../x, /abs) are local: owner/repo never is.
+func ParseSource(raw, githubBase string) (Source, error) {
+	s := Source{Raw: raw}
+	if raw == "" {
+		return s, fmt.Errorf("empty source")
+	}
+	if strings.HasPrefix(raw, "-") {
+		return s, fmt.Errorf("source %q starts with '-': it would be read as an option", raw)
+	}
+	for _, r := range raw {
+		if r < 0x20 || r == 0x7f {
+			return s, fmt.Errorf("source %q contains control characters", raw)
+		}
+	}
+	if isLocalPath(raw) {
+		abs, err := filepath.Abs(raw)
+		if err != nil {
+			return s, fmt.Errorf("source %q: %w", raw, err)
+		}
+		s.Kind, s.Path, s.Display = SourceLocal, abs, abs
+		return s, nil
+	}
+	if strings.Contains(raw, "::") {
+		return s, fmt.Errorf("source %q uses a git transport helper (%s::), which fledge refuses: use an https:// or ssh:// URL", raw, strings.SplitN(raw, "::", 2)[0])
+	}
+	if i := strings.Index(raw, "://"); i > 0 {
+		return parseURLSource(s, raw, i)
+	}
+	if m := scpRe.FindStringSubmatch(raw); m != nil && !strings.Contains(m[1], "/") {
+		path, ref := splitRef(m[3])
+		if err := checkRef(raw, ref); err != nil {
+			return s, err
+		}
+		if err := checkRepoPath(raw, path); err != nil {
+			return s, err
+		}
+		s.Kind, s.URL, s.Ref = SourceGit, m[1]+"@"+m[2]+":"+path, ref
+		s.Display = s.URL
+		s.Name = repoName(path)
+		return s, nil
+	}
+	base, ref := splitRef(raw)
+	if err := checkRef(raw, ref); err != nil {
+		return s, err
+	}
+	if m := shorthandRe.FindStringSubmatch(base); m != nil {
+		if isDots(m[1]) || isDots(m[2]) {
+			return s, fmt.Errorf("source %q: '.' and '..' are not repository names", raw)
+		}
+		gb := strings.TrimRight(githubBase, "/")
+		if gb == "" {
+			gb = "https://github.com"
+		}
+		s.Kind, s.URL, s.Ref, s.Shorthand = SourceGit, gb+"/"+m[1]+"/"+m[2], ref, true
+		s.Display = m[1] + "/" + m[2]
+		s.Name = repoName(m[2])
+		return s, nil
+	}
+	if nameRe.MatchString(base) && !isDots(base) {
+		s.Kind, s.Name, s.Ref, s.Display = SourceName, base, ref, base
+		return s, nil
+	}
+	return s, fmt.Errorf("cannot tell what source %q is: use ./dir or /abs/dir for a local plugin, owner/repo, a git URL (https://, ssh://, git://, file://, git@host:owner/repo), or a registry name", raw)
+}
+
+func parseURLSource(s Source, raw string, schemeEnd int) (Source, error) {
+	scheme := strings.ToLower(raw[:schemeEnd])
+	rest := raw[schemeEnd+3:]
+	authority, path := rest, ""
+	if j := strings.IndexByte(rest, '/'); j >= 0 {
+		authority, path = rest[:j], rest[j:]
+	}
+	path, ref := splitRef(path)
+	if err := checkRef(raw, ref); err != nil {
+		return s, err
+	}
+	full := scheme + "://" + authority + path
+	u, err := url.Parse(full)
+	if err != nil {
+		return s, fmt.Errorf("source %q is not a valid URL: %v", RedactURL(raw), err)
+	}
+	switch scheme {
+	case "https", "ssh", "git":
+		if u.Hostname() == "" {
+			return s, fmt.Errorf("source %q has no host", RedactURL(raw))
+		}
+	case "http":
+		if !isLoopbackHost(u.Hostname()) {
+			return s, fmt.Errorf("source %q uses plain http, which anyone on the network can tamper with: use https://", RedactURL(raw))
+		}
+	case "file":
+		if authority != "" && authority != "localhost" {
+			return s, fmt.Errorf("source %q: file:// URLs must name a local path (file:///abs/path)", raw)
+		}
+	default:
+		return s, fmt.Errorf("source %q uses the %s:// transport, which fledge does not fetch: use https://, ssh://, git:// or file://", RedactURL(raw), scheme)
+	}
+	if err := checkRepoPath(raw, strings.TrimPrefix(path, "/")); err != nil {
+		return s, err
+	}
+	s.Kind, s.URL, s.Ref = SourceGit, full, ref
+	s.Display = RedactURL(full)
+	s.Name = repoName(path)
+	return s, nil
+}
+
+// splitRef splits "path@ref" at the first '@' (a repository path has none;
+// a ref such as a branch "feature/x" may hold '/').
+func splitRef(s string) (base, ref string) {
+	if i := strings.IndexByte(s, '@'); i >= 0 {
+		return s[:i], s[i+1:]
+	}
+	return s, ""
+}
+
+func checkRef(raw, ref string) error {
+	if ref == "" && strings.HasSuffix(raw, "@") {
+		return fmt.Errorf("source %q ends with '@' but names no ref", RedactURL(raw))
+	}
+	if strings.HasPrefix(ref, "-") {
+		return fmt.Errorf("ref %q starts with '-': it would be read as an option", ref)
+	}
+	if len(ref) > 255 {
+		return fmt.Errorf("ref in %q is longer than 255 characters", RedactURL(raw))
+	}
+	return nil
+}
+
+func checkRepoPath(raw, path string) error {
+	p := strings.TrimSuffix(path, "/")
+	if p == "" {
+		return fmt.Errorf("source %q names no repository", RedactURL(raw))
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if isDots(seg) {
+			return fmt.Errorf("source %q: '.' and '..' path segments are refused", RedactURL(raw))
+		}
+	}
+	return nil
+}
+
+func repoName(path string) string {
+	path = strings.TrimRight(path, "/")
+	if i := strings.LastIndexAny(path, "/:"); i >= 0 {
+		path = path[i+1:]
+	}
+	return strings.TrimSuffix(path, ".git")
+}
+
+func isDots(s string) bool { return s == "." || s == ".." }
+
+func isLocalPath(s string) bool {
+	if s == "." || s == ".." || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || strings.HasPrefix(s, "/") {
+		return true
+	}
+	if runtime.GOOS == "windows" {
+		return strings.HasPrefix(s, `.\`) || strings.HasPrefix(s, `..\`) || filepath.IsAbs(s)
+	}
+	return false
+}
+
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// RedactURL removes a password or token from a URL-like string, for display.
+// An ssh user name (git@…) is kept.
+func RedactURL(s string) string {
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return s
+	}
+	rest := s[i+3:]
+	end := strings.IndexByte(rest, '/')
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndexByte(rest[:end], '@')
+	if at < 0 {
+		return s
+	}
+	user := rest[:at]
+	if c := strings.IndexByte(user, ':'); c >= 0 || !strings.HasPrefix(strings.ToLower(s), "ssh") {
+		if c >= 0 && strings.HasPrefix(strings.ToLower(s), "ssh") {
+			return s[:i+3] + user[:c] + rest[at:]
+		}
+		return s[:i+3] + rest[at+1:]
+	}
+	return s
+}

@@ -1,0 +1,144 @@
+package registry
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseSource(t *testing.T) {
+	abs, _ := filepath.Abs("./x")
+	tests := []struct {
+		raw                     string
+		kind                    SourceKind
+		url, ref, name, display string
+	}{
+		{raw: "./x", kind: SourceLocal, display: abs},
+		{raw: "owner/fledge-plugin-a", kind: SourceGit, url: "https://github.com/owner/fledge-plugin-a", name: "fledge-plugin-a", display: "owner/fledge-plugin-a"},
+		{raw: "owner/repo@v1.2.0", kind: SourceGit, url: "https://github.com/owner/repo", ref: "v1.2.0", name: "repo", display: "owner/repo"},
+		{raw: "owner/repo@^1.2", kind: SourceGit, url: "https://github.com/owner/repo", ref: "^1.2", name: "repo", display: "owner/repo"},
+		{raw: "owner/repo@>=1.0, <2", kind: SourceGit, url: "https://github.com/owner/repo", ref: ">=1.0, <2", name: "repo", display: "owner/repo"},
+		{raw: "owner/repo@feature/x", kind: SourceGit, url: "https://github.com/owner/repo", ref: "feature/x", name: "repo", display: "owner/repo"},
+		{raw: "https://github.com/o/r.git@main", kind: SourceGit, url: "https://github.com/o/r.git", ref: "main", name: "r", display: "https://github.com/o/r.git"},
+		{raw: "https://user:tok@host.example/o/r@v1", kind: SourceGit, url: "https://user:tok@host.example/o/r", ref: "v1", name: "r", display: "https://host.example/o/r"},
+		{raw: "ssh://git@github.com/o/r", kind: SourceGit, url: "ssh://git@github.com/o/r", name: "r", display: "ssh://git@github.com/o/r"},
+		{raw: "git@github.com:o/r.git@v2", kind: SourceGit, url: "git@github.com:o/r.git", ref: "v2", name: "r", display: "git@github.com:o/r.git"},
+		{raw: "file:///tmp/repos/o/fledge-plugin-x@abc1234", kind: SourceGit, url: "file:///tmp/repos/o/fledge-plugin-x", ref: "abc1234", name: "fledge-plugin-x", display: "file:///tmp/repos/o/fledge-plugin-x"},
+		{raw: "hello", kind: SourceName, name: "hello", display: "hello"},
+		{raw: "hello@^1", kind: SourceName, name: "hello", ref: "^1", display: "hello"},
+	}
+	for _, tt := range tests {
+		s, err := ParseSource(tt.raw, "https://github.com")
+		if err != nil {
+			t.Errorf("ParseSource(%q): %v", tt.raw, err)
+			continue
+		}
+		if s.Kind != tt.kind || s.URL != tt.url || s.Ref != tt.ref || s.Display != tt.display || (tt.name != "" && s.Name != tt.name) {
+			t.Errorf("ParseSource(%q) = kind %s url %q ref %q name %q display %q; want %s %q %q %q %q",
+				tt.raw, s.Kind, s.URL, s.Ref, s.Name, s.Display, tt.kind, tt.url, tt.ref, tt.name, tt.display)
+		}
+	}
+}
+
+func TestParseSourceShorthandBase(t *testing.T) {
+	s, err := ParseSource("o/r@v1", "file:///srv/git/")
+	if err != nil || s.URL != "file:///srv/git/o/r" {
+		t.Fatalf("got %q, %v", s.URL, err)
+	}
+}
+
+func TestParseSourceRefuses(t *testing.T) {
+	for _, raw := range []string{
+		"", "-u", "--upload-pack=evil", "ext::sh -c touch% /tmp/pwned", "o/r@--upload-pack=x", "o/r@",
+		"http://evil.example/o/r", "ftp://host/o/r", "o/..", "../..@x/../", "a/b/c", "https://host/../x",
+		"file://remote-host/x", "o/r\x1b[2J", "fd::3", "https://host/",
+	} {
+		if s, err := ParseSource(raw, "https://github.com"); err == nil && s.Kind != SourceLocal {
+			t.Errorf("ParseSource(%q) = %+v, want an error", raw, s)
+		}
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://user:secret@host/o/r": "https://host/o/r",
+		"https://ghp_token@host/o/r":   "https://host/o/r",
+		"ssh://git@github.com/o/r":     "ssh://git@github.com/o/r",
+		"ssh://git:pw@github.com/o/r":  "ssh://git@github.com/o/r",
+		"https://host/o/r@v1":          "https://host/o/r@v1",
+		"git@github.com:o/r":           "git@github.com:o/r",
+	} {
+		if got := RedactURL(in); got != want || strings.Contains(got, "secret") {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestTierOf(t *testing.T) {
+	team := TrustConfig{Orgs: []string{"AcmeOrg"}, Users: []string{"alice"}}
+	tests := map[string]Tier{
+		"https://github.com/CorvidLabs/fledge-plugin-x":     TierOfficial,
+		"https://github.com/corvidlabs/fledge-plugin-x.git": TierOfficial,
+		"https://GitHub.com/CorvidLabs/fledge-plugin-x/":    TierOfficial,
+		"ssh://git@github.com/CorvidLabs/x":                 TierOfficial,
+		"git@github.com:CorvidLabs/x.git":                   TierOfficial,
+		"https://github.com/acmeorg/x":                      TierTeam,
+		"https://github.com/ALICE/x":                        TierTeam,
+		"https://github.com/bob/x":                          TierUnverified,
+		"https://github.com.evil.com/CorvidLabs/x":          TierUnverified,
+		"https://evilgithub.com/CorvidLabs/x":               TierUnverified,
+		"https://github.com@evil.com/CorvidLabs/x":          TierUnverified,
+		"https://user:pw@github.com/CorvidLabs/x":           TierUnverified,
+		"https://evil.com/github.com/CorvidLabs/x":          TierUnverified,
+		"https://github.com/evil/../CorvidLabs/x":           TierUnverified,
+		"https://github.com/CorvidLabs/../evil/x":           TierUnverified,
+		"https://github.com/CorvidLabs/./x":                 TierUnverified,
+		"https://github.com/%43orvidLabs/x":                 TierUnverified,
+		"https://github.com/CorvidLabs%2F..%2Fevil/x":       TierUnverified,
+		"http://github.com/CorvidLabs/x":                    TierUnverified,
+		"git://github.com/CorvidLabs/x":                     TierUnverified,
+		"https://github.com:8443/CorvidLabs/x":              TierUnverified,
+		"ssh://evil@github.com/CorvidLabs/x":                TierUnverified,
+		"file:///home/u/github.com/CorvidLabs/x":            TierUnverified,
+		"https://github.com/CorvidLabs/x?y=1":               TierUnverified,
+		"https://github.com/CorvidLabs/x#frag":              TierUnverified,
+		"https://github.com/CorvidLabs":                     TierUnverified,
+		"https://github.com/CorvidLabs/x/y":                 TierUnverified,
+		"https://github.com./CorvidLabs/x":                  TierUnverified,
+		"https://xn--github-com/CorvidLabs/x":               TierUnverified,
+		"git@github.com.evil.com:CorvidLabs/x":              TierUnverified,
+		"evil@github.com:CorvidLabs/x":                      TierUnverified,
+	}
+	for u, want := range tests {
+		if got := TierOf(u, team); got != want {
+			t.Errorf("TierOf(%q) = %s, want %s", u, got, want)
+		}
+	}
+}
+
+func FuzzParseSource(f *testing.F) {
+	for _, s := range []string{"./x", "o/r@v1", "https://github.com/CorvidLabs/x@^1.2", "git@github.com:o/r@main", "file:///a/b@c", "name@~0.3", "ext::sh", "https://u:p@h/o/r"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		s, err := ParseSource(raw, "https://github.com")
+		if err != nil {
+			return
+		}
+		if strings.HasPrefix(s.Ref, "-") || strings.HasPrefix(s.URL, "-") {
+			t.Fatalf("option-like ref or URL accepted: %+v", s)
+		}
+		if strings.Contains(s.URL, "::") {
+			t.Fatalf("transport helper accepted: %q", s.URL)
+		}
+		if s.Kind == SourceGit && TierOf(s.URL, TrustConfig{}) == TierOfficial {
+			owner, ok := githubOwner(s.URL)
+			if !ok || !strings.EqualFold(owner, OfficialOwner) {
+				t.Fatalf("official without a github.com/CorvidLabs owner: %q", s.URL)
+			}
+			if strings.Contains(s.URL, "%") || strings.Contains(s.URL, "/../") {
+				t.Fatalf("official despite encoding or dot segments: %q", s.URL)
+			}
+		}
+	})
+}
