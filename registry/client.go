@@ -1,0 +1,214 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Environment variables that configure where plugins are found.
+const (
+	// EnvRegistryURL names a plugin index (http(s):// or file://). It wins
+	// over registry.url in config.toml.
+	EnvRegistryURL = "FLEDGE_REGISTRY_URL"
+	// EnvGitHubAPI is the GitHub REST API base searched when no index is
+	// configured (GitHub Enterprise, tests).
+	EnvGitHubAPI = "FLEDGE_GITHUB_API"
+	// DefaultGitHubAPI is GitHub's public REST API.
+	DefaultGitHubAPI = "https://api.github.com"
+	// DefaultTimeout bounds each request unless Options.Timeout says otherwise.
+	DefaultTimeout = 30 * time.Second
+)
+
+// ErrUnavailable is wrapped by every error that means the registry could
+// not be reached or would not answer (network, timeout, HTTP status, rate
+// limit) and no cached copy could stand in.
+var ErrUnavailable = errors.New("registry unavailable")
+
+// Token is a credential. It formats as "[redacted]" so it cannot leak
+// through a log line or an error message by accident.
+type Token string
+
+func (Token) String() string   { return "[redacted]" }
+func (Token) GoString() string { return "[redacted]" }
+
+// Options configures New. HTTP client, clock and base URLs are injected
+// here so tests run against loopback servers.
+type Options struct {
+	// RegistryURL is a plugin index (http://, https:// or file://). Empty
+	// means GitHub's repository search for the fledge-plugin topic.
+	RegistryURL string
+	// GitHubAPI is the REST API base for the search (default
+	// DefaultGitHubAPI).
+	GitHubAPI string
+	// Token authenticates GitHub API requests (sent as a bearer token,
+	// only over https or to a loopback host). It is never sent to an index.
+	Token Token
+	// HTTPClient makes the requests. Nil means a client with Timeout that
+	// refuses redirects from https to http.
+	HTTPClient *http.Client
+	// Timeout bounds each request on top of the caller's context (default
+	// DefaultTimeout).
+	Timeout time.Duration
+	// CacheFile caches an http(s) index (see home.Paths.RegistryCacheFile).
+	// Empty disables the cache.
+	CacheFile string
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// UserAgent is sent with every request (default "fledge").
+	UserAgent string
+}
+
+// OptionsFromEnv reads the registry configuration: FLEDGE_REGISTRY_URL,
+// else registry.url in configFile; FLEDGE_GITHUB_API; and a GitHub token
+// from GH_TOKEN or GITHUB_TOKEN (in that order, as gh reads them).
+func OptionsFromEnv(getenv func(string) string, configFile string) (Options, error) {
+	o := Options{
+		RegistryURL: strings.TrimSpace(getenv(EnvRegistryURL)),
+		GitHubAPI:   strings.TrimSpace(getenv(EnvGitHubAPI)),
+	}
+	if o.RegistryURL == "" && configFile != "" {
+		u, err := ConfiguredURL(configFile)
+		if err != nil {
+			return o, err
+		}
+		o.RegistryURL = strings.TrimSpace(u)
+	}
+	for _, k := range []string{"GH_TOKEN", "GITHUB_TOKEN"} {
+		if t := strings.TrimSpace(getenv(k)); t != "" {
+			o.Token = Token(t)
+			break
+		}
+	}
+	return o, nil
+}
+
+// New returns the index the options describe: an IndexClient when
+// RegistryURL is set, a GitHubClient otherwise.
+func New(o Options) (Index, error) {
+	o = o.withDefaults()
+	if o.RegistryURL != "" {
+		return NewIndexClient(o)
+	}
+	return NewGitHubClient(o)
+}
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{Timeout: o.Timeout, CheckRedirect: checkRedirect}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = "fledge"
+	}
+	if o.GitHubAPI == "" {
+		o.GitHubAPI = DefaultGitHubAPI
+	}
+	return o
+}
+
+// checkRedirect follows at most 5 redirects and never from https to http.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return errors.New("too many redirects")
+	}
+	if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+		return fmt.Errorf("refusing redirect from https to %s", req.URL.Scheme)
+	}
+	return nil
+}
+
+// fetch is one bounded GET.
+type fetch struct {
+	client    *http.Client
+	timeout   time.Duration
+	userAgent string
+}
+
+// get performs req with the timeout and returns the response with its body
+// read (at most MaxIndexSize bytes) and closed.
+func (f fetch) get(ctx context.Context, rawURL string, header http.Header) (*http.Response, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("User-Agent", f.userAgent)
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, nil, scrubURLError(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxIndexSize+1))
+	if err != nil {
+		return resp, nil, fmt.Errorf("read response: %w", scrubURLError(err))
+	}
+	if len(body) > MaxIndexSize {
+		return resp, nil, fmt.Errorf("response is larger than %d bytes", MaxIndexSize)
+	}
+	return resp, body, nil
+}
+
+// scrubURLError drops the URL from a *url.Error (the caller names the
+// source itself, without credentials).
+func scrubURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// displayURL is rawURL without user info, query or fragment, for messages.
+func displayURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(unparseable URL)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	return u.String()
+}
+
+// isLoopback reports whether the URL's host is a loopback address.
+func isLoopback(u *url.URL) bool {
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// StatusError is an HTTP answer that is not the one wanted.
+type StatusError struct {
+	URL    string
+	Status int
+	// Message is the server's own explanation, when it gave one (GitHub
+	// does), truncated. It is network text: sanitise before showing it.
+	Message string
+}
+
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("%s: HTTP %d %s", e.URL, e.Status, http.StatusText(e.Status))
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	return msg
+}
