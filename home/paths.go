@@ -85,3 +85,17 @@ func (p Paths) TrashDir() string { return filepath.Join(p.PluginsDir(), ".trash"
 
 // CacheDir holds disposable data such as registry index caches.
 func (p Paths) CacheDir() string { return filepath.Join(p.root, "cache") }
+
+// BinDir holds a link per installed command (fledge-<command>), for users
+// who want plugin commands on PATH. fledge itself never runs through them.
+func (p Paths) BinDir() string { return filepath.Join(p.root, "bin") }
+
+// CommandLink is the link for one command in BinDir.
+func (p Paths) CommandLink(command string) string {
+	return filepath.Join(p.BinDir(), "fledge-"+command)
+}
+
+// TreeLock is the side file locked while plugin trees and links are
+// swapped, so concurrent installs and removes of plugins serialise their
+// commit phase (fetching and building run in parallel).
+func (p Paths) TreeLock() string { return filepath.Join(p.root, ".plugins.lock") }

@@ -53,9 +53,17 @@ type Plugin struct {
 	// Kind is KindGit, KindLocalLink or KindLocalCopy ("" in Rust files:
 	// treated as git unless Source is a path).
 	Kind string `toml:"kind,omitempty"`
+	// URL is the exact location fetched (for owner/repo shorthand, the
+	// expansion in force at install), without credentials.
+	URL string `toml:"url,omitempty"`
+	// RefKind says what PinnedRef was: tag, branch, commit or default.
+	RefKind string `toml:"ref_kind,omitempty"`
 	// Commit is the exact git commit installed (empty for local sources
 	// that are not git repositories).
 	Commit string `toml:"commit,omitempty"`
+	// SourceHash is the content hash of the fetched tree before building:
+	// the same on every machine that installs this commit.
+	SourceHash string `toml:"source_hash,omitempty"`
 	// TreeHash is the content hash of the installed tree after building.
 	TreeHash string `toml:"tree_hash,omitempty"`
 	// ManifestHash is the hash of the plugin.toml the user approved.

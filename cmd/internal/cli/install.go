@@ -1,7 +1,281 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/spf13/cobra"
+
+	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/gitfetch"
+	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+type installOptions struct {
+	Sources []string
+	Yes     bool
+	Grant   []string
+	Force   bool
+	Copy    bool
+	JSON    bool
+}
 
 func newInstallCmd(f *Factory) *cobra.Command {
-	return &cobra.Command{Use: "install"}
+	opts := &installOptions{}
+	cmd := &cobra.Command{
+		Use:   "install <source>...",
+		Short: "Install plugins from local paths, git URLs or owner/repo",
+		Long: `Install plugins. A source is ./dir or /abs/dir (live-linked; --copy snapshots it),
+a git URL (https://, ssh://, git://, file://, git@host:owner/repo), owner/repo
+(expanded with FLEDGE_GITHUB_URL), and may end in @REF: a tag, branch or commit.
+
+Everything a plugin requests (capabilities, hooks, its build command) is shown
+and must be approved: on a terminal you choose; in scripts use --yes and --grant.`,
+		Example: `  fledge plugins install ./examples/fledge-plugin-hello --yes
+  fledge plugins install CorvidLabs/fledge-plugin-deps@v0.2.0 --yes
+  fledge plugins install https://example.com/me/fledge-plugin-x.git --grant exec,hooks`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("install needs at least one source")
+			}
+			opts.Sources = args
+			return installRun(c.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve what plugins request (for unverified sources, not exec, network or hooks)")
+	fl.StringSliceVar(&opts.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks")
+	fl.BoolVar(&opts.Force, "force", false, "reinstall a plugin that is already installed")
+	fl.BoolVar(&opts.Copy, "copy", false, "copy a local plugin instead of linking it")
+	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
+	return cmd
+}
+
+type installFailure struct {
+	Source string    `json:"source"`
+	Error  jsonError `json:"error"`
+}
+
+type installSummary struct {
+	Total     int `json:"total"`
+	Installed int `json:"installed"`
+	Failed    int `json:"failed"`
+}
+
+type installDoc struct {
+	SchemaVersion int              `json:"schema_version"`
+	Action        string           `json:"action"`
+	Installed     []pluginJSON     `json:"installed"`
+	Failed        []installFailure `json:"failed"`
+	Summary       installSummary   `json:"summary"`
+	Error         *jsonError       `json:"error,omitempty"`
+}
+
+func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
+	grants, err := install.ParseGrants(opts.Grant)
+	if err != nil {
+		return &usageError{err: err}
+	}
+	store, paths, err := f.Lockfile()
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(paths.ConfigFile())
+	if err != nil {
+		return err
+	}
+	consent := install.Consent{Yes: opts.Yes, Grant: grants}
+	if !opts.Yes && len(grants) == 0 && f.IO.CanPrompt() {
+		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(f, r) }
+	}
+	var log io.Writer = f.IO.ErrOut
+	gitOpts := gitfetch.Options{Auth: githubAuth(f.Getenv)}
+	if f.IO.ErrTTY && !opts.JSON {
+		gitOpts.Progress = &progressWriter{w: f.IO.ErrOut}
+	}
+	in := &install.Installer{
+		Paths: paths, Store: store, Trust: trustConfig(cfg),
+		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
+		Force: opts.Force, Copy: opts.Copy, Log: log, Git: gitOpts, Now: f.Now,
+	}
+
+	doc := installDoc{SchemaVersion: SchemaVersion, Action: "install", Installed: []pluginJSON{}, Failed: []installFailure{}}
+	var firstErr error
+	for _, src := range opts.Sources {
+		res, err := in.Install(ctx, src)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			je := jsonError{Code: errorCode(err), Message: termsafe.Text(err.Error()), Hint: termsafe.Text(errorHint(err))}
+			doc.Failed = append(doc.Failed, installFailure{Source: termsafe.Line(registry.RedactURL(src)), Error: je})
+			if !opts.JSON || len(opts.Sources) > 1 {
+				fmt.Fprintf(f.IO.ErrOut, "✗ %s: %s\n", termsafe.Line(registry.RedactURL(src)), termsafe.Text(err.Error()))
+				if h := errorHint(err); h != "" {
+					fmt.Fprintf(f.IO.ErrOut, "  hint: %s\n", termsafe.Text(h))
+				}
+			}
+			continue
+		}
+		for _, w := range res.Warnings {
+			fmt.Fprintf(f.IO.ErrOut, "warning: %s: %s\n", termsafe.Line(res.Entry.Name), termsafe.Line(w))
+		}
+		pj := toPluginJSON(&res.Entry, in.Trust)
+		doc.Installed = append(doc.Installed, pj)
+		if !opts.JSON {
+			printInstalled(f.IO.Out, pj, res.Replaced)
+		}
+	}
+	doc.Summary = installSummary{Total: len(opts.Sources), Installed: len(doc.Installed), Failed: len(doc.Failed)}
+
+	if opts.JSON {
+		if firstErr != nil {
+			doc.Error = &doc.Failed[0].Error
+		}
+		if err := writeJSON(f.IO.Out, doc); err != nil {
+			return err
+		}
+		if firstErr != nil && len(opts.Sources) == 1 {
+			fmt.Fprintf(f.IO.ErrOut, "error: %s\n", termsafe.Text(firstErr.Error()))
+			if h := errorHint(firstErr); h != "" {
+				fmt.Fprintf(f.IO.ErrOut, "hint: %s\n", termsafe.Text(h))
+			}
+		}
+	}
+	if firstErr != nil {
+		return &exitCodeError{code: exitCode(firstErr)}
+	}
+	return nil
+}
+
+func printInstalled(w io.Writer, p pluginJSON, replaced bool) {
+	verb := "Installed"
+	if replaced {
+		verb = "Reinstalled"
+	}
+	rev := ""
+	if p.Commit != "" {
+		rev = ", commit " + p.Commit[:min(12, len(p.Commit))]
+	}
+	fmt.Fprintf(w, "✓ %s %s %s (%s%s)\n", verb, termsafe.Line(p.Name), termsafe.Line(p.Version), p.TrustTier, rev)
+	if len(p.Commands) > 0 {
+		fmt.Fprintf(w, "  commands: %s\n", termsafe.Line(strings.Join(p.Commands, ", ")))
+	}
+	var granted []string
+	for _, c := range []struct {
+		name string
+		on   bool
+	}{{"exec", p.Capabilities.Exec}, {"store", p.Capabilities.Store}, {"metadata", p.Capabilities.Metadata}, {"network", p.Capabilities.Network}} {
+		if c.on {
+			granted = append(granted, c.name)
+		}
+	}
+	if p.Capabilities.Filesystem != "none" {
+		granted = append(granted, "filesystem ("+termsafe.Line(p.Capabilities.Filesystem)+")")
+	}
+	if len(granted) > 0 {
+		fmt.Fprintf(w, "  granted: %s\n", strings.Join(granted, ", "))
+	}
+}
+
+// capabilityMeaning explains each grant in the approval prompt.
+var capabilityMeaning = map[string]string{
+	"exec":       "run shell commands through fledge",
+	"store":      "keep data between runs",
+	"metadata":   "read project metadata and (filtered) environment",
+	"network":    "make network requests (recorded; not enforceable for native binaries)",
+	"filesystem": "access files (recorded; not enforceable for native binaries)",
+	"hooks":      "run the hooks and build command listed above",
+}
+
+// askApproval shows what a plugin requests on the terminal and lets the
+// user grant all, some or none of it.
+func askApproval(f *Factory, r install.Request) (install.Decision, error) {
+	w := f.IO.ErrOut
+	fmt.Fprintf(w, "\n%s %s from %s [%s]\n", termsafe.Line(r.Plugin), termsafe.Line(r.Version), termsafe.Line(r.Source), r.Tier)
+	if r.Description != "" {
+		fmt.Fprintf(w, "  %s\n", termsafe.Line(r.Description))
+	}
+	if len(r.Hooks) > 0 {
+		fmt.Fprintln(w, "It would run:")
+		for _, h := range r.Hooks {
+			note := ""
+			if h.Auto {
+				note = " (detected build command)"
+			}
+			fmt.Fprintf(w, "  %-16s %s%s\n", h.Name, termsafe.Line(h.Command), note)
+		}
+	}
+	items := r.Items()
+	options := make([]string, len(items))
+	var defaults []int
+	for i, it := range items {
+		label := it
+		if it == string(manifest.CapFilesystem) {
+			label += " (" + termsafe.Line(r.Capabilities.Filesystem) + ")"
+		}
+		options[i] = fmt.Sprintf("%-12s %s", label, capabilityMeaning[it])
+		risky := it == "exec" || it == "network" || it == "hooks"
+		if r.Tier != registry.TierUnverified || !risky {
+			defaults = append(defaults, i)
+		}
+	}
+	desc := "space toggles, enter confirms; unselected items are denied"
+	if r.Tier == registry.TierUnverified {
+		desc = "unverified source: review before granting exec, network or hooks. " + desc
+	}
+	picked, err := f.Prompter.MultiSelect("Grant "+termsafe.Line(r.Plugin)+":", desc, options, defaults)
+	if err != nil {
+		return install.Decision{}, err
+	}
+	keep := map[manifest.Capability]bool{}
+	var d install.Decision
+	for _, i := range picked {
+		if i < 0 || i >= len(items) {
+			continue
+		}
+		if items[i] == install.GrantHooks {
+			d.Hooks = true
+		} else {
+			keep[manifest.Capability(items[i])] = true
+		}
+	}
+	d.Capabilities = r.Capabilities.Only(keep)
+	return d, nil
+}
+
+// githubAuth sends GITHUB_TOKEN (or GH_TOKEN) to github.com over https only.
+func githubAuth(getenv func(string) string) func(string) transport.AuthMethod {
+	return func(url string) transport.AuthMethod {
+		tok := getenv("GITHUB_TOKEN")
+		if tok == "" {
+			tok = getenv("GH_TOKEN")
+		}
+		if tok == "" || !strings.HasPrefix(strings.ToLower(url), "https://github.com/") {
+			return nil
+		}
+		return &http.BasicAuth{Username: "x-access-token", Password: tok}
+	}
+}
+
+// progressWriter shows a remote's progress messages sanitised on one line.
+type progressWriter struct{ w io.Writer }
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	for _, part := range strings.FieldsFunc(string(b), func(r rune) bool { return r == '\r' || r == '\n' }) {
+		if s := strings.TrimSpace(termsafe.Line(part)); s != "" {
+			fmt.Fprintf(p.w, "\r\x1b[K  %s", s[:min(len(s), 100)])
+		}
+	}
+	if strings.HasSuffix(string(b), "\n") {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	return len(b), nil
 }

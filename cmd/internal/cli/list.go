@@ -1,7 +1,90 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+type listOptions struct{ JSON bool }
 
 func newListCmd(f *Factory) *cobra.Command {
-	return &cobra.Command{Use: "list"}
+	opts := &listOptions{}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List installed plugins",
+		Args:  noArgs,
+		RunE:  func(c *cobra.Command, args []string) error { return listRun(f, opts) },
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	return cmd
+}
+
+type listDoc struct {
+	SchemaVersion int          `json:"schema_version"`
+	Plugins       []pluginJSON `json:"plugins"`
+}
+
+func listRun(f *Factory, opts *listOptions) error {
+	file, cfg, err := loadState(f)
+	if err != nil {
+		return err
+	}
+	t := trustConfig(cfg)
+	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(file.Plugins))}
+	for _, p := range sortedPlugins(file) {
+		doc.Plugins = append(doc.Plugins, toPluginJSON(p, t))
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, doc)
+	}
+	if len(doc.Plugins) == 0 {
+		fmt.Fprintln(f.IO.ErrOut, "No plugins installed. Install one with: fledge plugins install <source>")
+		return nil
+	}
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tVERSION\tTIER\tCOMMANDS\tSOURCE")
+	for _, p := range doc.Plugins {
+		src := p.Source
+		if p.PinnedRef != "" {
+			src += "@" + p.PinnedRef
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Line(p.Name), termsafe.Line(p.Version), p.TrustTier,
+			termsafe.Line(strings.Join(p.Commands, ", ")), termsafe.Line(src))
+	}
+	return tw.Flush()
+}
+
+// loadState reads plugins.toml and config.toml.
+func loadState(f *Factory) (*lockfile.File, *config.Config, error) {
+	store, paths, err := f.Lockfile()
+	if err != nil {
+		return nil, nil, err
+	}
+	file, err := store.Load()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := config.Load(paths.ConfigFile())
+	if err != nil {
+		return nil, nil, err
+	}
+	return file, cfg, nil
+}
+
+// sortedPlugins returns the entries ordered by name.
+func sortedPlugins(file *lockfile.File) []*lockfile.Plugin {
+	out := make([]*lockfile.Plugin, len(file.Plugins))
+	for i := range file.Plugins {
+		out[i] = &file.Plugins[i]
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

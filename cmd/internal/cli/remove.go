@@ -1,7 +1,66 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+type removeOptions struct {
+	Name string
+	JSON bool
+}
 
 func newRemoveCmd(f *Factory) *cobra.Command {
-	return &cobra.Command{Use: "remove"}
+	opts := &removeOptions{}
+	cmd := &cobra.Command{
+		Use:     "remove <name>",
+		Aliases: []string{"uninstall", "rm"},
+		Short:   "Remove an installed plugin",
+		Args:    exactArgs(1, "the plugin's name"),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			return removeRun(c, f, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON result")
+	return cmd
+}
+
+type removedJSON struct {
+	Name     string   `json:"name"`
+	Source   string   `json:"source"`
+	Version  string   `json:"version"`
+	Commands []string `json:"commands"`
+}
+
+type removeDoc struct {
+	SchemaVersion int         `json:"schema_version"`
+	Action        string      `json:"action"`
+	Removed       removedJSON `json:"removed"`
+}
+
+func removeRun(c *cobra.Command, f *Factory, opts *removeOptions) error {
+	store, paths, err := f.Lockfile()
+	if err != nil {
+		return err
+	}
+	r := &install.Remover{Paths: paths, Store: store, Log: f.IO.ErrOut}
+	p, err := r.Remove(c.Context(), opts.Name)
+	if err != nil {
+		return err
+	}
+	cmds := p.Commands
+	if cmds == nil {
+		cmds = []string{}
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, removeDoc{SchemaVersion: SchemaVersion, Action: "remove",
+			Removed: removedJSON{Name: p.Name, Source: p.Source, Version: p.Version, Commands: cmds}})
+	}
+	fmt.Fprintf(f.IO.Out, "✓ Removed %s %s\n", termsafe.Line(p.Name), termsafe.Line(p.Version))
+	return nil
 }

@@ -1,0 +1,195 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+// detectors are the build systems fledge recognises when a plugin has no
+// build hook, in the Rust fledge's order.
+var detectors = []struct{ file, command string }{
+	{"Cargo.toml", "cargo build --release"},
+	{"Package.swift", "swift build -c release"},
+	{"go.mod", "go build ."},
+	{"package.json", "npm install"},
+}
+
+// BuildCommand returns the command that builds the plugin in dir: its build
+// hook, or one detected from its files. Detection only happens when some
+// command's binary is missing, so a plugin that ships its binaries runs no
+// code at install (the Rust fledge always builds).
+func BuildCommand(m *manifest.Manifest, dir string) (cmd string, auto bool) {
+	if m.Hooks.Build != "" {
+		return m.Hooks.Build, false
+	}
+	missing := false
+	for _, c := range m.Commands {
+		if manifest.CheckBinaryPath(c.Binary) != "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(c.Binary))); err != nil {
+			missing = true
+		}
+	}
+	if !missing {
+		return "", false
+	}
+	for _, d := range detectors {
+		if fi, err := os.Lstat(filepath.Join(dir, d.file)); err == nil && fi.Mode().IsRegular() {
+			return d.command, true
+		}
+	}
+	return "", false
+}
+
+// tailLines is how many lines of a failed hook's output the error repeats.
+const tailLines = 20
+
+// HookError reports a hook or build command that failed.
+type HookError struct {
+	Hook    string
+	Command string
+	Err     error
+	// Tail is the end of the command's output.
+	Tail string
+}
+
+func (e *HookError) Error() string {
+	msg := fmt.Sprintf("%s (%s) failed: %v", e.Hook, e.Command, e.Err)
+	if e.Tail != "" {
+		msg += "\nlast lines of output:\n" + e.Tail
+	}
+	return msg
+}
+
+func (e *HookError) Unwrap() error { return e.Err }
+
+// runHook runs a hook command in dir with its output streamed, sanitised, to
+// out. A command that names a file inside dir is executed directly (as the
+// Rust fledge does for script hooks); anything else runs through the shell,
+// so hooks such as `swift build && cp …` work.
+func runHook(ctx context.Context, name, command, dir string, env []string, out io.Writer) error {
+	cmd := hookCommand(ctx, command, dir)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.Stdin = nil
+	tail := &tailBuffer{max: tailLines}
+	w := &lineSanitizer{w: out, tail: tail}
+	cmd.Stdout, cmd.Stderr = w, w
+	setProcessGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	w.Flush()
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return &HookError{Hook: name, Command: command, Err: err, Tail: tail.String()}
+	}
+	return nil
+}
+
+func hookCommand(ctx context.Context, command, dir string) *exec.Cmd {
+	if !strings.ContainsAny(command, " \t;&|<>$`'\"\\(){}*?~") {
+		p := filepath.Join(dir, filepath.FromSlash(command))
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && manifest.CheckBinaryPath(command) == "" {
+			if runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0 {
+				return exec.CommandContext(ctx, "sh", p)
+			}
+			return exec.CommandContext(ctx, p)
+		}
+	}
+	if runtime.GOOS == "windows" {
+		return exec.CommandContext(ctx, "cmd", "/C", command)
+	}
+	return exec.CommandContext(ctx, "sh", "-c", command)
+}
+
+// lineSanitizer writes complete lines through termsafe, so a build cannot
+// move the cursor or retitle the terminal, and keeps the last lines.
+type lineSanitizer struct {
+	mu   sync.Mutex
+	w    io.Writer
+	buf  []byte
+	tail *tailBuffer
+}
+
+const maxLine = 64 << 10
+
+func (l *lineSanitizer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			if len(l.buf) > maxLine {
+				l.emit(l.buf)
+				l.buf = l.buf[:0]
+			}
+			break
+		}
+		l.emit(l.buf[:i])
+		l.buf = l.buf[i+1:]
+	}
+	return len(p), nil
+}
+
+func (l *lineSanitizer) emit(line []byte) {
+	s := termsafe.Line(string(line))
+	l.tail.add(s)
+	if l.w != nil {
+		fmt.Fprintf(l.w, "  │ %s\n", s)
+	}
+}
+
+// Flush writes a final unterminated line.
+func (l *lineSanitizer) Flush() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.buf) > 0 {
+		l.emit(l.buf)
+		l.buf = nil
+	}
+}
+
+type tailBuffer struct {
+	max   int
+	lines []string
+}
+
+func (t *tailBuffer) add(s string) {
+	t.lines = append(t.lines, s)
+	if len(t.lines) > t.max {
+		t.lines = t.lines[len(t.lines)-t.max:]
+	}
+}
+
+func (t *tailBuffer) String() string { return strings.Join(t.lines, "\n") }
+
+// killGroup ends a hook's whole process group when its context ends.
+func setProcessGroup(cmd *exec.Cmd) {
+	if runtime.GOOS == "windows" {
+		return
+	}
+	setpgid(cmd)
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		return killProcessGroup(cmd.Process.Pid, syscall.SIGKILL)
+	}
+}

@@ -1,0 +1,11 @@
+// Package install orchestrates installing and removing plugins as
+// transactions: resolve the source, fetch it into a staging directory beside
+// the target, read and validate its manifest, ask for approval of what it
+// requests (capabilities, hooks, the build command), build, check binaries,
+// move into place, link commands, run post_install, and record the entry in
+// plugins.toml last. A failure at any step leaves no directory, link or
+// entry behind; an interrupted run's leftovers are cleared by the next.
+//
+// It decides what the user's consent covers (the approval rules of the
+// contract) but not how consent is asked: the caller passes a callback.
+package install

@@ -1,0 +1,397 @@
+package install
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/rogpeppe/go-internal/lockedfile"
+	"github.com/rogpeppe/go-internal/renameio"
+
+	"github.com/corvidlabs/fledge-go/gitfetch"
+	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/termsafe"
+	"github.com/corvidlabs/fledge-go/treehash"
+)
+
+// Installer installs plugins into one FLEDGE_HOME.
+type Installer struct {
+	Paths home.Paths
+	Store *lockfile.Store
+	Trust registry.TrustConfig
+	// GitHubBase is what owner/repo expands to.
+	GitHubBase string
+	Consent    Consent
+	Force      bool
+	// Copy snapshots local sources instead of linking them.
+	Copy bool
+	// Log receives progress and build output for humans.
+	Log io.Writer
+	Git gitfetch.Options
+	// Env is the environment hooks run with (FLEDGE_PLUGIN_DIR is added).
+	Env []string
+	Now func() time.Time
+	// LookupName turns a registry name into a git source; nil when no
+	// registry is available.
+	LookupName func(ctx context.Context, s registry.Source) (registry.Source, error)
+}
+
+// Result describes an installed plugin.
+type Result struct {
+	Entry    lockfile.Plugin
+	Tier     registry.Tier
+	Warnings []string
+	// Replaced is set when --force replaced an installed plugin.
+	Replaced bool
+}
+
+// fetched is a plugin tree ready to be validated and built.
+type fetched struct {
+	src     registry.Source
+	dir     string // where the plugin's files are (staging tree, or the linked source)
+	kind    string
+	commit  string
+	refKind string
+}
+
+func (in *Installer) logf(format string, a ...any) {
+	if in.Log != nil {
+		fmt.Fprintf(in.Log, format, a...)
+	}
+}
+
+// Install installs one source as a transaction.
+func (in *Installer) Install(ctx context.Context, raw string) (*Result, error) {
+	src, err := registry.ParseSource(raw, in.GitHubBase)
+	if err != nil {
+		return nil, &SourceError{Source: raw, Err: err}
+	}
+	if src.Kind == registry.SourceName {
+		if in.LookupName == nil {
+			return nil, &SourceError{Source: raw, Err: fmt.Errorf("%q looks like a registry name, and no registry is available: use owner/repo, a git URL or ./path", raw)}
+		}
+		if src, err = in.LookupName(ctx, src); err != nil {
+			return nil, &SourceError{Source: raw, Err: err}
+		}
+	}
+	if err := os.MkdirAll(in.Paths.StagingDir(), 0o755); err != nil {
+		return nil, fmt.Errorf("create staging area: %w", err)
+	}
+	stage, err := os.MkdirTemp(in.Paths.StagingDir(), "install-")
+	if err != nil {
+		return nil, fmt.Errorf("create staging area: %w", err)
+	}
+	defer os.RemoveAll(stage)
+
+	f, err := in.fetch(ctx, src, filepath.Join(stage, "tree"))
+	if err != nil {
+		return nil, err
+	}
+	return in.installFetched(ctx, f)
+}
+
+func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string) (*fetched, error) {
+	tier := registry.TierOfSource(src, in.Trust)
+	switch {
+	case src.Kind == registry.SourceGit:
+		in.logf("Fetching %s (%s)...\n", termsafe.Line(src.String()), tier)
+		refs, err := gitfetch.ListRefs(ctx, src.URL, in.Git)
+		if err != nil {
+			return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
+		}
+		rev, err := gitfetch.Resolve(refs, src.Ref)
+		if err != nil {
+			return nil, &FetchError{Source: src.String(), Err: err}
+		}
+		commit, err := gitfetch.Checkout(ctx, src.URL, rev, tree, in.Git)
+		if err != nil {
+			return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
+		}
+		if err := gitfetch.RemoveGitDir(tree); err != nil {
+			return nil, err
+		}
+		return &fetched{src: src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind)}, nil
+	default:
+		real, err := filepath.EvalSymlinks(src.Path)
+		if err != nil {
+			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s: %w", src.Path, err)}
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
+			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s is not a directory", src.Path)}
+		}
+		src.Path, src.Display = real, real
+		f := &fetched{src: src, dir: real, kind: lockfile.KindLocalLink, commit: localCommit(real)}
+		if in.Copy {
+			in.logf("Copying %s...\n", termsafe.Line(real))
+			if err := copyTree(real, tree); err != nil {
+				return nil, fmt.Errorf("copy %s: %w", real, err)
+			}
+			f.dir, f.kind = tree, lockfile.KindLocalCopy
+		}
+		return f, nil
+	}
+}
+
+// localCommit is the HEAD commit of a local plugin that is a git work tree,
+// or "".
+func localCommit(dir string) string {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return ""
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return ""
+	}
+	return head.Hash().String()
+}
+
+func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, error) {
+	data, err := manifest.ReadFile(filepath.Join(f.dir, manifest.FileName))
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.Parse(data)
+	if err != nil {
+		return nil, &manifest.InvalidError{Problems: manifest.Problems{{Severity: manifest.SeverityError, Field: "plugin.toml", Message: err.Error()}}}
+	}
+	problems := m.Validate()
+	if err := problems.Err(); err != nil {
+		return nil, err
+	}
+	res := &Result{Tier: registry.TierOfSource(f.src, in.Trust)}
+	for _, p := range problems.Warnings() {
+		res.Warnings = append(res.Warnings, p.String())
+	}
+	name := m.Plugin.Name
+
+	if err := in.preflight(m); err != nil {
+		return nil, err
+	}
+	srcTree, err := treehash.Hash(f.dir, treehash.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+
+	buildCmd, autoBuild := BuildCommand(m, f.dir)
+	req := Request{
+		Plugin: name, Version: m.Plugin.Version, Description: m.Plugin.Description,
+		Source: f.src.String(), Tier: res.Tier, Capabilities: m.Capabilities,
+	}
+	if buildCmd != "" {
+		req.Hooks = append(req.Hooks, HookItem{Name: manifest.HookBuild, Command: buildCmd, Auto: autoBuild})
+	}
+	for _, h := range manifest.HookNames[1:] {
+		if c := m.Hooks.Get(h); c != "" {
+			req.Hooks = append(req.Hooks, HookItem{Name: h, Command: c})
+		}
+	}
+	dec, err := in.Consent.Decide(req)
+	if err != nil {
+		return nil, err
+	}
+	hooks := map[string]string{}
+	if dec.Hooks {
+		for _, h := range req.Hooks {
+			hooks[h.Name] = h.Command
+		}
+	}
+
+	if buildCmd != "" {
+		in.logf("Building %s: %s\n", name, termsafe.Line(buildCmd))
+		if err := runHook(ctx, "build", buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
+			return nil, err
+		}
+	}
+	if f.kind != lockfile.KindLocalLink {
+		makeBinariesExecutable(m, f.dir)
+	}
+	if err := m.CheckBinaries(f.dir).Err(); err != nil {
+		return nil, err
+	}
+
+	entry := lockfile.Plugin{
+		Name: name, Source: f.src.Display, Version: m.Plugin.Version,
+		Installed: in.now().UTC().Format(time.RFC3339),
+		Commands:  m.CommandNames(), PinnedRef: f.src.Ref, Capabilities: dec.Capabilities,
+		Kind: f.kind, Commit: f.commit, RefKind: f.refKind, SourceHash: srcTree.Hash,
+		ManifestHash: treehash.FileDigest(data), Protocol: m.Plugin.Protocol,
+		Requested: m.Capabilities, Hooks: hooks, BuildCommand: buildCmd,
+	}
+	if f.kind == lockfile.KindGit {
+		entry.URL = registry.RedactURL(f.src.URL)
+	}
+	replaced, err := in.commit(ctx, m, f, &entry)
+	if err != nil {
+		return nil, err
+	}
+	res.Entry, res.Replaced = entry, replaced
+	return res, nil
+}
+
+// preflight refuses early what commit would refuse anyway, before anything
+// is built. commit checks again under the lock.
+func (in *Installer) preflight(m *manifest.Manifest) error {
+	file, err := in.Store.Load()
+	if err != nil {
+		return err
+	}
+	return checkSlot(file, m, in.Force)
+}
+
+func checkSlot(file *lockfile.File, m *manifest.Manifest, force bool) error {
+	if _, ok := file.Get(m.Plugin.Name); ok && !force {
+		return fmt.Errorf("plugin %q is %w", m.Plugin.Name, ErrAlreadyInstalled)
+	}
+	for _, c := range m.CommandNames() {
+		if owner, ok := file.CommandOwner(c); ok && owner.Name != m.Plugin.Name {
+			return &ConflictError{Command: c, Owner: owner.Name}
+		}
+	}
+	return nil
+}
+
+func (in *Installer) now() time.Time {
+	if in.Now == nil {
+		return time.Now()
+	}
+	return in.Now()
+}
+
+func (in *Installer) hookEnv(dir string) []string {
+	env := in.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	return append(append([]string(nil), env...), "FLEDGE_PLUGIN_DIR="+dir)
+}
+
+// makeBinariesExecutable sets the executable bits of command binaries in a
+// tree fledge owns (a clone or copy), as the Rust fledge does: plugins
+// published from systems that lose the bit still run.
+func makeBinariesExecutable(m *manifest.Manifest, dir string) {
+	if runtime.GOOS == "windows" {
+		return
+	}
+	for _, c := range m.Commands {
+		if manifest.CheckBinaryPath(c.Binary) != "" {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(c.Binary))
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 != 0 {
+			continue
+		}
+		_ = os.Chmod(p, fi.Mode().Perm()|0o111)
+	}
+}
+
+// commit moves the plugin into place, links its commands, runs post_install
+// and records the entry, all under the tree lock. Any failure puts back
+// exactly what was there before.
+func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetched, entry *lockfile.Plugin) (replaced bool, err error) {
+	unlock, err := lockedfile.MutexAt(in.Paths.TreeLock()).Lock()
+	if err != nil {
+		return false, fmt.Errorf("lock %s: %w", in.Paths.TreeLock(), err)
+	}
+	defer unlock()
+
+	file, err := in.Store.Load()
+	if err != nil {
+		return false, err
+	}
+	if err := checkSlot(file, m, in.Force); err != nil {
+		return false, err
+	}
+	var old *lockfile.Plugin
+	if p, ok := file.Get(entry.Name); ok {
+		cp := *p
+		old = &cp
+	}
+
+	tx := &swap{paths: in.Paths, name: entry.Name}
+	defer func() {
+		if err != nil {
+			tx.rollback()
+		}
+	}()
+	if err := tx.moveOldAside(); err != nil {
+		return false, err
+	}
+	if f.kind == lockfile.KindLocalLink {
+		err = tx.placeLink(f.dir)
+	} else {
+		err = tx.placeTree(f.dir)
+	}
+	if err != nil {
+		return false, err
+	}
+	final := in.Paths.PluginDir(entry.Name)
+	if old != nil {
+		tx.unlinkCommands(old.Commands)
+	}
+	if err := tx.linkCommands(m, final); err != nil {
+		in.logf("warning: %v\n", err)
+	}
+	if hook, ok := entry.Hooks[manifest.HookPostInstall]; ok {
+		in.logf("Running post_install for %s: %s\n", entry.Name, termsafe.Line(hook))
+		if err := runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), in.hookEnv(finalDir(final, f)), in.Log); err != nil {
+			return false, err
+		}
+	}
+	tree, err := treehash.Hash(final, treehash.Options{})
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", entry.Name, err)
+	}
+	entry.TreeHash = tree.Hash
+	if err := writeTreeFile(in.Paths.TreeFile(entry.Name), tree); err != nil {
+		return false, err
+	}
+	err = in.Store.Update(func(file *lockfile.File) error {
+		if err := checkSlot(file, m, true); err != nil {
+			return err
+		}
+		file.Put(*entry)
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	tx.done()
+	return old != nil, nil
+}
+
+func finalDir(final string, f *fetched) string {
+	if f.kind == lockfile.KindLocalLink {
+		return f.dir
+	}
+	return final
+}
+
+func writeTreeFile(path string, t *treehash.Tree) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	data, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	return renameio.WriteFile(path, data)
+}
+
+func redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(registry.RedactURL(err.Error()))
+}

@@ -1,0 +1,16 @@
+//go:build !windows
+
+package install
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+func setpgid(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+func killProcessGroup(pid int, sig syscall.Signal) error {
+	return syscall.Kill(-pid, sig)
+}

@@ -1,0 +1,100 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/rogpeppe/go-internal/lockedfile"
+
+	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+// Remover removes installed plugins.
+type Remover struct {
+	Paths home.Paths
+	Store *lockfile.Store
+	Log   io.Writer
+	Env   []string
+}
+
+// Remove runs the plugin's approved post_remove hook, then removes its
+// links, its tree (for a live link, only the link: never the source behind
+// it), its data, and its entry. If the hook fails nothing is removed.
+func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, error) {
+	unlock, err := lockedfile.MutexAt(r.Paths.TreeLock()).Lock()
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", r.Paths.TreeLock(), err)
+	}
+	defer unlock()
+
+	file, err := r.Store.Load()
+	if err != nil {
+		return nil, err
+	}
+	p, err := file.Resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	entry := *p
+	dir := r.Paths.PluginDir(entry.Name)
+
+	if hook, ok := entry.Hooks[manifest.HookPostRemove]; ok && hook != "" {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return nil, fmt.Errorf("run post_remove of %s: %w", entry.Name, err)
+		}
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "Running post_remove for %s: %s\n", entry.Name, termsafe.Line(hook))
+		}
+		in := Installer{Env: r.Env}
+		if err := runHook(ctx, manifest.HookPostRemove, hook, real, in.hookEnv(real), r.Log); err != nil {
+			return nil, fmt.Errorf("%w; %s was not removed", err, entry.Name)
+		}
+	}
+
+	tx := &swap{paths: r.Paths, name: entry.Name}
+	if err := tx.moveOldAside(); err != nil {
+		return nil, err
+	}
+	tx.unlinkOwned(entry.Commands, dir)
+	err = r.Store.Update(func(f *lockfile.File) error {
+		if !f.Remove(entry.Name) {
+			return fmt.Errorf("plugin %q: %w", entry.Name, lockfile.ErrNotInstalled)
+		}
+		return nil
+	})
+	if err != nil {
+		tx.rollback()
+		return nil, err
+	}
+	tx.done()
+	os.RemoveAll(r.Paths.DataDir(entry.Name))
+	return &entry, nil
+}
+
+// unlinkOwned removes the command links that point into dir, leaving links
+// that some other plugin or the user made.
+func (s *swap) unlinkOwned(commands []string, dir string) {
+	for _, c := range commands {
+		l := s.paths.CommandLink(c)
+		t, err := os.Readlink(l)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(dir, t); err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		if os.Remove(l) == nil {
+			if s.removed == nil {
+				s.removed = map[string]string{}
+			}
+			s.removed[l] = t
+		}
+	}
+}
