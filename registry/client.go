@@ -66,19 +66,16 @@ type Options struct {
 }
 
 // OptionsFromEnv reads the registry configuration: FLEDGE_REGISTRY_URL,
-// else registry.url in configFile; FLEDGE_GITHUB_API; and a GitHub token
-// from GH_TOKEN or GITHUB_TOKEN (in that order, as gh reads them).
-func OptionsFromEnv(getenv func(string) string, configFile string) (Options, error) {
+// else configuredURL (registry.url from config.toml, see package config);
+// FLEDGE_GITHUB_API; and a GitHub token from GH_TOKEN or GITHUB_TOKEN (in
+// that order, as gh reads them).
+func OptionsFromEnv(getenv func(string) string, configuredURL string) Options {
 	o := Options{
 		RegistryURL: strings.TrimSpace(getenv(EnvRegistryURL)),
 		GitHubAPI:   strings.TrimSpace(getenv(EnvGitHubAPI)),
 	}
-	if o.RegistryURL == "" && configFile != "" {
-		u, err := ConfiguredURL(configFile)
-		if err != nil {
-			return o, err
-		}
-		o.RegistryURL = strings.TrimSpace(u)
+	if o.RegistryURL == "" {
+		o.RegistryURL = strings.TrimSpace(configuredURL)
 	}
 	for _, k := range []string{"GH_TOKEN", "GITHUB_TOKEN"} {
 		if t := strings.TrimSpace(getenv(k)); t != "" {
@@ -86,7 +83,7 @@ func OptionsFromEnv(getenv func(string) string, configFile string) (Options, err
 			break
 		}
 	}
-	return o, nil
+	return o
 }
 
 // New returns the index the options describe: an IndexClient when
