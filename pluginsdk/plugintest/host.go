@@ -168,19 +168,24 @@ func Decode(line []byte) Message {
 	return m
 }
 
-// Reply is an Answer's decision for one request: a response with Value, or a
-// cancel when Cancel (the reason) is set.
+// Reply is an Answer's decision for one request: a response with Value; or,
+// when Cancel (a reason) is set, a cancel of this request; or, when
+// CancelRun (a reason) is set, a cancel of the whole run.
 type Reply struct {
-	Value  any
-	Cancel string
+	Value     any
+	Cancel    string
+	CancelRun string
 }
 
-// Answer decides the reply to a request.
+// Answer decides the reply to a message. Serve calls it for every
+// well-formed message, so it can watch fire-and-forget ones too (see
+// Store), but sends its Reply only for requests.
 type Answer func(Message) Reply
 
-// Serve reads every message until the plugin closes stdout, answering each
-// well-formed request with answer, and returns the transcript. Malformed
-// lines are kept (with Err set) and get no answer, as fledge does.
+// Serve reads every message until the plugin closes stdout, passing each
+// well-formed one to answer and sending the reply to requests, and returns
+// the transcript. Malformed lines are kept (with Err set) and get no
+// answer, as fledge does.
 func (h *Host) Serve(answer Answer) ([]Message, error) {
 	var all []Message
 	for {
@@ -192,13 +197,19 @@ func (h *Host) Serve(answer Answer) ([]Message, error) {
 			return all, err
 		}
 		all = append(all, m)
-		if m.Err != nil || !protocol.IsRequest(m.Type) {
+		if m.Err != nil {
 			continue
 		}
 		r := answer(m)
-		if r.Cancel != "" {
+		if !protocol.IsRequest(m.Type) {
+			continue
+		}
+		switch {
+		case r.CancelRun != "":
+			err = h.Cancel(nil, r.CancelRun)
+		case r.Cancel != "":
 			err = h.Cancel(m.ID, r.Cancel)
-		} else {
+		default:
 			err = h.Respond(m.ID, r.Value)
 		}
 		if err != nil {
@@ -244,4 +255,28 @@ func NonInteractive(m Message) Reply {
 		return Reply{Value: map[string]any{}}
 	}
 	return Reply{Value: nil} // load, and types this host does not know
+}
+
+// Store is an in-memory plugin store, as fledge keeps one per plugin.
+type Store map[string]string
+
+// Answer wraps next: store messages update s and load requests are answered
+// from it (null when the key is absent); everything else goes to next.
+func (s Store) Answer(next Answer) Answer {
+	return func(m Message) Reply {
+		switch m.Type {
+		case protocol.TypeStore:
+			var v string
+			if json.Unmarshal(m.Value, &v) == nil {
+				s[m.Key] = v
+			}
+			return Reply{}
+		case protocol.TypeLoad:
+			if v, ok := s[m.Key]; ok {
+				return Reply{Value: v}
+			}
+			return Reply{Value: nil}
+		}
+		return next(m)
+	}
 }

@@ -3,6 +3,7 @@ package plugintest_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -114,8 +115,10 @@ func TestServeKeepsMalformedLines(t *testing.T) {
 		p.Send(protocol.Outbound{Type: protocol.TypeLoad, Key: "no id"}) // a request without id: no answer
 		p.Output("after\n")
 	}()
-	msgs, err := h.Serve(func(plugintest.Message) plugintest.Reply {
-		t.Error("answered a request without an id")
+	msgs, err := h.Serve(func(m plugintest.Message) plugintest.Reply {
+		if m.Type != protocol.TypeOutput {
+			t.Errorf("answer saw %s", m.Raw)
+		}
 		return plugintest.Reply{}
 	})
 	h.Close()
@@ -125,5 +128,43 @@ func TestServeKeepsMalformedLines(t *testing.T) {
 	var raw json.RawMessage = msgs[1].Raw
 	if string(raw) != `{"type":"output","text":"after\n"}` {
 		t.Fatalf("raw = %s", raw)
+	}
+}
+
+func TestStoreAndCancelRun(t *testing.T) {
+	t.Parallel()
+	store := plugintest.Store{"seen": "before"}
+	answer := store.Answer(func(m plugintest.Message) plugintest.Reply {
+		if m.Type == protocol.TypeConfirm {
+			return plugintest.Reply{CancelRun: protocol.ReasonUserInterrupt}
+		}
+		return plugintest.NonInteractive(m)
+	})
+	var loaded []string
+	_, err := plugintest.Run(protocol.Init{}, answer, func(p *pluginsdk.IO, _ *protocol.Init) error {
+		for _, k := range []string{"seen", "new"} {
+			v, ok, err := p.Load(k)
+			if err != nil {
+				return err
+			}
+			loaded = append(loaded, fmt.Sprintf("%s %v", v, ok))
+		}
+		p.Store("new", "value")
+		v, _, err := p.Load("new")
+		loaded = append(loaded, v)
+		if err != nil {
+			return err
+		}
+		_, err = p.Confirm("go on?", true)
+		return err
+	})
+	if pluginsdk.ExitCode(err) != 130 {
+		t.Fatalf("error = %v, want a run-wide cancel", err)
+	}
+	if want := []string{"before true", " false", "value"}; !reflect.DeepEqual(loaded, want) {
+		t.Fatalf("loaded %q, want %q", loaded, want)
+	}
+	if store["new"] != "value" {
+		t.Fatalf("store = %v", store)
 	}
 }
