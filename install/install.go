@@ -145,7 +145,7 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string
 // localCommit is the HEAD commit of a local plugin that is a git work tree,
 // or "".
 func localCommit(dir string) string {
-	repo, err := git.PlainOpen(dir)
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
 	if err != nil {
 		return ""
 	}

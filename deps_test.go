@@ -1,0 +1,66 @@
+// Architecture tests: the import graph follows the layout in STYLE.md.
+// Dependencies point one way (cmd → install/runner/registry →
+// manifest/lockfile), cobra and huh live only under cmd, and the wire types
+// plugin authors import stay free of fledge's internals.
+package fledge_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/corvidlabs/fledge-go"
+
+// deps returns, for every package of the module, its transitive imports.
+func deps(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Deps \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, list, _ := strings.Cut(line, ":")
+		m[pkg] = strings.Fields(list)
+	}
+	return m
+}
+
+func TestImportRules(t *testing.T) {
+	all := deps(t)
+	if len(all) < 8 {
+		t.Fatalf("go list found only %d packages", len(all))
+	}
+	rules := []struct {
+		pkg    string // package path prefix (relative to the module; "" = any)
+		banned []string
+		why    string
+	}{
+		{"", []string{module + "/cmd/"}, "nothing imports cmd"},
+		{"", []string{"github.com/spf13/cobra", "github.com/charmbracelet/huh"}, "cobra and huh live only under cmd"},
+		{"runner", []string{module + "/install"}, "runner never imports install"},
+		{"manifest", []string{module + "/"}, "manifest is a leaf"},
+		{"lockfile", []string{module + "/install", module + "/runner", module + "/registry"}, "lockfile sits below the orchestrators"},
+		{"runner/protocol", []string{module + "/"}, "the wire types depend on nothing of fledge"},
+		{"pluginsdk", []string{module + "/install", module + "/lockfile", module + "/home", module + "/manifest"}, "the SDK needs only the wire types"},
+	}
+	for pkg, ds := range all {
+		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+		if strings.HasPrefix(rel, "cmd/") || rel == "cmd" {
+			continue
+		}
+		for _, r := range rules {
+			if r.pkg != "" && rel != r.pkg && !strings.HasPrefix(rel, r.pkg+"/") {
+				continue
+			}
+			for _, d := range ds {
+				for _, b := range r.banned {
+					if strings.HasPrefix(d, b) {
+						t.Errorf("%s imports %s: %s", rel, d, r.why)
+					}
+				}
+			}
+		}
+	}
+}
