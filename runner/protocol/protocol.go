@@ -34,6 +34,10 @@ const (
 	// ReasonNonInteractive cancels a prompt that has no default when no
 	// human can answer it.
 	ReasonNonInteractive = "non_interactive"
+	// ReasonInvalidRequest cancels a request the host could not
+	// understand (a field of the wrong type, a select without options),
+	// so the plugin is not left waiting for an answer.
+	ReasonInvalidRequest = "invalid_request"
 )
 
 // Prompt validators.

@@ -1,0 +1,118 @@
+package runner
+
+import (
+	"fmt"
+	"math"
+	"os/exec"
+	"time"
+
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/runner/protocol"
+)
+
+// Exit codes of exec results fledge makes up.
+const (
+	execCodeRefused = 1   // the cwd was refused: nothing ran
+	execCodeTimeout = 124 // killed at the timeout, as timeout(1) reports
+)
+
+// exec runs a shell command for the plugin (exec grant required) and
+// answers with its code, stdout and stderr. An interrupted run cancels the
+// request instead.
+func (s *session) exec(m *protocol.Outbound) {
+	if !s.granted.Exec {
+		s.deny(manifest.CapExec)
+		s.respond(m.ID, protocol.ExecResult{Code: protocol.ExitDenied, Stderr: "exec capability not granted"})
+		return
+	}
+	if s.ctx.Err() != nil {
+		s.cancelRequest(m.ID, s.reason())
+		return
+	}
+	s.flush()
+	res, cancelled := s.runExec(m)
+	if cancelled {
+		s.cancelRequest(m.ID, s.reason())
+		return
+	}
+	s.respond(m.ID, res)
+}
+
+// execTimeout is the request's timeout in seconds, defaulted and capped.
+func (s *session) execTimeout(sec *float64) time.Duration {
+	if sec == nil || *sec <= 0 || math.IsNaN(*sec) {
+		return s.r.Timeouts.ExecDefault
+	}
+	d := time.Duration(*sec * float64(time.Second))
+	if *sec > s.r.Timeouts.ExecMax.Seconds() {
+		d = s.r.Timeouts.ExecMax
+	}
+	return d
+}
+
+// runExec runs the command confined to the allowed directories, with
+// stdin closed, a filtered environment, in its own process group (killed
+// whole at the timeout), its output drained as it runs and capped.
+func (s *session) runExec(m *protocol.Outbound) (res protocol.ExecResult, cancelled bool) {
+	if s.confine == nil {
+		s.confine = newConfinement(s.project, s.cwd, s.t.Root, s.r.Paths.Root(), s.r.UserHome)
+	}
+	dir, err := s.confine.resolve(m.Cwd)
+	if err != nil {
+		return protocol.ExecResult{Code: execCodeRefused, Stderr: err.Error()}, false
+	}
+	timeout := s.execTimeout(m.Timeout)
+
+	shell, args := shellCommand(m.Command)
+	cmd := exec.Command(shell, args...)
+	cmd.Dir = dir
+	cmd.Env = FilterEnv(s.r.Environ())
+	outR, outW, err := pipe()
+	if err != nil {
+		return protocol.ExecResult{Code: execCodeRefused, Stderr: err.Error()}, false
+	}
+	errR, errW, err := pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return protocol.ExecResult{Code: execCodeRefused, Stderr: err.Error()}, false
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	stdout := &capBuffer{max: s.r.Limits.ExecOutput}
+	stderr := &capBuffer{max: s.r.Limits.ExecOutput}
+	p, err := startProcess(cmd, true)
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return protocol.ExecResult{Code: 127, Stderr: fmt.Sprintf("cannot run the command: %v", err)}, false
+	}
+	dOut, dErr := startDrain(outR, stdout), startDrain(errR, stderr)
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	timedOut := false
+	select {
+	case <-p.exited:
+	case <-timer.C:
+		timedOut = true
+		p.kill()
+	case <-s.live.Done():
+		cancelled = true
+		p.kill()
+	}
+	<-p.exited
+	// A background grandchild may hold the pipes open: give it a moment,
+	// then stop listening.
+	grace := s.r.Timeouts.ExitGrace
+	dOut.stop(grace)
+	dErr.stop(grace)
+	code, _, _ := p.exitCode()
+	res = protocol.ExecResult{Code: code, Stdout: stdout.String(), Stderr: stderr.String()}
+	if timedOut {
+		res.Code = execCodeTimeout
+		res.Stderr += fmt.Sprintf("fledge: command timed out after %s and was killed\n", timeout)
+	}
+	return res, cancelled
+}

@@ -1,0 +1,125 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"sync"
+)
+
+// errBacklog ends a run whose plugin stopped reading its stdin while fledge
+// still had more than the allowed bytes to send it.
+var errBacklog = errors.New("plugin stopped reading its stdin")
+
+// inbox writes messages to the plugin's stdin from its own goroutine, so the
+// message loop never blocks on a plugin that does not read. What is queued
+// is bounded by max bytes.
+type inbox struct {
+	f   *os.File
+	max int
+
+	mu      sync.Mutex
+	queue   [][]byte
+	pending int
+	closing bool
+	broken  bool // the plugin's stdin is gone: drop everything
+	wake    chan struct{}
+	done    chan struct{}
+}
+
+func newInbox(f *os.File, max int) *inbox {
+	q := &inbox{f: f, max: max, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go q.run()
+	return q
+}
+
+// send queues one message. It fails only when the backlog exceeds max; a
+// plugin that has closed its stdin silently gets nothing more.
+func (q *inbox) send(v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	q.mu.Lock()
+	if q.broken || q.closing {
+		q.mu.Unlock()
+		return nil
+	}
+	q.queue = append(q.queue, b.Bytes())
+	q.pending += b.Len()
+	over := q.pending > q.max
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	if over {
+		return errBacklog
+	}
+	return nil
+}
+
+func (q *inbox) run() {
+	defer close(q.done)
+	for {
+		q.mu.Lock()
+		batch := q.queue
+		q.queue = nil
+		closing := q.closing
+		q.mu.Unlock()
+		if len(batch) == 0 {
+			if closing {
+				_ = q.f.Close()
+				return
+			}
+			<-q.wake
+			continue
+		}
+		for _, msg := range batch {
+			_, err := q.f.Write(msg)
+			q.mu.Lock()
+			q.pending -= len(msg)
+			if err != nil {
+				q.broken = true
+				q.queue = nil
+				q.pending = 0
+			}
+			broken := q.broken
+			q.mu.Unlock()
+			if broken {
+				break
+			}
+		}
+	}
+}
+
+// close lets the queue drain, then closes the plugin's stdin (so a plugin
+// waiting for more input sees EOF).
+func (q *inbox) close() {
+	q.mu.Lock()
+	q.closing = true
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// abort drops whatever is queued and unblocks a write stuck on a plugin
+// that will never read again.
+func (q *inbox) abort() {
+	q.mu.Lock()
+	q.broken = true
+	q.queue = nil
+	q.pending = 0
+	q.closing = true
+	q.mu.Unlock()
+	_ = q.f.Close()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,37 @@
+package runner
+
+import (
+	"github.com/corvidlabs/fledge-go/runner/protocol"
+)
+
+// initMessage is the first message a protocol plugin reads: the command and
+// its arguments, the project (null outside one) with its git state, the
+// plugin itself, fledge's version and the capabilities granted.
+func (s *session) initMessage() protocol.Init {
+	var g *protocol.Git
+	if r := s.gitRepo(); r != nil {
+		g = gitState(r)
+	}
+	args := s.req.Args
+	if args == nil {
+		args = []string{}
+	}
+	c := s.granted
+	return protocol.Init{
+		Type:     protocol.TypeInit,
+		Protocol: protocol.Version,
+		Command:  s.req.Command,
+		Args:     args,
+		Project:  s.project.wire(g),
+		Plugin: protocol.PluginInfo{
+			Name:    s.t.Manifest.Plugin.Name,
+			Version: s.t.Manifest.Plugin.Version,
+			Dir:     s.t.Root,
+		},
+		Fledge: protocol.FledgeInfo{Version: s.r.Version},
+		Capabilities: protocol.Capabilities{
+			Exec: c.Exec, Store: c.Store, Metadata: c.Metadata,
+			Network: c.Network, Filesystem: c.Filesystem,
+		},
+	}
+}

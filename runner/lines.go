@@ -1,0 +1,67 @@
+package runner
+
+import (
+	"bufio"
+	"errors"
+	"io"
+)
+
+// errLineTooLong ends a run whose plugin wrote a line longer than the cap.
+var errLineTooLong = errors.New("line too long")
+
+// lineReader reads NDJSON lines of at most max bytes. Memory stays bounded
+// by max however long a line the plugin writes: the rest of an over-long
+// line is never buffered.
+type lineReader struct {
+	r   *bufio.Reader
+	max int
+	buf []byte
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// next returns the next line without its line ending. The slice is valid
+// until the following call. A last line without a newline is returned
+// before io.EOF.
+func (l *lineReader) next() ([]byte, error) {
+	l.buf = l.buf[:0]
+	for {
+		frag, err := l.r.ReadSlice('\n')
+		if len(l.buf)+len(frag) > l.max+1 || (err != nil && len(l.buf)+len(frag) > l.max) {
+			return nil, errLineTooLong
+		}
+		switch {
+		case err == nil:
+			line := frag
+			if len(l.buf) > 0 {
+				l.buf = append(l.buf, frag...)
+				line = l.buf
+			}
+			return trimEOL(line), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			l.buf = append(l.buf, frag...)
+		default:
+			l.buf = append(l.buf, frag...)
+			if errors.Is(err, io.EOF) && len(l.buf) > 0 {
+				return trimEOL(l.buf), nil
+			}
+			return nil, err
+		}
+	}
+}
+
+// buffered reports whether a further line may be available without
+// blocking.
+func (l *lineReader) buffered() bool { return l.r.Buffered() > 0 }
+
+func trimEOL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
+}

@@ -1,0 +1,149 @@
+package runner
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"time"
+)
+
+// EnvPluginDir names the plugin's real installed root in every plugin's
+// environment.
+const EnvPluginDir = "FLEDGE_PLUGIN_DIR"
+
+// EnvNonInteractive is set to 1 for plugins run with --ni.
+const EnvNonInteractive = "FLEDGE_NON_INTERACTIVE"
+
+// pluginEnv is the environment of the plugin process: the user's own, plus
+// FLEDGE_PLUGIN_DIR (and FLEDGE_NON_INTERACTIVE under --ni).
+func (r *Runner) pluginEnv(t *Target, req Request) []string {
+	env := setEnv(r.Environ(), EnvPluginDir, t.Root)
+	if req.NonInteractive {
+		env = setEnv(env, EnvNonInteractive, "1")
+	}
+	return env
+}
+
+// runNative runs a plugin without a protocol: stdio inherited, arguments
+// on argv, in fledge's own process group so the terminal's Ctrl+C reaches
+// it directly. If fledge alone is interrupted, or the run times out, the
+// plugin gets SIGINT, then SIGTERM and SIGKILL on the Timeouts schedule.
+func (r *Runner) runNative(ctx context.Context, t *Target, req Request, res *Result) error {
+	cmd := exec.Command(t.Binary, req.Args...)
+	cmd.Args[0] = t.Binary
+	cmd.Env = r.pluginEnv(t, req)
+
+	var closers []*os.File
+	defer func() {
+		for _, f := range closers {
+			_ = f.Close()
+		}
+	}()
+	var drains []*drain
+	attach := func(w io.Writer, dst **os.File, capture *capBuffer) error {
+		if f, ok := w.(*os.File); ok && capture == nil {
+			*dst = f
+			return nil
+		}
+		pr, pw, err := pipe()
+		if err != nil {
+			return err
+		}
+		closers = append(closers, pw)
+		*dst = pw
+		sink := w
+		if capture != nil {
+			sink = capture
+		}
+		drains = append(drains, startDrain(pr, &syncWriter{w: sink}))
+		return nil
+	}
+	var capture *capBuffer
+	if req.Capture {
+		capture = &capBuffer{max: r.Limits.Capture}
+	}
+	var stdout, stderr *os.File
+	if err := attach(r.Stdout, &stdout, capture); err != nil {
+		return errorf(CodeLaunchFailed, "plugin %s: %v", t.Entry.Name, err)
+	}
+	if err := attach(r.Stderr, &stderr, nil); err != nil {
+		return errorf(CodeLaunchFailed, "plugin %s: %v", t.Entry.Name, err)
+	}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if f, ok := r.Stdin.(*os.File); ok {
+		cmd.Stdin = f
+	} else if r.Stdin != nil {
+		pr, pw, err := pipe()
+		if err != nil {
+			return errorf(CodeLaunchFailed, "plugin %s: %v", t.Entry.Name, err)
+		}
+		closers = append(closers, pr)
+		cmd.Stdin = pr
+		go func() {
+			buf := make([]byte, 32<<10)
+			for {
+				n, err := r.Stdin.Read(buf)
+				if n > 0 {
+					if _, werr := pw.Write(buf[:n]); werr != nil {
+						break
+					}
+				}
+				if err != nil {
+					break
+				}
+			}
+			_ = pw.Close()
+		}()
+	}
+
+	p, err := startProcess(cmd, false)
+	if err != nil {
+		return errorf(CodeLaunchFailed, "plugin %s: start %s: %v", t.Entry.Name, t.Binary, err)
+	}
+	res.Started = true
+	for _, f := range closers {
+		_ = f.Close()
+	}
+	closers = nil
+
+	select {
+	case <-p.exited:
+	case <-ctx.Done():
+		r.escalate(ctx, p, func() {
+			if context.Cause(ctx) == errRunTimeout {
+				interruptProcess(p)
+			}
+		})
+	}
+	<-p.exited
+	for _, d := range drains {
+		d.stop(r.Timeouts.ExitGrace)
+	}
+	res.ExitCode, res.Signaled, _ = p.exitCode()
+	if capture != nil {
+		res.Output, res.OutputTruncated = cleanCapture(capture)
+	}
+	return nil
+}
+
+// escalate runs first (the cancel), then stops p on the Timeouts schedule:
+// SIGTERM after Term, SIGKILL after Kill, unless it exits first.
+func (r *Runner) escalate(ctx context.Context, p *process, first func()) {
+	first()
+	term := time.NewTimer(r.Timeouts.Term)
+	defer term.Stop()
+	select {
+	case <-p.exited:
+		return
+	case <-term.C:
+		p.terminate()
+	}
+	kill := time.NewTimer(r.Timeouts.Kill - r.Timeouts.Term)
+	defer kill.Stop()
+	select {
+	case <-p.exited:
+	case <-kill.C:
+		p.kill()
+	}
+}

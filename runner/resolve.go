@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/manifest"
+)
+
+// Target is a command resolved to the installed plugin that owns it.
+type Target struct {
+	// Command is the command name as invoked.
+	Command string
+	// Entry is the plugin's plugins.toml record; its Capabilities are the
+	// only grants in force.
+	Entry lockfile.Plugin
+	// Manifest is the installed plugin.toml, read at run time.
+	Manifest *manifest.Manifest
+	// Root is the plugin's installed tree with symlinks resolved.
+	Root string
+	// Binary is the command's executable with symlinks resolved; it lies
+	// inside Root.
+	Binary string
+}
+
+// Grants returns what plugins.toml records as granted. The manifest never
+// widens it.
+func (t *Target) Grants() manifest.Capabilities { return t.Entry.Capabilities }
+
+// Resolve finds the installed plugin that owns command. Only plugins.toml
+// is consulted: never PATH, never a name prefix. The manifest is loaded from
+// the plugin's installed tree and the binary is checked, after resolving
+// symlinks, to stay inside that tree.
+func Resolve(paths home.Paths, command string) (*Target, error) {
+	lf, err := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock()).Load()
+	if err != nil {
+		return nil, &Error{Code: CodeStateCorrupt, Err: err}
+	}
+	entry, ok := lf.CommandOwner(command)
+	if !ok {
+		return nil, &Error{Code: CodeUnknownCommand, Err: fmt.Errorf("%w %q: no installed plugin provides it", ErrUnknownCommand, command)}
+	}
+	if msg := manifest.CheckName(entry.Name); msg != "" {
+		return nil, errorf(CodeStateCorrupt, "plugins.toml names plugin %s: %s", entry.Name, msg)
+	}
+	t := &Target{Command: command, Entry: *entry}
+
+	dir := paths.PluginDir(entry.Name)
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, errorf(CodePluginMissing, "plugin %s provides %q, but its directory %s is missing: %v", entry.Name, command, dir, err)
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, errorf(CodePluginMissing, "plugin %s: %v", entry.Name, err)
+	}
+	t.Root = root
+
+	m, err := manifest.Load(root)
+	if err != nil {
+		return nil, errorf(CodeLaunchFailed, "plugin %s: %v", entry.Name, err)
+	}
+	t.Manifest = m
+	if err := m.CheckProtocol(); err != nil {
+		return nil, &Error{Code: CodeProtocolMismatch, Err: fmt.Errorf("plugin %s: %w", entry.Name, err)}
+	}
+	if m.Plugin.Runtime == "wasm" {
+		return nil, errorf(CodeUnsupportedRuntime, "plugin %s is a wasm plugin; this fledge runs only native binaries", entry.Name)
+	}
+	c, ok := m.Command(command)
+	if !ok {
+		return nil, errorf(CodeLaunchFailed, "plugins.toml says plugin %s provides %q, but its plugin.toml no longer declares it", entry.Name, command)
+	}
+	bin, err := resolveBinary(root, c.Binary)
+	if err != nil {
+		return nil, err
+	}
+	t.Binary = bin
+	return t, nil
+}
+
+// resolveBinary checks, at run time, what install checked: the binary
+// exists, is a regular executable file, and its real path stays inside the
+// plugin's real root.
+func resolveBinary(root, rel string) (string, error) {
+	if msg := manifest.CheckBinaryPath(rel); msg != "" {
+		return "", errorf(CodeBinaryOutsidePlugin, "binary %s", msg)
+	}
+	p, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", errorf(CodeLaunchFailed, "binary %q does not exist in %s", rel, root)
+		}
+		return "", errorf(CodeLaunchFailed, "binary %q: %v", rel, err)
+	}
+	if !manifest.Within(root, p) {
+		return "", errorf(CodeBinaryOutsidePlugin, "binary %q resolves to %s, outside the plugin directory %s; refusing to run it", rel, p, root)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", errorf(CodeLaunchFailed, "binary %q: %v", rel, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", errorf(CodeLaunchFailed, "binary %q is not a regular file", rel)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0 {
+		return "", errorf(CodeLaunchFailed, "binary %q is not executable", rel)
+	}
+	return p, nil
+}

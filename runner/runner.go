@@ -1,0 +1,247 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/manifest"
+)
+
+// Runner runs installed plugins. Its fields are everything a run touches
+// outside the plugin: tests and the command layer set them. The zero values
+// of Timeouts and Limits fields mean the defaults.
+type Runner struct {
+	Paths home.Paths
+	// Version is fledge's version, sent to plugins in init.
+	Version string
+	// UI shows logs, progress and warnings and asks questions.
+	UI UI
+
+	// Stdin, Stdout and Stderr are fledge's own streams. Plugins without
+	// a protocol inherit them; protocol plugins' output goes to Stdout and
+	// their stderr to Stderr.
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// StdoutTTY says Stdout is a terminal: plugin output is then cleaned
+	// of every control sequence except colour (all of them under NoColor).
+	StdoutTTY bool
+	NoColor   bool
+	// Interactive says a human can answer questions. When false, prompts
+	// are answered with their defaults, or cancelled.
+	Interactive bool
+
+	// Environ returns the environment plugins inherit (os.Environ).
+	Environ func() []string
+	// Getwd returns the working directory (os.Getwd).
+	Getwd func() (string, error)
+	// UserHome is the user's home directory (os.UserHomeDir), which is
+	// never taken as a project root.
+	UserHome string
+
+	Timeouts Timeouts
+	Limits   Limits
+}
+
+// Timeouts bound the phases of a run.
+type Timeouts struct {
+	// Prompt is how long a question waits for its answer (5 minutes).
+	Prompt time.Duration
+	// Term is how long after a cancel the plugin's process group gets
+	// SIGTERM (5 s), and Kill when it gets SIGKILL (10 s).
+	Term, Kill time.Duration
+	// ExitGrace is how long fledge keeps reading a plugin's stdout after
+	// the plugin exited, for a grandchild that still holds it (250 ms).
+	ExitGrace time.Duration
+	// ExecDefault and ExecMax bound exec requests (30 s and 300 s).
+	ExecDefault, ExecMax time.Duration
+}
+
+// Limits bound what a plugin can make fledge hold in memory.
+type Limits struct {
+	// Line is the longest protocol line accepted (1 MiB); a longer one
+	// ends the run with malformed_response.
+	Line int
+	// Capture bounds the output kept for --json (16 MiB).
+	Capture int
+	// ExecOutput bounds each of an exec command's stdout and stderr
+	// (10 MiB); the rest is drained and dropped.
+	ExecOutput int
+	// Backlog bounds the responses queued for a plugin that does not read
+	// its stdin (8 MiB); beyond it the run ends with malformed_response.
+	Backlog int
+	// Warnings bounds the warnings about malformed lines (20); the rest
+	// are counted.
+	Warnings int
+}
+
+// Request is one invocation.
+type Request struct {
+	Command string
+	// Args are passed verbatim: on argv, and in init for protocol plugins.
+	Args []string
+	// NonInteractive forbids questions even on a terminal (--ni); the
+	// plugin also sees FLEDGE_NON_INTERACTIVE=1.
+	NonInteractive bool
+	// Timeout bounds the whole run (0: none).
+	Timeout time.Duration
+	// Capture collects output text into Result.Output instead of writing
+	// it to Stdout (--json).
+	Capture bool
+}
+
+// Result describes a run, even a failed one.
+type Result struct {
+	Command string
+	// Plugin is the installed name of the plugin that owns Command ("" if
+	// none was found).
+	Plugin string
+	// Started is true once the plugin's process started.
+	Started bool
+	// ExitCode is the plugin's exit code, 128+n when signal n killed it;
+	// -1 if it never started.
+	ExitCode int
+	// Signaled is true when a signal ended the plugin.
+	Signaled bool
+	// Output is the plugin's output text when Request.Capture was set,
+	// cleaned of control sequences; OutputTruncated says it hit the cap.
+	Output          string
+	OutputTruncated bool
+	// Denied lists the capabilities the plugin used without a grant.
+	Denied []manifest.Capability
+	// Protocol is the protocol spoken ("" for inherited stdio).
+	Protocol string
+}
+
+// Success reports whether the plugin ran and exited 0.
+func (r *Result) Success() bool { return r.Started && r.ExitCode == 0 }
+
+// Defaults.
+const (
+	DefaultPromptTimeout = 5 * time.Minute
+	DefaultTermAfter     = 5 * time.Second
+	DefaultKillAfter     = 10 * time.Second
+	DefaultExitGrace     = 250 * time.Millisecond
+	DefaultExecTimeout   = 30 * time.Second
+	MaxExecTimeout       = 300 * time.Second
+	DefaultMaxLine       = 1 << 20
+	DefaultMaxCapture    = 16 << 20
+	DefaultMaxExecOutput = 10 << 20
+	DefaultMaxBacklog    = 8 << 20
+	DefaultMaxWarnings   = 20
+)
+
+func (r *Runner) withDefaults() *Runner {
+	c := *r
+	t := &c.Timeouts
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&t.Prompt, DefaultPromptTimeout)
+	def(&t.Term, DefaultTermAfter)
+	def(&t.Kill, DefaultKillAfter)
+	def(&t.ExitGrace, DefaultExitGrace)
+	def(&t.ExecDefault, DefaultExecTimeout)
+	def(&t.ExecMax, MaxExecTimeout)
+	if t.Kill < t.Term {
+		t.Kill = t.Term
+	}
+	l := &c.Limits
+	defInt := func(n *int, v int) {
+		if *n <= 0 {
+			*n = v
+		}
+	}
+	defInt(&l.Line, DefaultMaxLine)
+	defInt(&l.Capture, DefaultMaxCapture)
+	defInt(&l.ExecOutput, DefaultMaxExecOutput)
+	defInt(&l.Backlog, DefaultMaxBacklog)
+	defInt(&l.Warnings, DefaultMaxWarnings)
+	if c.UI == nil {
+		c.UI = NewPlainUI(orDiscard(c.Stderr))
+	}
+	if c.Stdout == nil {
+		c.Stdout = io.Discard
+	}
+	if c.Stderr == nil {
+		c.Stderr = io.Discard
+	}
+	if c.Environ == nil {
+		c.Environ = os.Environ
+	}
+	if c.Getwd == nil {
+		c.Getwd = os.Getwd
+	}
+	return &c
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// errRunTimeout is the cause of a run's context when Request.Timeout ends it.
+var errRunTimeout = errors.New("run timed out")
+
+// Run resolves req.Command, runs it to completion and returns what
+// happened. The error is nil when the plugin ran and exited on its own
+// (check Result.ExitCode), and an *Error otherwise: the command is unknown,
+// the plugin could not start, it broke the protocol, a timeout or an
+// interrupt stopped it, a signal killed it, or it failed after being
+// denied a capability. Cancelling ctx is Ctrl+C: the plugin gets a cancel
+// message, then SIGTERM and SIGKILL on the Timeouts schedule.
+func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
+	rr := r.withDefaults()
+	res := &Result{Command: req.Command, ExitCode: -1}
+	t, err := Resolve(rr.Paths, req.Command)
+	if err != nil {
+		return res, err
+	}
+	res.Plugin = t.Entry.Name
+	res.Protocol = t.Manifest.Plugin.Protocol
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if req.Timeout > 0 {
+		var stop context.CancelFunc
+		runCtx, stop = context.WithTimeoutCause(runCtx, req.Timeout, errRunTimeout)
+		defer stop()
+	}
+	if t.Manifest.IsProtocol() {
+		err = rr.runProtocol(runCtx, cancel, t, req, res)
+	} else {
+		err = rr.runNative(runCtx, t, req, res)
+	}
+	return res, rr.classify(runCtx, ctx, t, req, res, err)
+}
+
+// classify turns how a run ended into its error.
+func (r *Runner) classify(runCtx, parent context.Context, t *Target, req Request, res *Result, err error) error {
+	if err != nil {
+		return err
+	}
+	if !res.Started {
+		return nil
+	}
+	switch {
+	case errors.Is(context.Cause(runCtx), errRunTimeout):
+		return errorf(CodeTimeout, "plugin %s: %s timed out after %s", t.Entry.Name, req.Command, req.Timeout)
+	case runCtx.Err() != nil:
+		return &Error{Code: CodeInterrupted, Err: fmt.Errorf("plugin %s: %s was interrupted: %w", t.Entry.Name, req.Command, context.Canceled)}
+	case res.Signaled:
+		return errorf(CodeCrashed, "plugin %s: %s was killed by signal %d", t.Entry.Name, req.Command, res.ExitCode-128)
+	case res.ExitCode != 0 && len(res.Denied) > 0:
+		return errorf(CodeCapabilityNotAllowed, "plugin %s: %s exited with code %d after being denied %s, which plugins.toml does not grant it",
+			t.Entry.Name, req.Command, res.ExitCode, manifest.JoinCapabilities(res.Denied))
+	}
+	return nil
+}

@@ -1,0 +1,285 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+// session is one run of a fledge-v1 plugin.
+type session struct {
+	r   *Runner
+	t   *Target
+	req Request
+	res *Result
+	// name prefixes the plugin's logs and fledge's warnings about it.
+	name string
+
+	// ctx ends on Ctrl+C or the run's timeout; cancel ends it from inside
+	// (a question abandoned with Ctrl+C). live also ends when the plugin
+	// exits, withdrawing any question still on screen.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	live   context.Context
+	endLive context.CancelFunc
+
+	proc      *process
+	in        *inbox
+	lines     *lineReader
+	stdout    *os.File
+	exited    atomic.Bool
+	exitAt    atomic.Int64
+	watchDone chan struct{}
+	loopDone  chan struct{}
+
+	out     *bufio.Writer // plugin output to Stdout (nil when capturing)
+	capture *capBuffer
+
+	cwd     string
+	project *Project
+	repo    *git.Repository
+	repoSet bool
+	confine *confinement
+
+	granted  manifest.Capabilities
+	denied   map[manifest.Capability]bool
+	warned   map[string]bool
+	warnings int
+	progress *Progress // the display shown, nil when none
+	fatal    *Error
+}
+
+// runProtocol runs a fledge-v1 plugin: init on stdin, NDJSON both ways,
+// in a process group of its own so fledge controls how it is stopped.
+func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc, t *Target, req Request, res *Result) error {
+	s := &session{
+		r: r, t: t, req: req, res: res, name: t.Entry.Name,
+		ctx: ctx, cancel: cancel,
+		granted:   t.Grants(),
+		denied:    map[manifest.Capability]bool{},
+		warned:    map[string]bool{},
+		watchDone: make(chan struct{}),
+		loopDone:  make(chan struct{}),
+	}
+	s.live, s.endLive = context.WithCancel(ctx)
+	defer s.endLive()
+	if req.Capture {
+		s.capture = &capBuffer{max: r.Limits.Capture}
+	} else {
+		s.out = bufio.NewWriterSize(r.Stdout, 64<<10)
+	}
+	if wd, err := r.Getwd(); err == nil {
+		s.cwd = wd
+	}
+	s.project = DetectProject(s.cwd, r.UserHome)
+	init := s.initMessage()
+
+	if err := s.start(); err != nil {
+		return err
+	}
+	res.Started = true
+	if err := s.in.send(init); err != nil {
+		s.fail(CodeMalformedResponse, err)
+	}
+	go s.watch()
+	if s.fatal == nil {
+		s.loop()
+	}
+	close(s.loopDone)
+	s.finish()
+	<-s.watchDone
+	_ = s.stdout.Close()
+	res.ExitCode, res.Signaled, _ = s.proc.exitCode()
+	for c := range s.denied {
+		res.Denied = append(res.Denied, c)
+	}
+	manifest.SortCapabilities(res.Denied)
+	if s.capture != nil {
+		res.Output, res.OutputTruncated = cleanCapture(s.capture)
+	}
+	if s.fatal != nil {
+		return s.fatal
+	}
+	return nil
+}
+
+// start spawns the plugin with its stdin and stdout as pipes. Arguments go
+// on argv as well as in init.
+func (s *session) start() error {
+	cmd := exec.Command(s.t.Binary, s.req.Args...)
+	cmd.Env = s.r.pluginEnv(s.t, s.req)
+	inR, inW, err := pipe()
+	if err != nil {
+		return errorf(CodeLaunchFailed, "plugin %s: %v", s.name, err)
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return errorf(CodeLaunchFailed, "plugin %s: %v", s.name, err)
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	var errDrain *drain
+	var errW *os.File
+	if f, ok := s.r.Stderr.(*os.File); ok {
+		cmd.Stderr = f
+	} else {
+		var errR *os.File
+		if errR, errW, err = pipe(); err == nil {
+			cmd.Stderr = errW
+			errDrain = startDrain(errR, &syncWriter{w: s.r.Stderr})
+		}
+	}
+	s.proc, err = startProcess(cmd, true)
+	inR.Close()
+	outW.Close()
+	if errW != nil {
+		errW.Close()
+	}
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		if errDrain != nil {
+			errDrain.stop(0)
+		}
+		return errorf(CodeLaunchFailed, "plugin %s: start %s: %v", s.name, s.t.Binary, err)
+	}
+	if errDrain != nil {
+		go func() {
+			<-s.proc.exited
+			errDrain.stop(s.r.Timeouts.ExitGrace)
+		}()
+	}
+	s.stdout = outR
+	s.lines = newLineReader(&afterExitReader{s: s}, s.r.Limits.Line)
+	s.in = newInbox(inW, s.r.Limits.Backlog)
+	return nil
+}
+
+// watch handles the plugin's lifecycle: on Ctrl+C or timeout it sends
+// cancel, then SIGTERM and SIGKILL to the process group on schedule. Once
+// the plugin has exited it withdraws pending questions and lets the reader
+// give up on a stdout that a grandchild keeps open.
+func (s *session) watch() {
+	defer close(s.watchDone)
+	select {
+	case <-s.proc.exited:
+	case <-s.ctx.Done():
+		s.r.escalate(s.ctx, s.proc, func() { _ = s.in.send(protocol.Cancel{Type: protocol.TypeCancel, Reason: s.reason()}) })
+	case <-s.loopDone:
+		select {
+		case <-s.proc.exited:
+		case <-s.ctx.Done():
+			s.r.escalate(s.ctx, s.proc, func() { _ = s.in.send(protocol.Cancel{Type: protocol.TypeCancel, Reason: s.reason()}) })
+		}
+	}
+	<-s.proc.exited
+	s.exitAt.Store(time.Now().UnixNano())
+	s.exited.Store(true)
+	s.endLive()
+	_ = s.stdout.SetReadDeadline(time.Now().Add(s.r.Timeouts.ExitGrace))
+	t := time.NewTimer(s.r.Timeouts.ExitGrace)
+	defer t.Stop()
+	select {
+	case <-s.loopDone:
+	case <-t.C:
+	}
+	// Nobody reads the plugin's stdin any more; a write blocked on a
+	// grandchild's copy of it must not hold fledge.
+	s.in.abort()
+}
+
+// afterExitReader reads the plugin's stdout. Once the plugin has exited,
+// each read may wait at most ExitGrace for data, and all of them together
+// at most 8×ExitGrace: what the plugin wrote before exiting is still read,
+// but a grandchild holding stdout open cannot keep fledge waiting.
+type afterExitReader struct{ s *session }
+
+func (a *afterExitReader) Read(p []byte) (int, error) {
+	s := a.s
+	if s.exited.Load() {
+		g := s.r.Timeouts.ExitGrace
+		d := time.Now().Add(g)
+		if hard := time.Unix(0, s.exitAt.Load()).Add(8 * g); d.After(hard) {
+			d = hard
+		}
+		_ = s.stdout.SetReadDeadline(d)
+	}
+	return s.stdout.Read(p)
+}
+
+// finish ends the conversation: it stops a plugin that broke the protocol,
+// clears the progress display, flushes output and closes the plugin's stdin.
+func (s *session) finish() {
+	if s.fatal != nil {
+		s.proc.kill()
+	}
+	s.flush()
+	if s.progress != nil {
+		s.r.UI.Progress(Progress{Plugin: s.name, Done: true})
+		s.progress = nil
+	}
+	if s.warnings > s.r.Limits.Warnings {
+		s.r.UI.Warn(s.name, fmt.Sprintf("%d more malformed lines were skipped", s.warnings-s.r.Limits.Warnings))
+	}
+	if s.capture != nil && s.capture.dropped > 0 {
+		s.r.UI.Warn(s.name, fmt.Sprintf("output exceeded %d bytes; the rest was dropped", s.capture.max))
+	}
+	s.in.close()
+	<-s.proc.exited
+}
+
+// reason is the cancel reason for the run's context.
+func (s *session) reason() string {
+	if errors.Is(context.Cause(s.ctx), errRunTimeout) {
+		return protocol.ReasonTimeout
+	}
+	return protocol.ReasonUserInterrupt
+}
+
+// fail ends the run with a protocol error.
+func (s *session) fail(code string, err error) {
+	if s.fatal == nil {
+		s.fatal = &Error{Code: code, Err: fmt.Errorf("plugin %s: %w", s.name, err)}
+	}
+}
+
+// warnOnce shows a warning the first time key is seen.
+func (s *session) warnOnce(key, msg string) {
+	if s.warned[key] {
+		return
+	}
+	s.warned[key] = true
+	s.r.UI.Warn(s.name, msg)
+}
+
+// flush writes buffered output to Stdout.
+func (s *session) flush() {
+	if s.out != nil {
+		_ = s.out.Flush()
+	}
+}
+
+// cleanCapture returns the captured output without control sequences, with
+// a note when it was truncated.
+func cleanCapture(c *capBuffer) (string, bool) {
+	text := termsafe.Text(c.buf.String())
+	if c.dropped > 0 {
+		text += fmt.Sprintf("\n[fledge: output truncated: kept the first %d bytes, dropped %d]\n", c.max, c.dropped)
+	}
+	return text, c.dropped > 0
+}
+
+var _ io.Reader = (*afterExitReader)(nil)
