@@ -30,9 +30,9 @@ type session struct {
 	// ctx ends on Ctrl+C or the run's timeout; cancel ends it from inside
 	// (a question abandoned with Ctrl+C). live also ends when the plugin
 	// exits, withdrawing any question still on screen.
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	live   context.Context
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	live    context.Context
 	endLive context.CancelFunc
 
 	proc      *process
