@@ -15,7 +15,7 @@ var ErrClosed = errors.New("fledge closed the connection")
 
 // ErrLineTooLong reports an inbound line longer than MaxLineSize. The stream
 // cannot be resynchronised safely, so it ends the connection.
-var ErrLineTooLong = fmt.Errorf("inbound line longer than %d bytes", MaxLineSize)
+var ErrLineTooLong = errors.New("inbound line too long")
 
 // ErrNoInit is returned by requests made before RecvInit.
 var ErrNoInit = errors.New("pluginsdk: call RecvInit before sending requests")

@@ -18,7 +18,14 @@ import (
 
 // MaxLineSize bounds one inbound line (an init or a response). A longer line
 // ends the connection with ErrLineTooLong rather than growing without limit.
-const MaxLineSize = 16 << 20
+// It leaves room for an exec response carrying fledge's 10 MiB of stdout and
+// of stderr, JSON-escaped.
+const MaxLineSize = 64 << 20
+
+// MaxSendSize is the longest line fledge accepts from a plugin (1 MiB, not
+// counting the newline). Send refuses a longer message instead of letting
+// fledge end the run; Output splits long text to stay below it.
+const MaxSendSize = 1 << 20
 
 // IO is a plugin's connection to fledge: it reads init, response and cancel
 // messages and writes one JSON line per outbound message.
@@ -30,8 +37,11 @@ type IO struct {
 	w   io.Writer
 	wmu sync.Mutex // one message per Write, never interleaved
 
-	lines *bufio.Scanner
-	tty   bool // stdin is a terminal: nobody speaks fledge-v1 there
+	r       io.Reader
+	lines   *bufio.Scanner // made on first read, bounded by maxLine
+	maxLine int
+	maxSend int
+	tty     bool // stdin is a terminal: nobody speaks fledge-v1 there
 
 	nextID atomic.Uint64
 
@@ -62,12 +72,12 @@ func New() *IO {
 // written with a single Write call; if w has a Flush() error method it is
 // called after each message.
 func NewIO(r io.Reader, w io.Writer) *IO {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxLineSize+1) // +1: the newline
 	ctx, stop := context.WithCancelCause(context.Background())
 	return &IO{
 		w:        w,
-		lines:    sc,
+		r:        r,
+		maxLine:  MaxLineSize,
+		maxSend:  MaxSendSize,
 		pending:  map[string]chan protocol.Inbound{},
 		canceled: make(chan struct{}),
 		closed:   make(chan struct{}),
@@ -143,6 +153,9 @@ func (p *IO) Send(m protocol.Outbound) error {
 	enc.SetEscapeHTML(false) // "<" stays "<": the host is not a browser
 	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("encode %s message: %w", m.Type, err)
+	}
+	if n := buf.Len() - 1; n > p.maxSend {
+		return fmt.Errorf("%s message is %d bytes encoded, more than the %d fledge accepts on one line", m.Type, n, p.maxSend)
 	}
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
@@ -221,8 +234,15 @@ func (p *IO) forget(id string) {
 	p.mu.Unlock()
 }
 
-// readLine returns the next non-blank line.
+// readLine returns the next non-blank line. Only RecvInit and then the
+// reader goroutine call it, never both at once.
 func (p *IO) readLine() ([]byte, error) {
+	if p.lines == nil {
+		// +1: the newline. The first buffer must not exceed the bound,
+		// or the Scanner takes its size as the bound.
+		p.lines = bufio.NewScanner(p.r)
+		p.lines.Buffer(make([]byte, 0, min(64<<10, p.maxLine+1)), p.maxLine+1)
+	}
 	for p.lines.Scan() {
 		line := bytes.TrimSpace(p.lines.Bytes())
 		if len(line) > 0 {

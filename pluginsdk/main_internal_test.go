@@ -92,3 +92,33 @@ func TestTerminalStdinIsRefused(t *testing.T) {
 		t.Fatalf("RecvInit on a terminal = %v", err)
 	}
 }
+
+// The inbound bound, at a size a test can afford; the code path is the same
+// as at MaxLineSize.
+func TestInboundLineLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 4 << 10
+	head, tail := `{"type":"response","id":"1","value":"`, `"}`
+	line := func(n int) string { return head + strings.Repeat("y", n-len(head)-len(tail)) + tail + "\n" }
+	for _, tt := range []struct {
+		name string
+		size int
+		ok   bool
+	}{{"at the limit", limit, true}, {"one over", limit + 1, false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := testInit + "\n" + line(tt.size) + `{"type":"response","id":"1","value":"late"}` + "\n"
+			p := NewIO(strings.NewReader(in), &bytes.Buffer{})
+			p.maxLine = limit
+			if _, err := p.RecvInit(); err != nil {
+				t.Fatal(err)
+			}
+			v, err := p.Prompt("q", "d", "")
+			if tt.ok && (err != nil || len(v) != tt.size-len(head)-len(tail)) {
+				t.Fatalf("prompt = %d bytes, %v", len(v), err)
+			}
+			if !tt.ok && (!errors.Is(err, ErrLineTooLong) || !errors.Is(err, ErrClosed)) {
+				t.Fatalf("error = %v, want ErrLineTooLong and ErrClosed", err)
+			}
+		})
+	}
+}

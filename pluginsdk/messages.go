@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/runner/protocol"
 )
@@ -23,13 +24,32 @@ const (
 	LevelError Level = "error"
 )
 
+// outputChunk bounds the text of one output message so that even escaped
+// (a control byte becomes six) it stays under MaxSendSize.
+const outputChunk = 128 << 10
+
 // Output writes text to the user's terminal verbatim: it is the plugin's
-// result. Add the trailing newline yourself. Empty text sends nothing.
+// result. Add the trailing newline yourself. Empty text sends nothing; long
+// text goes out as several output messages, split between characters, which
+// fledge prints back to back.
 func (p *IO) Output(text string) error {
-	if text == "" {
-		return nil
+	for text != "" {
+		n := len(text)
+		if n > outputChunk {
+			n = outputChunk
+			for n > 0 && !utf8.RuneStart(text[n]) {
+				n--
+			}
+			if n == 0 { // no rune start in the chunk: not UTF-8 anyway
+				n = outputChunk
+			}
+		}
+		if err := p.Send(protocol.Outbound{Type: protocol.TypeOutput, Text: text[:n]}); err != nil {
+			return err
+		}
+		text = text[n:]
 	}
-	return p.Send(protocol.Outbound{Type: protocol.TypeOutput, Text: text})
+	return nil
 }
 
 // Outputf formats and writes output, like fmt.Printf.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/pluginsdk"
 	"github.com/corvidlabs/fledge-go/pluginsdk/plugintest"
@@ -188,37 +189,6 @@ func TestHostClosesStdin(t *testing.T) {
 	}
 }
 
-func TestLineTooLong(t *testing.T) {
-	t.Parallel()
-	head, tail := `{"type":"response","id":"1","value":"`, `"}`
-	long := head + strings.Repeat("x", pluginsdk.MaxLineSize+1-len(head)-len(tail)) + tail // one byte over
-	in := strings.NewReader(initLine + "\n" + long + "\n" + `{"type":"response","id":"1","value":"late"}` + "\n")
-	var out bytes.Buffer
-	p := pluginsdk.NewIO(in, &out)
-	if _, err := p.RecvInit(); err != nil {
-		t.Fatal(err)
-	}
-	_, err := p.Prompt("q", "d", "")
-	if !errors.Is(err, pluginsdk.ErrLineTooLong) || !errors.Is(err, pluginsdk.ErrClosed) {
-		t.Fatalf("error = %v, want ErrLineTooLong and ErrClosed", err)
-	}
-}
-
-func TestLineAtLimit(t *testing.T) {
-	t.Parallel()
-	head, tail := `{"type":"response","id":"1","value":"`, `"}`
-	big := strings.Repeat("y", pluginsdk.MaxLineSize-len(head)-len(tail)) // exactly at the limit
-	in := strings.NewReader(initLine + "\n" + head + big + tail + "\n")
-	p := pluginsdk.NewIO(in, io.Discard)
-	if _, err := p.RecvInit(); err != nil {
-		t.Fatal(err)
-	}
-	v, err := p.Prompt("q", "d", "")
-	if err != nil || len(v) != len(big) {
-		t.Fatalf("prompt = %d bytes, %v; want %d bytes", len(v), err, len(big))
-	}
-}
-
 func TestRecvInit(t *testing.T) {
 	t.Parallel()
 	t.Run("skips noise and reads every field", func(t *testing.T) {
@@ -349,5 +319,48 @@ func TestExitCode(t *testing.T) {
 		if got := pluginsdk.ExitCode(tt.err); got != tt.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.want)
 		}
+	}
+}
+
+func TestLongOutputIsSplit(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	p := pluginsdk.NewIO(strings.NewReader(""), &out)
+	// 3-byte runes straddle every 128 KiB boundary; control bytes escape
+	// to six bytes each, and still every line fits.
+	text := strings.Repeat("é€x", 100<<10) + strings.Repeat("\x01", 200<<10) + "end\n"
+	if err := p.Output(text); err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	for _, line := range lines {
+		if len(line) > pluginsdk.MaxSendSize {
+			t.Fatalf("line of %d bytes", len(line))
+		}
+		m := plugintest.Decode([]byte(line))
+		if m.Err != nil || m.Type != protocol.TypeOutput || !utf8.ValidString(m.Text) {
+			t.Fatalf("bad chunk: %v", m.Err)
+		}
+		got.WriteString(m.Text)
+	}
+	if len(lines) < 2 || got.String() != text {
+		t.Fatalf("%d messages reassemble to %d bytes, want %d", len(lines), got.Len(), len(text))
+	}
+}
+
+func TestSendRefusesOverlongLines(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	p := pluginsdk.NewIO(strings.NewReader(""), &out)
+	if err := p.Log(pluginsdk.LevelInfo, strings.Repeat("x", pluginsdk.MaxSendSize)); err == nil {
+		t.Fatal("sent a line longer than fledge accepts")
+	}
+	head := `{"type":"log","level":"info","message":""}`
+	if err := p.Log(pluginsdk.LevelInfo, strings.Repeat("x", pluginsdk.MaxSendSize-len(head))); err != nil {
+		t.Fatalf("a line of exactly MaxSendSize: %v", err)
+	}
+	if n := out.Len(); n != pluginsdk.MaxSendSize+1 {
+		t.Fatalf("wrote %d bytes, want %d", n, pluginsdk.MaxSendSize+1)
 	}
 }

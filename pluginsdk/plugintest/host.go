@@ -51,8 +51,8 @@ type Message struct {
 	protocol.Outbound
 	// Raw is the line exactly as written, without its newline.
 	Raw []byte
-	// Err is set when the line is not a valid message: not a JSON object, or
-	// a request without a string id.
+	// Err is set when the line is not a valid message: longer than fledge
+	// accepts, not a JSON object, or a request without a string id.
 	Err error
 }
 
@@ -146,6 +146,10 @@ func (h *Host) Next() (Message, error) {
 // Decode parses one outbound line.
 func Decode(line []byte) Message {
 	m := Message{Raw: line}
+	if len(line) > pluginsdk.MaxSendSize {
+		m.Err = fmt.Errorf("line of %d bytes: fledge accepts at most %d", len(line), pluginsdk.MaxSendSize)
+		return m
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	if err := dec.Decode(&m.Outbound); err != nil {
 		m.Err = fmt.Errorf("malformed JSON: %w", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,6 +30,7 @@ func TestDecode(t *testing.T) {
 		{`{"text":"x"}`, false, "", ""},
 		{`{"type":"output"} {"type":"output"}`, false, "output", ""},
 		{`hello`, false, "", ""},
+		{`{"type":"output","text":"` + strings.Repeat("x", pluginsdk.MaxSendSize) + `"}`, false, "", ""},
 	} {
 		m := plugintest.Decode([]byte(tt.line))
 		if (m.Err == nil) != tt.ok || m.Type != tt.typ || m.RequestID() != tt.reqID || string(m.Raw) != tt.line {
