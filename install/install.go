@@ -227,6 +227,10 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 		Kind: f.kind, Commit: f.commit, RefKind: f.refKind, SourceHash: srcTree.Hash,
 		ManifestHash: treehash.FileDigest(data), Protocol: m.Plugin.Protocol,
 		Requested: m.Capabilities, Hooks: hooks, BuildCommand: buildCmd,
+		Description: m.Plugin.Description, CommandDetails: m.Commands,
+	}
+	if m.Plugin.Runtime == "wasm" {
+		entry.Runtime = m.Plugin.Runtime
 	}
 	if f.kind == lockfile.KindGit {
 		entry.URL = registry.RedactURL(f.src.URL)

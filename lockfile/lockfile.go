@@ -42,13 +42,23 @@ type File struct {
 // Plugin is one [[plugins]] entry. The first fields are the Rust fledge's;
 // the rest are what exactness needs.
 type Plugin struct {
-	Name         string                `toml:"name"`
-	Source       string                `toml:"source"`
-	Version      string                `toml:"version"`
-	Installed    string                `toml:"installed"`
-	Commands     []string              `toml:"commands"`
-	PinnedRef    string                `toml:"pinned_ref,omitempty"`
+	Name      string   `toml:"name"`
+	Source    string   `toml:"source"`
+	Version   string   `toml:"version"`
+	Installed string   `toml:"installed"`
+	Commands  []string `toml:"commands"`
+	PinnedRef string   `toml:"pinned_ref,omitempty"`
+	// Runtime is the Rust fledge's field ("wasm" or empty), kept so a file
+	// it wrote round-trips.
+	Runtime      string                `toml:"runtime,omitempty"`
 	Capabilities manifest.Capabilities `toml:"capabilities"`
+
+	// Description is the manifest's description at install.
+	Description string `toml:"description,omitempty"`
+	// CommandDetails describes each command for agents (description,
+	// typed args, dangerous), recorded at install so listing reads no
+	// manifests.
+	CommandDetails []manifest.Command `toml:"command_details,omitempty"`
 
 	// Kind is KindGit, KindLocalLink or KindLocalCopy ("" in Rust files:
 	// treated as git unless Source is a path).

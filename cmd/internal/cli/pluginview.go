@@ -44,6 +44,35 @@ type pluginJSON struct {
 	Capabilities capsJSON `json:"capabilities"`
 	Hooks        []string `json:"hooks"`
 	TreeHash     string   `json:"tree_hash"`
+	Description  string   `json:"description"`
+	// CommandDetails carries what agents need to call each command as a
+	// tool: its description, typed positional args and dangerous flag.
+	CommandDetails []commandJSON `json:"command_details"`
+}
+
+type commandJSON struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Args        []manifest.Arg `json:"args"`
+	Dangerous   bool           `json:"dangerous"`
+}
+
+func toCommandsJSON(p *lockfile.Plugin) []commandJSON {
+	out := []commandJSON{}
+	for _, c := range p.CommandDetails {
+		args := c.Args
+		if args == nil {
+			args = []manifest.Arg{}
+		}
+		out = append(out, commandJSON{Name: c.Name, Description: c.Description, Args: args, Dangerous: c.Dangerous})
+	}
+	if len(out) == 0 {
+		// Records without details (e.g. from the Rust fledge): names only.
+		for _, n := range p.Commands {
+			out = append(out, commandJSON{Name: n, Args: []manifest.Arg{}})
+		}
+	}
+	return out
 }
 
 func trustConfig(c *config.Config) registry.TrustConfig {
@@ -96,5 +125,6 @@ func toPluginJSON(p *lockfile.Plugin, t registry.TrustConfig) pluginJSON {
 		TrustTier: string(entryTier(p, t)), Commands: cmds, Commit: p.Commit,
 		PinnedRef: p.PinnedRef, RefKind: p.RefKind, Installed: p.Installed, Protocol: p.Protocol,
 		Capabilities: toCapsJSON(p.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
+		Description: p.Description, CommandDetails: toCommandsJSON(p),
 	}
 }
