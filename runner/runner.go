@@ -116,6 +116,8 @@ type Result struct {
 	Denied []manifest.Capability
 	// Protocol is the protocol spoken ("" for inherited stdio).
 	Protocol string
+	// Source is where the plugin was installed from (plugins.toml).
+	Source string
 }
 
 // Success reports whether the plugin ran and exited 0.
@@ -207,6 +209,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 		return res, err
 	}
 	res.Plugin = t.Entry.Name
+	res.Source = t.Entry.Source
 	res.Protocol = t.Manifest.Plugin.Protocol
 
 	runCtx, cancel := context.WithCancelCause(ctx)

@@ -3,22 +3,269 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
-// Placeholder until the runner lands: the runner owns this file.
+// EnvPromptTimeout overrides how long a plugin's question waits for an
+// answer (a Go duration such as "90s", or seconds).
+const EnvPromptTimeout = "FLEDGE_PROMPT_TIMEOUT"
 
-func newRunCmd(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "run <command> [--ni] [--json] [--timeout D] [--] [args...]",
-		Short: "Run an installed plugin command",
-		RunE: func(c *cobra.Command, args []string) error {
-			return errors.New("not implemented yet")
-		},
-	}
+// runOptions are the flags of `fledge plugins run`.
+type runOptions struct {
+	Command        string
+	Args           []string
+	NonInteractive bool
+	JSON           bool
+	Timeout        time.Duration
 }
 
+// runResultDoc is the single JSON object `plugins run --json` prints.
+type runResultDoc struct {
+	SchemaVersion int        `json:"schema_version"`
+	Command       string     `json:"command"`
+	Success       bool       `json:"success"`
+	ExitCode      *int       `json:"exit_code"`
+	Output        string     `json:"output"`
+	Error         *jsonError `json:"error"`
+}
+
+func newRunCmd(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run <command> [--ni] [--json] [--timeout D] [--] [args...]",
+		Short: "Run an installed plugin command (for scripts and agents)",
+		Long: `Run an installed plugin's command, as 'fledge <command>' does, with options
+for scripts and agents. Up to a '--', --ni, --json and --timeout are fledge's
+own wherever they appear; every other argument passes to the plugin verbatim.
+
+  --ni           never prompt: questions get their default, or are cancelled
+  --json         print one result object; the plugin's output goes into it
+  --timeout D    stop the plugin after D (e.g. 30s, 5m, or seconds)`,
+		DisableFlagParsing: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+				return c.Help()
+			}
+			opts, err := parseRunArgs(args)
+			if err != nil {
+				return err
+			}
+			return runRun(c.Context(), f, opts)
+		},
+	}
+	return cmd
+}
+
+// parseRunArgs splits fledge's flags from the plugin's arguments: the first
+// non-flag word is the command; --ni, --json and --timeout are fledge's
+// until a "--", and everything else is the plugin's.
+func parseRunArgs(args []string) (*runOptions, error) {
+	opts := &runOptions{Args: []string{}}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			if opts.Command == "" {
+				if i+1 >= len(args) {
+					break
+				}
+				opts.Command = args[i+1]
+				i++
+				opts.Args = append(opts.Args, args[i+1:]...)
+			} else {
+				opts.Args = append(opts.Args, args[i+1:]...)
+			}
+			break
+		}
+		switch {
+		case a == "--ni":
+			opts.NonInteractive = true
+		case a == "--json":
+			opts.JSON = true
+		case a == "--timeout" || strings.HasPrefix(a, "--timeout="):
+			v, ok := strings.CutPrefix(a, "--timeout=")
+			if !ok {
+				if i+1 >= len(args) {
+					return nil, usageErrorf("--timeout needs a duration, such as 30s or 5m")
+				}
+				i++
+				v = args[i]
+			}
+			d, err := parseDuration(v)
+			if err != nil || d <= 0 {
+				return nil, usageErrorf("--timeout %q: want a positive duration such as 30s, 5m or 90", v)
+			}
+			opts.Timeout = d
+		case opts.Command == "":
+			if strings.HasPrefix(a, "-") {
+				return nil, usageErrorf("unknown flag %q before the command (fledge's flags are --ni, --json and --timeout)", a)
+			}
+			opts.Command = a
+		default:
+			opts.Args = append(opts.Args, a)
+		}
+	}
+	if opts.Command == "" {
+		return nil, usageErrorf("plugins run needs the command to run: fledge plugins run <command> [args...]")
+	}
+	return opts, nil
+}
+
+// parseDuration accepts a Go duration or a number of seconds.
+func parseDuration(s string) (time.Duration, error) {
+	if n, err := strconv.ParseFloat(s, 64); err == nil {
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	return time.ParseDuration(s)
+}
+
+// runPluginCommand runs `fledge <command> [args...]`: every argument passes
+// verbatim and fledge exits with the plugin's own code.
 func runPluginCommand(ctx context.Context, f *Factory, command string, args []string) error {
-	return withCode(CodeUnknownCommand, errors.New("unknown command "+command), "run 'fledge plugins list' to see installed commands")
+	if args == nil {
+		args = []string{}
+	}
+	return runRun(ctx, f, &runOptions{Command: command, Args: args})
+}
+
+func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
+	r, err := newRunner(f, opts)
+	if err != nil {
+		return err
+	}
+	req := runner.Request{
+		Command:        opts.Command,
+		Args:           opts.Args,
+		NonInteractive: opts.NonInteractive,
+		Timeout:        opts.Timeout,
+		Capture:        opts.JSON,
+	}
+	res, err := r.Run(ctx, req)
+	if opts.JSON {
+		return printRunResult(f, opts, res, err)
+	}
+	if !res.Started {
+		return withCode(runErrorCode(err), err, runHint(res, err))
+	}
+	if err != nil && runner.CodeOf(err) != runner.CodeInterrupted {
+		printError(f.IO, withCode(runErrorCode(err), err, runHint(res, err)), false)
+	}
+	if res.ExitCode == 0 {
+		return nil
+	}
+	return &exitCodeError{code: res.ExitCode}
+}
+
+// newRunner wires the runner to the process: streams, terminal UI,
+// environment and timeouts.
+func newRunner(f *Factory, opts *runOptions) (*runner.Runner, error) {
+	paths, err := f.Paths()
+	if err != nil {
+		return nil, err
+	}
+	r := &runner.Runner{
+		Paths:       paths,
+		Version:     f.Version,
+		UI:          newRunUI(f.IO, f.Prompter),
+		Stdin:       f.IO.In,
+		Stdout:      f.IO.Out,
+		Stderr:      f.IO.ErrOut,
+		StdoutTTY:   f.IO.OutTTY,
+		NoColor:     f.Getenv("NO_COLOR") != "",
+		Interactive: f.IO.CanPrompt() && !opts.NonInteractive,
+		Environ:     os.Environ,
+		Getwd:       os.Getwd,
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		r.UserHome = h
+	}
+	if v := f.Getenv(EnvPromptTimeout); v != "" {
+		d, err := parseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, usageErrorf("%s=%q: want a positive duration such as 90s or 5m", EnvPromptTimeout, v)
+		}
+		r.Timeouts.Prompt = d
+	}
+	return r, nil
+}
+
+// printRunResult prints the one JSON object of `plugins run --json`, and
+// exits with the plugin's code (or fledge's, when it never ran).
+func printRunResult(f *Factory, opts *runOptions, res *runner.Result, err error) error {
+	doc := runResultDoc{SchemaVersion: SchemaVersion, Command: opts.Command, Output: res.Output}
+	if res.Started {
+		code := res.ExitCode
+		doc.ExitCode = &code
+	}
+	doc.Success = err == nil && res.Success()
+	if err != nil {
+		hint := runHint(res, err)
+		doc.Error = &jsonError{Code: runErrorCode(err), Message: termsafe.Text(err.Error()), Hint: termsafe.Text(hint)}
+		fmt.Fprintf(f.IO.ErrOut, "error: %s\n", termsafe.Text(err.Error()))
+		if hint != "" {
+			fmt.Fprintf(f.IO.ErrOut, "hint: %s\n", termsafe.Text(hint))
+		}
+	}
+	if werr := writeJSON(f.IO.Out, doc); werr != nil {
+		return werr
+	}
+	switch {
+	case res.Started && res.ExitCode != 0:
+		return &exitCodeError{code: res.ExitCode}
+	case res.Started && err == nil:
+		return nil
+	case err != nil:
+		return &exitCodeError{code: exitCode(withCode(runErrorCode(err), err, ""))}
+	}
+	return nil
+}
+
+// runErrorCode is the error code of a failed run.
+func runErrorCode(err error) string {
+	if c := runner.CodeOf(err); c != "" {
+		return c
+	}
+	return errorCode(err)
+}
+
+// runHint is the advice for a failed run.
+func runHint(res *runner.Result, err error) string {
+	switch runner.CodeOf(err) {
+	case runner.CodeUnknownCommand:
+		return "run 'fledge plugins list' to see installed commands"
+	case runner.CodeProtocolMismatch:
+		return "upgrade fledge to run this plugin"
+	case runner.CodePluginMissing, runner.CodeLaunchFailed, runner.CodeBinaryOutsidePlugin:
+		if res.Plugin != "" {
+			return fmt.Sprintf("check it with 'fledge plugins verify %s', or reinstall it with --force", res.Plugin)
+		}
+	case runner.CodeCapabilityNotAllowed:
+		if len(res.Denied) > 0 && res.Source != "" {
+			return fmt.Sprintf("to grant it, reinstall: fledge plugins install %s --force --grant %s", res.Source, joinCaps(res.Denied))
+		}
+	case runner.CodeTimeout:
+		return "raise the limit with --timeout"
+	case runner.CodeStateCorrupt:
+		return "fix or move aside plugins.toml"
+	}
+	if errors.Is(err, context.Canceled) {
+		return ""
+	}
+	return errorHint(err)
+}
+
+func joinCaps(cs []manifest.Capability) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = string(c)
+	}
+	return strings.Join(s, ",")
 }
