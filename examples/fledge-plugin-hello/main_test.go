@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -285,32 +286,37 @@ func TestCancelDuringProgress(t *testing.T) {
 	}
 }
 
-// buildPlugin builds the plugin as its build hook does, into a copy of the
-// plugin tree under a temporary directory, and returns that directory.
-func buildPlugin(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
+// buildInto builds the plugin as its build hook does, into a copy of the
+// plugin tree (plugin.toml and bin/) at dir.
+func buildInto(dir string) error {
 	data, err := os.ReadFile(manifest.FileName)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), data, 0o644); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	bin := filepath.Join(dir, "bin", "fledge-hello")
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
-	return dir
+	return nil
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if treeDir != "" {
+		os.RemoveAll(treeDir)
+	}
+	os.Exit(code)
 }
 
 func TestBuiltBinary(t *testing.T) {
 	t.Parallel()
-	dir := buildPlugin(t)
+	dir := builtTree(t)
 	m, err := manifest.Load(dir)
 	if err != nil {
 		t.Fatal(err)
