@@ -99,3 +99,7 @@ func (p Paths) CommandLink(command string) string {
 // swapped, so concurrent installs and removes of plugins serialise their
 // commit phase (fetching and building run in parallel).
 func (p Paths) TreeLock() string { return filepath.Join(p.root, ".plugins.lock") }
+
+// RegistryCacheFile is the cached plugin index (and what is needed to
+// revalidate it) kept so search and install by name work offline.
+func (p Paths) RegistryCacheFile() string { return filepath.Join(p.CacheDir(), "registry-index.json") }
