@@ -41,7 +41,7 @@ type IO struct {
 	lines   *bufio.Scanner // made on first read, bounded by maxLine
 	maxLine int
 	maxSend int
-	tty     bool // stdin is a terminal: nobody speaks fledge-v1 there
+	tty     bool // stdin is a terminal (or /dev/null): nobody speaks fledge-v1 there
 
 	nextID atomic.Uint64
 
@@ -97,7 +97,7 @@ func (p *IO) RecvInit() (*protocol.Init, error) {
 		return init, nil
 	}
 	if p.tty {
-		return nil, errors.New("stdin is a terminal: this is a fledge plugin, started by fledge; install it and run it as `fledge <command>`")
+		return nil, errors.New("stdin is a terminal or device, not fledge: this is a fledge plugin, started by fledge; install it and run it as `fledge <command>`")
 	}
 	for {
 		line, err := p.readLine()

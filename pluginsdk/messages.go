@@ -146,7 +146,9 @@ func (p *IO) Select(message string, options []string, def string) (string, error
 
 // MultiSelect asks for any number of options and returns the chosen ones.
 // defaults, each one of options, are pre-selected and are the answer
-// without a terminal.
+// without a terminal. Give at least one: an empty list cannot be told from
+// none on the wire, and fledge cancels a question without a default when
+// no human can answer it.
 func (p *IO) MultiSelect(message string, options, defaults []string) ([]string, error) {
 	if len(options) == 0 {
 		return nil, errors.New("pluginsdk: multi_select needs at least one option")
