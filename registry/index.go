@@ -221,8 +221,9 @@ func checkEntry(e *Entry) string {
 
 // CheckRepoURL reports whether repo is a git URL fledge may clone: an
 // http(s), ssh, git or file URL with a host (or a file path), or scp-like
-// git@host:path. Anything else (option-like strings, other schemes,
-// credentials in the URL, control characters) is refused.
+// git@host:path, in printable ASCII. Anything else (option-like strings,
+// other schemes, credentials in the URL, control, bidi or other non-ASCII
+// characters) is refused.
 func CheckRepoURL(repo string) error {
 	if repo == "" {
 		return errors.New("empty")
@@ -230,9 +231,12 @@ func CheckRepoURL(repo string) error {
 	if strings.HasPrefix(repo, "-") {
 		return fmt.Errorf("%q starts with '-'", truncate(repo, 80))
 	}
-	for _, r := range repo {
-		if r <= ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return errors.New("contains a space or control character")
+	// Printable ASCII only: a URL shown to a user must be the URL used, so
+	// nothing a sanitiser would strip (bidi controls, look-alikes) may hide
+	// in it. Git hosts' owner and repository names are ASCII.
+	for i := 0; i < len(repo); i++ {
+		if c := repo[i]; c <= ' ' || c >= 0x7f {
+			return errors.New("contains a space, control or non-ASCII character")
 		}
 	}
 	if strings.HasPrefix(repo, "git@") && !strings.Contains(repo, "://") {
@@ -474,11 +478,11 @@ func checkQuery(query string) error {
 // FLEDGE_GITHUB_URL says otherwise.
 const DefaultGitHubURL = "https://github.com"
 
-// InstallHint is the command that installs e. It is computed from e.Repo,
-// never taken from the index's own install text: owner/repo when the repo
-// lives at githubBase (FLEDGE_GITHUB_URL; empty means github.com), the repo
-// URL otherwise.
-func InstallHint(e Entry, githubBase string) string {
+// InstallSource is what to pass to fledge plugins install for e, computed
+// from e.Repo (never from the index's own install text): owner/repo when
+// the repo lives at githubBase (FLEDGE_GITHUB_URL; empty means github.com),
+// the repo URL otherwise.
+func InstallSource(e Entry, githubBase string) string {
 	if githubBase == "" {
 		githubBase = DefaultGitHubURL
 	}
@@ -488,8 +492,14 @@ func InstallHint(e Entry, githubBase string) string {
 		rest := repo[len(base):]
 		owner, name, ok := strings.Cut(rest, "/")
 		if ok && owner != "" && name != "" && !strings.ContainsAny(name, "/?#") {
-			return "fledge plugins install " + owner + "/" + name
+			return owner + "/" + name
 		}
 	}
-	return "fledge plugins install " + e.Repo
+	return e.Repo
+}
+
+// InstallHint is the command that installs e: fledge plugins install
+// followed by InstallSource.
+func InstallHint(e Entry, githubBase string) string {
+	return "fledge plugins install " + InstallSource(e, githubBase)
 }

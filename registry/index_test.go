@@ -78,7 +78,8 @@ func TestDecodeIndexErrors(t *testing.T) {
 		{"repo option", `[{"name":"n","repo":"--upload-pack=touch /tmp/x"}]`, `repo: "--upload-pack=touch /tmp/x" starts with '-'`},
 		{"repo relative", `[{"name":"n","repo":"owner/repo"}]`, `repo: "owner/repo" is not a URL`},
 		{"repo credentials", `[{"name":"n","repo":"https://u:p@h/o/r"}]`, `repo: carries credentials`},
-		{"repo control", `[{"name":"n","repo":"https://h/o/r\u001b[2J"}]`, `repo: contains a space or control character`},
+		{"repo control", `[{"name":"n","repo":"https://h/o/r\u001b[2J"}]`, `repo: contains a space, control or non-ASCII character`},
+		{"repo bidi", `[{"name":"n","repo":"https://github.com/evil/\u202egnp.x"}]`, `non-ASCII`},
 		{"repo no path", `[{"name":"n","repo":"https://github.com/"}]`, `names no repository`},
 		{"huge description", `[{"name":"n","repo":"https://h/o/r","description":"` + strings.Repeat("a", maxDescLen+1) + `"}]`, `description: 65537 bytes, more than the 65536 allowed`},
 	}
