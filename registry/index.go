@@ -76,12 +76,13 @@ const (
 	MaxIndexSize = 8 << 20
 	// MaxEntries bounds how many plugins one index may list.
 	MaxEntries = 20000
+	// MaxQueryLen bounds a search query (GitHub's own limit).
+	MaxQueryLen = 256
 	// maxFieldLen bounds each string field of an entry; the description
 	// may be long, the rest are names and URLs.
 	maxFieldLen     = 4096
 	maxDescLen      = 64 << 10
 	maxTopics       = 100
-	maxQueryLen     = 256
 	maxNameLen      = 256
 	namePrefix      = "fledge-plugin-"
 	shortNamePrefix = "fledge-"
@@ -465,8 +466,8 @@ func sortEntries(entries []Entry, query string) {
 
 // checkQuery bounds a user's query.
 func checkQuery(query string) error {
-	if len(query) > maxQueryLen {
-		return fmt.Errorf("search query is %d bytes, more than the %d allowed", len(query), maxQueryLen)
+	if len(query) > MaxQueryLen {
+		return fmt.Errorf("search query is %d bytes, more than the %d allowed", len(query), MaxQueryLen)
 	}
 	if !utf8.ValidString(query) {
 		return errors.New("search query is not valid UTF-8")

@@ -98,6 +98,7 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 		newRemoveCmd(f),
 		newValidateCmd(f),
 		newRunCmd(f),
+		newSearchCmd(f),
 	)
 	root.AddCommand(plugins)
 	return root
