@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 // TestScripts runs the end-to-end scripts in testdata/script, in parallel.
 // Each runs fledge as a real process against its own FLEDGE_HOME, with
 // fixture git repositories built by go-git (no git binary, no network).
+//
+// Scripts named *.txtar.pending pin behaviour that is known to be wrong
+// (each says why); they run only with FLEDGE_PENDING=1, so CI stays green
+// until the fix lands and the file is renamed to .txtar.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                "testdata/script",
@@ -39,6 +43,15 @@ func TestScripts(t *testing.T) {
 		Cmds:               scriptCmds(),
 		RequireUniqueNames: true,
 	})
+	if os.Getenv("FLEDGE_PENDING") != "" {
+		pending, err := filepath.Glob("testdata/script/*.txtar.pending")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run("pending", func(t *testing.T) {
+			testscript.Run(t, testscript.Params{Files: pending, Setup: scriptSetup, Cmds: scriptCmds()})
+		})
+	}
 }
 
 func scriptSetup(env *testscript.Env) error {
