@@ -1,0 +1,19 @@
+// Package registry owns names, refs and versions: where a plugin comes from
+// and which revision of it is meant.
+//
+//   - Sources (source.go): parsing an install source (local path, git URL,
+//     owner/repo, registry name, @ref).
+//   - Trust (trust.go): the tier of a source, computed from its URL alone.
+//   - Indexes (index.go, cache.go, github.go, client.go): finding plugins by
+//     name or query, either in a JSON index (FLEDGE_REGISTRY_URL or
+//     registry.url; cached, revalidated, answering offline from the cache)
+//     or through GitHub's search for the fledge-plugin topic. Everything an
+//     index says is hostile text; callers sanitise it, and the tier and
+//     install hint are computed by fledge, never taken from the index.
+//   - Versions (versions.go): remote tag listing without a clone, and
+//     semver constraint detection and resolution to a tag and commit.
+//
+// It does not clone, build or install (package install does), read
+// plugins.toml (lockfile) or print anything (cmd). Network access goes
+// through an injected *http.Client and is bounded in size and time.
+package registry
