@@ -1,0 +1,24 @@
+//go:build pending
+
+// Tests for known bugs, kept out of the normal run until they are fixed.
+// Run with: go test -tags pending ./manifest
+
+package manifest
+
+import "testing"
+
+// BUG: a table or key spelled "" (found by FuzzParse: the input `[""]`) is
+// reported as an unknown key with an empty Field, so `validate --strict`
+// prints ": unknown key, ignored" without saying which key. An empty key
+// should be shown quoted, e.g. `""`.
+func TestPendingUnknownEmptyKeyNamed(t *testing.T) {
+	m, err := Parse([]byte("[\"\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m.Validate() {
+		if p.Field == "" {
+			t.Errorf("problem with empty field: %s", p)
+		}
+	}
+}
