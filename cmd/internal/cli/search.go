@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -100,13 +101,9 @@ func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
 	if err != nil {
 		return err
 	}
-	o := registry.OptionsFromEnv(f.Getenv, cfg.Registry.URL)
-	o.CacheFile = paths.RegistryCacheFile()
-	o.Now = f.Now
-	o.UserAgent = "fledge/" + f.Version
-	idx, err := registry.New(o)
+	idx, o, err := openRegistry(f, paths, cfg)
 	if err != nil {
-		return withCode(CodeFailed, err, "check "+registry.EnvRegistryURL+", registry.url in config.toml and "+registry.EnvGitHubAPI)
+		return err
 	}
 	res, err := idx.Search(ctx, opts.Query)
 	if err != nil {
@@ -151,6 +148,21 @@ func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
 	}
 	fmt.Fprintln(f.IO.ErrOut, "\nInstall one with: fledge plugins install <SOURCE>")
 	return nil
+}
+
+// openRegistry returns the configured index (FLEDGE_REGISTRY_URL, else
+// registry.url, else GitHub search) with its cache and the options it was
+// built from, for registryError.
+func openRegistry(f *Factory, paths home.Paths, cfg *config.Config) (registry.Index, registry.Options, error) {
+	o := registry.OptionsFromEnv(f.Getenv, cfg.Registry.URL)
+	o.CacheFile = paths.RegistryCacheFile()
+	o.Now = f.Now
+	o.UserAgent = "fledge/" + f.Version
+	idx, err := registry.New(o)
+	if err != nil {
+		return nil, o, withCode(CodeFailed, err, "check "+registry.EnvRegistryURL+", registry.url in config.toml and "+registry.EnvGitHubAPI)
+	}
+	return idx, o, nil
 }
 
 func toSearchJSON(e registry.Entry, trusted registry.TrustConfig, githubBase string) searchPluginJSON {
