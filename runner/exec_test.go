@@ -1,0 +1,159 @@
+package runner
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/runner/protocol"
+)
+
+// execResults runs the driver with exec requests and decodes the results.
+func execResults(t *testing.T, e *testEnv, r *Runner, reqs ...string) []protocol.ExecResult {
+	t.Helper()
+	lines := make([]string, len(reqs))
+	for i, q := range reqs {
+		lines[i] = "?" + q
+	}
+	dir := e.driver(manifest.Capabilities{Exec: true}, lines...)
+	if _, err := e.runWith(r, Request{Command: "drive"}); err != nil {
+		t.Fatalf("%v\n%s", err, e.stderr)
+	}
+	var out []protocol.ExecResult
+	for _, m := range e.responses(dir) {
+		b, _ := json.Marshal(m["value"])
+		var res protocol.ExecResult
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Fatalf("%v: %v", m, err)
+		}
+		out = append(out, res)
+	}
+	if len(out) != len(reqs) {
+		t.Fatalf("%d results for %d requests", len(out), len(reqs))
+	}
+	return out
+}
+
+func TestExecBasicsAndConfinement(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	mustMkdir(t, filepath.Join(e.project, "sub"))
+	outside := filepath.Join(e.dir, "outside")
+	mustMkdir(t, outside)
+	if err := os.Symlink(outside, filepath.Join(e.project, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	e.environ = append(e.environ, "GITHUB_TOKEN=ghp_abc", "FLEDGE_HOME=/x", "MY_SETTING=ok", "DATABASE_URL=postgres://u:p@h/db")
+	res := execResults(t, e, e.runner(),
+		`{"type":"exec","id":"1","command":"echo out; echo err >&2; exit 3"}`,
+		`{"type":"exec","id":"2","command":"pwd"}`,
+		`{"type":"exec","id":"3","command":"pwd","cwd":"sub"}`,
+		`{"type":"exec","id":"4","command":"pwd","cwd":"../.."}`,
+		`{"type":"exec","id":"5","command":"pwd","cwd":"/"}`,
+		`{"type":"exec","id":"6","command":"pwd","cwd":"escape"}`,
+		`{"type":"exec","id":"7","command":"pwd","cwd":"`+e.paths.PluginDir("fledge-plugin-drive")+`"}`,
+		`{"type":"exec","id":"8","command":"pwd","cwd":"`+e.paths.Root()+`"}`,
+		`{"type":"exec","id":"9","command":"cat; echo eof"}`,
+		`{"type":"exec","id":"10","command":"env"}`,
+		`{"type":"exec","id":"11","command":"pwd","cwd":"missing"}`,
+	)
+	if r := res[0]; r.Code != 3 || r.Stdout != "out\n" || r.Stderr != "err\n" {
+		t.Errorf("exec 1 = %+v", r)
+	}
+	if res[1].Stdout != e.project+"\n" || res[2].Stdout != filepath.Join(e.project, "sub")+"\n" {
+		t.Errorf("default cwd %q, sub %q", res[1].Stdout, res[2].Stdout)
+	}
+	for _, i := range []int{3, 4, 5, 7, 10} {
+		if res[i].Code != execCodeRefused || res[i].Stdout != "" || res[i].Stderr == "" {
+			t.Errorf("exec %d was not refused: %+v", i+1, res[i])
+		}
+	}
+	if real, _ := filepath.EvalSymlinks(e.paths.PluginDir("fledge-plugin-drive")); res[6].Stdout != real+"\n" {
+		t.Errorf("plugin dir cwd: %+v", res[6])
+	}
+	if res[8].Stdout != "eof\n" {
+		t.Errorf("stdin not closed: %+v", res[8])
+	}
+	env := res[9].Stdout
+	if !strings.Contains(env, "MY_SETTING=ok") || strings.Contains(env, "ghp_abc") || strings.Contains(env, "FLEDGE_") || strings.Contains(env, "postgres") {
+		t.Errorf("exec env not filtered:\n%s", env)
+	}
+}
+
+func TestExecTimeoutOutputAndGrandchildren(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	r := e.runner()
+	r.Limits.ExecOutput = 1 << 20
+	res := execResults(t, e, r,
+		`{"type":"exec","id":"1","command":"sleep 30 & sleep 30; echo never","timeout":0.3}`,
+		`{"type":"exec","id":"2","command":"head -c 5000000 /dev/zero | tr '\\0' a; echo done >&2"}`,
+		`{"type":"exec","id":"3","command":"(sleep 30 &) ; echo left"}`,
+		`{"type":"exec","id":"4","command":"echo ok","timeout":100000}`,
+	)
+	if r := res[0]; r.Code != 124 || strings.Contains(r.Stdout, "never") || !strings.Contains(r.Stderr, "timed out") {
+		t.Errorf("timeout: %+v", r)
+	}
+	if r := res[1]; r.Code != 0 || !strings.HasPrefix(r.Stdout, strings.Repeat("a", 1000)) || !strings.Contains(r.Stdout, "output truncated") || len(r.Stdout) > 1<<20+200 || r.Stderr != "done\n" {
+		t.Errorf("big output: code %d, %d bytes, stderr %q", r.Code, len(r.Stdout), r.Stderr)
+	}
+	if r := res[2]; r.Code != 0 || r.Stdout != "left\n" {
+		t.Errorf("grandchild: %+v", r)
+	}
+	if r := res[3]; r.Code != 0 {
+		t.Errorf("capped timeout: %+v", r)
+	}
+}
+
+func TestExecTimeoutBounds(t *testing.T) {
+	t.Parallel()
+	s := &session{r: (&Runner{}).withDefaults()}
+	f := func(v float64) *float64 { return &v }
+	tests := []struct {
+		in   *float64
+		want time.Duration
+	}{
+		{nil, 30 * time.Second}, {f(0), 30 * time.Second}, {f(-3), 30 * time.Second},
+		{f(1.5), 1500 * time.Millisecond}, {f(300), 300 * time.Second}, {f(1e9), 300 * time.Second},
+	}
+	for _, tt := range tests {
+		if got := s.execTimeout(tt.in); got != tt.want {
+			t.Errorf("execTimeout(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestConfinementOutsideAProject(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	dir, _ = filepath.EvalSymlinks(dir)
+	userHome := filepath.Join(dir, "home")
+	plugin := filepath.Join(dir, "fh", "plugins", "p")
+	work := filepath.Join(dir, "elsewhere")
+	for _, d := range []string{userHome, plugin, work} {
+		mustMkdir(t, d)
+	}
+	fh := filepath.Join(dir, "fh")
+	tests := []struct {
+		cwd, wantBase string
+	}{
+		{work, work},       // an ordinary directory counts
+		{userHome, plugin}, // $HOME does not
+		{dir, plugin},      // nor an ancestor of $HOME
+		{"/", plugin},      // nor the root
+		{fh, plugin},       // nor fledge's state
+	}
+	for _, tt := range tests {
+		c := newConfinement(nil, tt.cwd, plugin, fh, userHome)
+		if got, err := c.resolve(""); err != nil || got != tt.wantBase {
+			t.Errorf("cwd %s: default dir %q, %v; want %q", tt.cwd, got, err, tt.wantBase)
+		}
+		if _, err := c.resolve("/"); err == nil {
+			t.Errorf("cwd %s: / allowed", tt.cwd)
+		}
+	}
+}

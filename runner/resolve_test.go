@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corvidlabs/fledge-go/manifest"
+)
+
+func TestResolveRefusals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	outside := filepath.Join(e.dir, "outside.sh")
+	writeFile(t, outside, "#!/bin/sh\necho escaped\n", 0o755)
+	dir := e.install(plugin{name: "fledge-plugin-esc", commands: map[string]string{"esc": "bin/run", "gone": "bin/gone", "plain": "bin/plain"},
+		files: map[string]string{"bin/plain": "not a script"}})
+	mustMkdir(t, filepath.Join(dir, "bin"))
+	if err := os.Symlink(outside, filepath.Join(dir, "bin", "run")); err != nil {
+		t.Fatal(err)
+	}
+	e.install(plugin{name: "fledge-plugin-wasm", commands: map[string]string{"wasm": "x.wasm"},
+		manifest: "[plugin]\nname = \"fledge-plugin-wasm\"\nversion = \"1.0.0\"\nruntime = \"wasm\"\nprotocol = \"fledge-v1\"\n[[commands]]\nname = \"wasm\"\nbinary = \"x.wasm\"\n"})
+	e.install(plugin{name: "fledge-plugin-edited", commands: map[string]string{"edited": "bin/x"},
+		manifest: "[plugin]\nname = \"fledge-plugin-edited\"\nversion = \"1.0.0\"\n[[commands]]\nname = \"other\"\nbinary = \"bin/x\"\n"})
+	e.install(plugin{name: "fledge-plugin-missing", commands: map[string]string{"missing": "bin/x"}})
+	os.RemoveAll(e.paths.PluginDir("fledge-plugin-missing"))
+	// A fledge-<command> program on PATH is never a plugin.
+	pathDir := filepath.Join(e.dir, "pathbin")
+	writeFile(t, filepath.Join(pathDir, "fledge-onpath"), "#!/bin/sh\necho hijack\n", 0o755)
+	e.environ = append(e.environ, "PATH="+pathDir+":"+os.Getenv("PATH"))
+
+	tests := map[string]string{
+		"esc":     CodeBinaryOutsidePlugin,
+		"gone":    CodeLaunchFailed,
+		"plain":   CodeLaunchFailed,
+		"wasm":    CodeUnsupportedRuntime,
+		"edited":  CodeLaunchFailed,
+		"missing": CodePluginMissing,
+		"onpath":  CodeUnknownCommand,
+	}
+	for cmd, code := range tests {
+		res, err := e.run(Request{Command: cmd})
+		if CodeOf(err) != code || res.Started {
+			t.Errorf("%s: err %v (code %q), started %v; want %s", cmd, err, CodeOf(err), res.Started, code)
+		}
+	}
+	if strings.Contains(e.stdout.String(), "escaped") || strings.Contains(e.stdout.String(), "hijack") {
+		t.Errorf("something ran: %q", e.stdout.String())
+	}
+}
+
+func TestNativePlugin(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	script := "#!/bin/sh\nprintf '%s|' \"$@\"; echo \"$FLEDGE_PLUGIN_DIR\"; read line; echo \"in=$line\"; echo oops >&2; exit 4\n"
+	dir := e.install(plugin{name: "fledge-plugin-native", commands: map[string]string{"native": "run.sh"}, files: map[string]string{"run.sh": script},
+		grants: manifest.Capabilities{Exec: true}})
+	r := e.runner()
+	r.Stdin = strings.NewReader("typed\n")
+	res, err := e.runWith(r, Request{Command: "native", Args: []string{"a b", "--c"}})
+	if err != nil || res.ExitCode != 4 || res.Protocol != "" {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	if want := "a b|--c|" + dir + "\nin=typed\n"; e.stdout.String() != want {
+		t.Errorf("stdout = %q, want %q", e.stdout.String(), want)
+	}
+	if e.stderr.String() != "oops\n" {
+		t.Errorf("stderr = %q", e.stderr.String())
+	}
+	// Killed by a signal: 128+n, reported as crashed.
+	e.install(plugin{name: "fledge-plugin-crash", commands: map[string]string{"crash": "run.sh"}, files: map[string]string{"run.sh": "#!/bin/sh\nkill -SEGV $$\n"}})
+	res, err = e.run(Request{Command: "crash"})
+	if CodeOf(err) != CodeCrashed || res.ExitCode != 128+11 || !res.Signaled {
+		t.Errorf("crash: err %v, exit %d", err, res.ExitCode)
+	}
+	// Under capture the output goes to the result.
+	res, err = e.runWith(r, Request{Command: "native", Capture: true})
+	if err != nil || !strings.HasPrefix(res.Output, "|"+dir) {
+		t.Errorf("capture: %v %q", err, res.Output)
+	}
+}
+
+func TestNativeTimeout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.install(plugin{name: "fledge-plugin-slow", commands: map[string]string{"slow": "run.sh"},
+		files: map[string]string{"run.sh": "#!/bin/sh\ntrap 'echo got-int; exit 9' INT\necho started\nsleep 30 & wait\n"}})
+	res, err := e.run(Request{Command: "slow", Timeout: 300 * time.Millisecond})
+	if CodeOf(err) != CodeTimeout {
+		t.Fatalf("err = %v", err)
+	}
+	if res.ExitCode != 9 || !strings.Contains(e.stdout.String(), "got-int") {
+		t.Errorf("exit %d, stdout %q", res.ExitCode, e.stdout.String())
+	}
+}

@@ -1,0 +1,151 @@
+package runner
+
+import (
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSecretFilter(t *testing.T) {
+	t.Parallel()
+	dropped := []string{
+		"GITHUB_TOKEN=x", "GH_TOKEN=x", "AWS_SECRET_ACCESS_KEY=x", "AWS_ACCESS_KEY_ID=x", "OPENAI_API_KEY=x",
+		"ANTHROPIC_API_KEY=x", "NPM_CONFIG__AUTH=x", "DATABASE_URL=x", "SENTRY_DSN=x", "PGPASSWORD=x",
+		"MYSQL_PWD=x", "GPG_KEY=x", "SSH_AUTH_SOCK=/tmp/a", "KUBECONFIG=/k", "LD_PRELOAD=/x.so",
+		"DYLD_INSERT_LIBRARIES=x", "FLEDGE_HOME=/h", "fledge_debug=1", "SESSION_ID=x", "BASIC_AUTH=x",
+		"CI_JOB_JWT=x", "DOCKER_CONFIG=/d", "MY_PASS=x", "APIKEY=x", "Private_Thing=x",
+		"HARMLESS=ghp_0123456789abcdef", "X=https://user:pw@example.com", "Y=https://tok@example.com/x",
+		"Z=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc", "W=AKIAABCDEFGHIJKLMNOP",
+		"V=-----BEGIN OPENSSH PRIVATE KEY-----", "U=alice:hunter2@db.internal", "T=sk-proj-abc",
+	}
+	kept := []string{
+		"PATH=/usr/bin", "HOME=/home/a", "PWD=/w", "OLDPWD=/v", "KEYBOARD=us", "AUTHOR=me", "MONKEY=1",
+		"LANG=C.UTF-8", "TERM=xterm", "EDITOR=vim", "GOPATH=/go", "SSL_CERT_FILE=/etc/ssl/c.pem",
+		"GIT_URL_STYLE=x_", "NOTES=task-runner", "EMAIL=a@b.com", "REPO=git@github.com:o/r.git",
+		"HTTPS_PROXY_HOST=proxy:8080",
+	}
+	got := FilterEnv(append(append([]string{}, dropped...), kept...))
+	if strings.Join(got, "\n") != strings.Join(kept, "\n") {
+		t.Errorf("FilterEnv kept:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(kept, "\n"))
+	}
+}
+
+func TestStripCredentials(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"https://user:ghp_x@github.com/o/r.git":  "https://github.com/o/r.git",
+		"https://ghp_x@github.com/o/r.git":       "https://github.com/o/r.git",
+		"http://h/o/r?private_token=abc#frag":    "http://h/o/r",
+		"ssh://git:pw@host/o/r.git":              "ssh://git@host/o/r.git",
+		"ssh://git@host/o/r.git":                 "ssh://git@host/o/r.git",
+		"git@github.com:o/r.git":                 "git@github.com:o/r.git",
+		"/local/path":                            "/local/path",
+		"https://us%er:p%zz@h/x":                 "https://h/x",
+		"https://github.com/CorvidLabs/fledge":   "https://github.com/CorvidLabs/fledge",
+		"file:///tmp/repo":                       "file:///tmp/repo",
+		"HTTPS://User:Pass@Example.com/Repo.git": "https://Example.com/Repo.git",
+	}
+	for in, want := range tests {
+		if got := StripCredentials(in); got != want {
+			t.Errorf("StripCredentials(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestVersionSort(t *testing.T) {
+	t.Parallel()
+	pairs := [][2]string{{"v1.2.0", "v1.10.0"}, {"v1.9", "v1.10"}, {"1", "2"}, {"v1.0.0", "v1.0.0.1"}, {"a", "b"}, {"v01", "v2"}}
+	for _, p := range pairs {
+		if !versionLess(p[0], p[1]) || versionLess(p[1], p[0]) {
+			t.Errorf("versionLess(%q, %q) wrong", p[0], p[1])
+		}
+	}
+}
+
+func TestLineReader(t *testing.T) {
+	t.Parallel()
+	in := "a\r\n\n" + strings.Repeat("x", 100) + "\nlast"
+	l := newLineReader(strings.NewReader(in), 100)
+	var got []string
+	for {
+		line, err := l.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(line))
+	}
+	want := []string{"a", "", strings.Repeat("x", 100), "last"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("lines = %q", got)
+	}
+	l = newLineReader(strings.NewReader(strings.Repeat("y", 200<<10)+"\n"), 1000)
+	if _, err := l.next(); !errors.Is(err, errLineTooLong) {
+		t.Errorf("long line: %v", err)
+	}
+	l = newLineReader(strings.NewReader(strings.Repeat("y", 101)), 100)
+	if _, err := l.next(); !errors.Is(err, errLineTooLong) {
+		t.Errorf("long last line: %v", err)
+	}
+}
+
+func TestDetectProject(t *testing.T) {
+	t.Parallel()
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	home := filepath.Join(dir, "home")
+	mono := filepath.Join(home, "code", "mono")
+	writeFile(t, filepath.Join(mono, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
+	writeFile(t, filepath.Join(mono, "svc", "go.mod"), "module x\n", 0o644)
+	writeFile(t, filepath.Join(mono, "Cargo.toml"), "", 0o644)
+	writeFile(t, filepath.Join(home, ".git", "HEAD"), "", 0o644)
+	writeFile(t, filepath.Join(dir, "loose", "deep", "package.json"), "{}", 0o644)
+	mustMkdir(t, filepath.Join(home, "notes"))
+	tests := []struct {
+		cwd       string
+		root, lng string
+	}{
+		{filepath.Join(mono, "svc"), mono, "rust"}, // .git wins over the nearer go.mod
+		{mono, mono, "rust"},
+		{filepath.Join(home, "notes"), "", ""}, // $HOME's dotfiles repo is not a project
+		{home, "", ""},
+		{filepath.Join(dir, "loose", "deep"), filepath.Join(dir, "loose", "deep"), "node"},
+		{"/", "", ""},
+	}
+	for _, tt := range tests {
+		p := DetectProject(tt.cwd, home)
+		switch {
+		case tt.root == "" && p != nil:
+			t.Errorf("%s: project %+v, want none", tt.cwd, p)
+		case tt.root != "" && (p == nil || p.Root != tt.root || p.Language != tt.lng || p.Name != filepath.Base(tt.root)):
+			t.Errorf("%s: project %+v, want root %s (%s)", tt.cwd, p, tt.root, tt.lng)
+		}
+	}
+}
+
+func TestValidators(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "f"), "", 0o644)
+	tests := []struct {
+		name, in string
+		ok       bool
+	}{
+		{"non_empty", " x ", true}, {"non_empty", "  ", false},
+		{"integer", "-42", true}, {"integer", "4.2", false}, {"integer", "x", false},
+		{"path_exists", "f", true}, {"path_exists", filepath.Join(dir, "f"), true}, {"path_exists", "nope", false},
+		{"url", "https://example.com/x", true}, {"url", "http://h", true}, {"url", "ftp://h", false}, {"url", "example.com", false},
+	}
+	for _, tt := range tests {
+		v, known := Validator(tt.name, dir)
+		if !known || (v(tt.in) == nil) != tt.ok {
+			t.Errorf("%s(%q): known %v, ok %v", tt.name, tt.in, known, v(tt.in) == nil)
+		}
+	}
+	if v, known := Validator("zip_code", dir); known || v != nil {
+		t.Error("unknown validator reported known")
+	}
+}
