@@ -157,6 +157,41 @@ func localCommit(dir string) string {
 }
 
 func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, error) {
+	c, err := in.prepare(f)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.preflight(c.m); err != nil {
+		return nil, err
+	}
+	dec, err := in.Consent.Decide(c.req)
+	if err != nil {
+		return nil, err
+	}
+	hooks := map[string]string{}
+	if dec.Hooks {
+		for _, h := range c.req.Hooks {
+			hooks[h.Name] = h.Command
+		}
+	}
+	return in.finish(ctx, c, dec.Capabilities, hooks)
+}
+
+// candidate is a fetched plugin whose manifest is valid, awaiting approval.
+type candidate struct {
+	f         *fetched
+	m         *manifest.Manifest
+	data      []byte // the plugin.toml shown for approval
+	srcHash   string
+	buildCmd  string
+	autoBuild bool
+	req       Request
+	res       *Result
+}
+
+// prepare reads and validates the fetched manifest, hashes the fetched tree
+// and assembles what must be approved.
+func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	data, err := manifest.ReadFile(filepath.Join(f.dir, manifest.FileName))
 	if err != nil {
 		return nil, err
@@ -169,47 +204,42 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 	if err := problems.Err(); err != nil {
 		return nil, err
 	}
-	res := &Result{Tier: registry.TierOfSource(f.src, in.Trust)}
+	c := &candidate{f: f, m: m, data: data, res: &Result{Tier: registry.TierOfSource(f.src, in.Trust)}}
 	for _, p := range problems.Warnings() {
-		res.Warnings = append(res.Warnings, p.String())
-	}
-	name := m.Plugin.Name
-
-	if err := in.preflight(m); err != nil {
-		return nil, err
+		c.res.Warnings = append(c.res.Warnings, p.String())
 	}
 	srcTree, err := treehash.Hash(f.dir, treehash.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", m.Plugin.Name, err)
 	}
-
-	buildCmd, autoBuild := BuildCommand(m, f.dir)
-	req := Request{
-		Plugin: name, Version: m.Plugin.Version, Description: m.Plugin.Description,
-		Source: f.src.String(), Tier: res.Tier, Capabilities: m.Capabilities,
+	c.srcHash = srcTree.Hash
+	c.buildCmd, c.autoBuild = BuildCommand(m, f.dir)
+	c.req = Request{
+		Plugin: m.Plugin.Name, Version: m.Plugin.Version, Description: m.Plugin.Description,
+		Source: f.src.String(), Tier: c.res.Tier, Capabilities: m.Capabilities,
 	}
-	if buildCmd != "" {
-		req.Hooks = append(req.Hooks, HookItem{Name: manifest.HookBuild, Command: buildCmd, Auto: autoBuild})
+	if c.buildCmd != "" {
+		c.req.Hooks = append(c.req.Hooks, HookItem{Name: manifest.HookBuild, Command: c.buildCmd, Auto: c.autoBuild})
 	}
 	for _, h := range manifest.HookNames[1:] {
-		if c := m.Hooks.Get(h); c != "" {
-			req.Hooks = append(req.Hooks, HookItem{Name: h, Command: c})
+		if cmd := m.Hooks.Get(h); cmd != "" {
+			c.req.Hooks = append(c.req.Hooks, HookItem{Name: h, Command: cmd})
 		}
 	}
-	dec, err := in.Consent.Decide(req)
-	if err != nil {
-		return nil, err
-	}
-	hooks := map[string]string{}
-	if dec.Hooks {
-		for _, h := range req.Hooks {
-			hooks[h.Name] = h.Command
-		}
-	}
+	return c, nil
+}
 
-	if buildCmd != "" {
-		in.logf("Building %s: %s\n", name, termsafe.Line(buildCmd))
-		if err := runHook(ctx, "build", buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
+// finish builds an approved candidate, checks its binaries and commits it
+// with exactly the granted capabilities and approved hooks.
+func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.Capabilities, hooks map[string]string) (*Result, error) {
+	m, f := c.m, c.f
+	name := m.Plugin.Name
+	if c.buildCmd != "" {
+		if hooks[manifest.HookBuild] != c.buildCmd {
+			return nil, &ApprovalError{Plugin: name, Tier: c.res.Tier, Missing: []string{GrantHooks}, Reason: "its build command was not approved"}
+		}
+		in.logf("Building %s: %s\n", name, termsafe.Line(c.buildCmd))
+		if err := runHook(ctx, "build", c.buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -223,10 +253,10 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 	entry := lockfile.Plugin{
 		Name: name, Source: f.src.Display, Version: m.Plugin.Version,
 		Installed: in.now().UTC().Format(time.RFC3339),
-		Commands:  m.CommandNames(), PinnedRef: f.src.Ref, Capabilities: dec.Capabilities,
-		Kind: f.kind, Commit: f.commit, RefKind: f.refKind, SourceHash: srcTree.Hash,
-		ManifestHash: treehash.FileDigest(data), Protocol: m.Plugin.Protocol,
-		Requested: m.Capabilities, Hooks: hooks, BuildCommand: buildCmd,
+		Commands:  m.CommandNames(), PinnedRef: f.src.Ref, Capabilities: granted,
+		Kind: f.kind, Commit: f.commit, RefKind: f.refKind, SourceHash: c.srcHash,
+		ManifestHash: treehash.FileDigest(c.data), Protocol: m.Plugin.Protocol,
+		Requested: m.Capabilities, Hooks: hooks, BuildCommand: c.buildCmd,
 		Description: m.Plugin.Description, CommandDetails: m.Commands,
 	}
 	if m.Plugin.Runtime == "wasm" {
@@ -239,8 +269,8 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	res.Entry, res.Replaced = entry, replaced
-	return res, nil
+	c.res.Entry, c.res.Replaced = entry, replaced
+	return c.res, nil
 }
 
 // preflight refuses early what commit would refuse anyway, before anything
