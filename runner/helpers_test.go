@@ -61,7 +61,7 @@ func (l *lockedBuffer) String() string {
 // testEnv is a FLEDGE_HOME, a project directory to run in, and captured
 // streams.
 type testEnv struct {
-	t       *testing.T
+	t       testing.TB
 	paths   home.Paths
 	dir     string
 	project string
@@ -71,7 +71,7 @@ type testEnv struct {
 	environ []string
 }
 
-func newEnv(t *testing.T) *testEnv {
+func newEnv(t testing.TB) *testEnv {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -94,14 +94,14 @@ func newEnv(t *testing.T) *testEnv {
 	return e
 }
 
-func mustMkdir(t *testing.T, dir string) {
+func mustMkdir(t testing.TB, dir string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func writeFile(t *testing.T, path, data string, mode os.FileMode) {
+func writeFile(t testing.TB, path, data string, mode os.FileMode) {
 	t.Helper()
 	mustMkdir(t, filepath.Dir(path))
 	if err := os.WriteFile(path, []byte(data), mode); err != nil {

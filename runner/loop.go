@@ -38,6 +38,13 @@ func (s *session) handle(line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
+	if body, ok := fastOutputBody(line); ok {
+		if b, ok := appendUnquote(s.scratch[:0], body); ok {
+			s.scratch = b
+			s.outputBytes(b)
+			return
+		}
+	}
 	var m protocol.Outbound
 	if err := json.Unmarshal(line, &m); err != nil {
 		s.undecodable(line, err)
@@ -145,6 +152,15 @@ func (s *session) cancelRequest(id json.RawMessage, reason string) {
 	if err := s.in.send(protocol.Cancel{Type: protocol.TypeCancel, ID: id, Reason: reason}); err != nil {
 		s.fail(CodeMalformedResponse, err)
 	}
+}
+
+// outputBytes is output for text decoded into a scratch buffer.
+func (s *session) outputBytes(b []byte) {
+	if s.capture == nil && !s.r.StdoutTTY {
+		_, _ = s.out.Write(b)
+		return
+	}
+	s.output(string(b))
 }
 
 // output writes a plugin's output text: verbatim off a terminal, cleaned

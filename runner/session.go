@@ -45,6 +45,7 @@ type session struct {
 	loopDone  chan struct{}
 
 	out     *bufio.Writer // plugin output to Stdout (nil when capturing)
+	scratch []byte        // reused for decoding output text
 	capture *capBuffer
 
 	cwd     string

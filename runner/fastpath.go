@@ -1,0 +1,195 @@
+package runner
+
+import (
+	"bytes"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// fastOutput decodes the commonest line, an output message such as
+// {"type":"output","text":"..."}, without reflection: floods of output
+// spend most of their time here. ok is false for anything else or anything
+// unusual (other keys, odd escapes, invalid UTF-8), and the general
+// decoder takes over, so both always agree.
+func fastOutput(line []byte) (text string, ok bool) {
+	body, ok := fastOutputBody(line)
+	if !ok {
+		return "", false
+	}
+	b, ok := appendUnquote(nil, body)
+	return string(b), ok
+}
+
+// fastOutputBody returns the still-escaped body of an output message's
+// text, or false (see fastOutput).
+func fastOutputBody(line []byte) (body []byte, ok bool) {
+	i := skipWS(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return nil, false
+	}
+	var typ, txt []byte
+	haveType, haveText := false, false
+	i++
+	for {
+		i = skipWS(line, i)
+		if i >= len(line) || line[i] != '"' {
+			return nil, false
+		}
+		key, j, ok := scanString(line, i)
+		if !ok {
+			return nil, false
+		}
+		i = skipWS(line, j)
+		if i >= len(line) || line[i] != ':' {
+			return nil, false
+		}
+		i = skipWS(line, i+1)
+		if i >= len(line) || line[i] != '"' {
+			return nil, false
+		}
+		val, j, ok := scanString(line, i)
+		if !ok {
+			return nil, false
+		}
+		switch string(key) {
+		case "type":
+			if haveType {
+				return nil, false
+			}
+			typ, haveType = val, true
+		case "text":
+			if haveText {
+				return nil, false
+			}
+			txt, haveText = val, true
+		default:
+			return nil, false
+		}
+		i = skipWS(line, j)
+		if i >= len(line) {
+			return nil, false
+		}
+		if line[i] == '}' {
+			break
+		}
+		if line[i] != ',' {
+			return nil, false
+		}
+		i++
+	}
+	if skipWS(line, i+1) != len(line) || !haveType || !haveText || string(typ) != "output" {
+		return nil, false
+	}
+	return txt, true
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// scanString returns the body of the JSON string starting at b[i] (a
+// quote) and the index after its closing quote.
+func scanString(b []byte, i int) (body []byte, next int, ok bool) {
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return b[i+1 : j], j + 1, true
+		case c == '\\':
+			j++
+		case c < 0x20:
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
+}
+
+// appendUnquote appends the decoded JSON string body b to dst, or reports
+// false for anything the general decoder should judge.
+func appendUnquote(dst, b []byte) ([]byte, bool) {
+	if !utf8.Valid(b) {
+		return dst, false
+	}
+	bs := -1
+	for k, c := range b {
+		if c == '\\' {
+			bs = k
+			break
+		}
+	}
+	if bs < 0 {
+		return append(dst, b...), true
+	}
+	sb := bytes.NewBuffer(dst)
+	sb.Grow(len(b))
+	sb.Write(b[:bs])
+	for i := bs; i < len(b); i++ {
+		c := b[i]
+		if c != '\\' {
+			sb.WriteByte(c)
+			continue
+		}
+		i++
+		if i >= len(b) {
+			return dst, false
+		}
+		switch b[i] {
+		case 'n':
+			sb.WriteByte('\n')
+		case 't':
+			sb.WriteByte('\t')
+		case 'r':
+			sb.WriteByte('\r')
+		case '"', '\\', '/':
+			sb.WriteByte(b[i])
+		case 'b':
+			sb.WriteByte('\b')
+		case 'f':
+			sb.WriteByte('\f')
+		case 'u':
+			r, n := hex4(b, i+1)
+			if n == 0 {
+				return dst, false
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2, n2 := rune(-1), 0
+				if i+2 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
+					r2, n2 = hex4(b, i+3)
+				}
+				if d := utf16.DecodeRune(r, r2); n2 != 0 && d != utf8.RuneError {
+					i += 6
+					r = d
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			sb.WriteRune(r)
+		default:
+			return dst, false
+		}
+	}
+	return sb.Bytes(), true
+}
+
+func hex4(b []byte, i int) (rune, int) {
+	if i+4 > len(b) {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, 0
+		}
+	}
+	return r, 4
+}

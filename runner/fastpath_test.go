@@ -1,0 +1,66 @@
+package runner
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/corvidlabs/fledge-go/runner/protocol"
+)
+
+var fastCases = []string{
+	`{"type":"output","text":"hello\n"}`,
+	`{"type": "output", "text": "spaced"}`,
+	`{ "text" : "first" , "type" : "output" } `,
+	`{"type":"output","text":"esc \" \\ \/ \b \f \n \r \t \u00e9 \ud83d\ude00 \ud83d x \u0041"}`,
+	`{"type":"output","text":"ünïcödé ✓"}`,
+	`{"type":"output","text":""}`,
+	`{"type":"output","text":"a","text":"b"}`,
+	`{"type":"output","text":"a","stream":true}`,
+	`{"type":"log","text":"a"}`,
+	`{"type":"output"}`,
+	`{"type":"output","text":123}`,
+	`{"type":"output","text":"bad \x escape"}`,
+	`{"type":"output","text":"unterminated}`,
+	`{"type":"output","text":"x"} trailing`,
+	"{\"type\":\"output\",\"text\":\"raw\tcontrol\"}",
+	"{\"type\":\"output\",\"text\":\"bad utf8 \xff\"}",
+	`{"type":"output","text":"\u12"}`,
+	`[]`, ``, `{`,
+}
+
+// TestFastOutputAgreesWithJSON: whenever the fast path decodes a line, the
+// general decoder reads the same message.
+func TestFastOutputAgreesWithJSON(t *testing.T) {
+	t.Parallel()
+	hits := 0
+	for _, c := range fastCases {
+		text, ok := fastOutput([]byte(c))
+		if !ok {
+			continue
+		}
+		hits++
+		var m protocol.Outbound
+		if err := json.Unmarshal([]byte(c), &m); err != nil || m.Type != "output" || m.Text != text {
+			t.Errorf("%s: fast %q, json %q (%v)", c, text, m.Text, err)
+		}
+	}
+	if hits != 6 {
+		t.Errorf("fast path took %d lines, want 6", hits)
+	}
+}
+
+func FuzzFastOutput(f *testing.F) {
+	for _, c := range fastCases {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		text, ok := fastOutput([]byte(line))
+		if !ok {
+			return
+		}
+		var m protocol.Outbound
+		if err := json.Unmarshal([]byte(line), &m); err != nil || m.Type != "output" || m.Text != text {
+			t.Errorf("%q: fast %q, json %q (%v)", line, text, m.Text, err)
+		}
+	})
+}
