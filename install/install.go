@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/rogpeppe/go-internal/lockedfile"
 	"github.com/rogpeppe/go-internal/renameio"
 
@@ -62,6 +63,7 @@ type fetched struct {
 	kind    string
 	commit  string
 	refKind string
+	tag     string
 }
 
 func (in *Installer) logf(format string, a ...any) {
@@ -109,18 +111,11 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string
 		if err != nil {
 			return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
 		}
-		rev, err := gitfetch.Resolve(refs, src.Ref)
+		rev, err := resolveRef(refs, src.Ref)
 		if err != nil {
 			return nil, &FetchError{Source: src.String(), Err: err}
 		}
-		commit, err := gitfetch.Checkout(ctx, src.URL, rev, tree, in.Git)
-		if err != nil {
-			return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
-		}
-		if err := gitfetch.RemoveGitDir(tree); err != nil {
-			return nil, err
-		}
-		return &fetched{src: src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind)}, nil
+		return in.checkout(ctx, src, rev, tree)
 	default:
 		real, err := filepath.EvalSymlinks(src.Path)
 		if err != nil {
@@ -140,6 +135,43 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string
 		}
 		return f, nil
 	}
+}
+
+// RefConstraint is the ref kind recorded for semver constraint pins.
+const RefConstraint = "constraint"
+
+// resolveRef resolves a ref against a remote's refs: a semver constraint to
+// the highest matching tag, anything else as a tag, branch or commit.
+func resolveRef(refs []*plumbing.Reference, ref string) (gitfetch.Revision, error) {
+	if !registry.IsConstraint(ref) {
+		return gitfetch.Resolve(refs, ref)
+	}
+	tag, _, err := registry.ResolveConstraint(registry.TagsFromRefs(refs), ref, false)
+	if err != nil {
+		return gitfetch.Revision{}, err
+	}
+	rev, err := gitfetch.Resolve(refs, tag)
+	if err != nil {
+		return gitfetch.Revision{}, err
+	}
+	rev.Ref, rev.Kind = ref, RefConstraint
+	return rev, nil
+}
+
+// checkout fetches one resolved revision into tree.
+func (in *Installer) checkout(ctx context.Context, src registry.Source, rev gitfetch.Revision, tree string) (*fetched, error) {
+	commit, err := gitfetch.Checkout(ctx, src.URL, rev, tree, in.Git)
+	if err != nil {
+		return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
+	}
+	if err := gitfetch.RemoveGitDir(tree); err != nil {
+		return nil, err
+	}
+	f := &fetched{src: src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind)}
+	if rev.RefName.IsTag() {
+		f.tag = rev.RefName.Short()
+	}
+	return f, nil
 }
 
 // localCommit is the HEAD commit of a local plugin that is a git work tree,
@@ -254,7 +286,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		Name: name, Source: f.src.Display, Version: m.Plugin.Version,
 		Installed: in.now().UTC().Format(time.RFC3339),
 		Commands:  m.CommandNames(), PinnedRef: f.src.Ref, Capabilities: granted,
-		Kind: f.kind, Commit: f.commit, RefKind: f.refKind, SourceHash: c.srcHash,
+		Kind: f.kind, Commit: f.commit, RefKind: f.refKind, Tag: f.tag, SourceHash: c.srcHash,
 		ManifestHash: treehash.FileDigest(c.data), Protocol: m.Plugin.Protocol,
 		Requested: m.Capabilities, Hooks: hooks, BuildCommand: c.buildCmd,
 		Description: m.Plugin.Description, CommandDetails: m.Commands,

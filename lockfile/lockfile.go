@@ -66,8 +66,12 @@ type Plugin struct {
 	// URL is the exact location fetched (for owner/repo shorthand, the
 	// expansion in force at install), without credentials.
 	URL string `toml:"url,omitempty"`
-	// RefKind says what PinnedRef was: tag, branch, commit or default.
+	// RefKind says what PinnedRef was: tag, branch, commit, constraint or
+	// default.
 	RefKind string `toml:"ref_kind,omitempty"`
+	// Tag is the tag the commit was installed from (for tag and constraint
+	// pins), so a tag that later points elsewhere is seen as moved.
+	Tag string `toml:"tag,omitempty"`
 	// Commit is the exact git commit installed (empty for local sources
 	// that are not git repositories).
 	Commit string `toml:"commit,omitempty"`

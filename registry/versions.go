@@ -54,12 +54,12 @@ func ListTags(ctx context.Context, url string) ([]Tag, error) {
 		}
 		return nil, fmt.Errorf("list tags of %s: %w", displayURL(url), err)
 	}
-	return tagsFromRefs(refs), nil
+	return TagsFromRefs(refs), nil
 }
 
-// tagsFromRefs keeps refs/tags/*, preferring the peeled commit of an
+// TagsFromRefs keeps refs/tags/*, preferring the peeled commit of an
 // annotated tag (advertised as refs/tags/<name>^{}) over the tag object.
-func tagsFromRefs(refs []*plumbing.Reference) []Tag {
+func TagsFromRefs(refs []*plumbing.Reference) []Tag {
 	direct := map[string]string{}
 	peeled := map[string]string{}
 	for _, r := range refs {

@@ -267,10 +267,10 @@ func TestTagsFromRefs(t *testing.T) {
 		plumbing.NewSymbolicReference("HEAD", "refs/heads/main"),
 		plumbing.NewHashReference("refs/pull/1/head", h('5')),
 	}
-	got := tagsFromRefs(refs)
+	got := TagsFromRefs(refs)
 	want := []Tag{{"v0.9.0", h('4').String()}, {"v1.0.0", h('3').String()}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("tagsFromRefs = %v, want %v", got, want)
+		t.Errorf("TagsFromRefs = %v, want %v", got, want)
 	}
 }
 

@@ -32,6 +32,7 @@ const (
 	CodeHookFailed       = "hook_failed"
 	CodeStateCorrupt     = "state_corrupt"
 	CodeUnknownCommand   = "unknown_command"
+	CodeNotFound         = "not_found"
 )
 
 // usageError is a mistake in how fledge was called.

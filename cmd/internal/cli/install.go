@@ -12,6 +12,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/gitfetch"
+	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
@@ -106,6 +107,8 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 		Force: opts.Force, Copy: opts.Copy, Log: log, Git: gitOpts, Now: f.Now,
 	}
 
+	in.LookupName = registryLookup(f, paths, cfg)
+
 	doc := installDoc{SchemaVersion: SchemaVersion, Action: "install", Installed: []pluginJSON{}, Failed: []installFailure{}}
 	var firstErr error
 	for _, src := range opts.Sources {
@@ -182,6 +185,46 @@ func printInstalled(w io.Writer, p pluginJSON, replaced bool) {
 	}
 	if len(granted) > 0 {
 		fmt.Fprintf(w, "  granted: %s\n", strings.Join(granted, ", "))
+	}
+}
+
+// registryLookup resolves a registry name to its repository through the
+// configured index (or GitHub's topic search), opened on first use.
+func registryLookup(f *Factory, paths home.Paths, cfg *config.Config) func(context.Context, registry.Source) (registry.Source, error) {
+	var idx registry.Index
+	var o registry.Options
+	return func(ctx context.Context, s registry.Source) (registry.Source, error) {
+		if idx == nil {
+			var err error
+			if idx, o, err = openRegistry(f, paths, cfg); err != nil {
+				return s, err
+			}
+		}
+		res, err := idx.Lookup(ctx, s.Name)
+		if err != nil {
+			return s, registryError(err, o)
+		}
+		if res.Stale != nil {
+			fmt.Fprintf(f.IO.ErrOut, "note: %s\n", termsafe.Line(res.Stale.Note()))
+		}
+		switch len(res.Entries) {
+		case 0:
+			return s, withCode(CodeNotFound, fmt.Errorf("no plugin named %q in the registry", s.Name), "search with: fledge plugins search "+s.Name)
+		case 1:
+			base := f.Getenv("FLEDGE_GITHUB_URL")
+			resolved, err := registry.ParseSource(registry.InstallSource(res.Entries[0], base), base)
+			if err != nil {
+				return s, fmt.Errorf("registry entry %q: %w", termsafe.Line(res.Entries[0].Name), err)
+			}
+			resolved.Ref = s.Ref
+			fmt.Fprintf(f.IO.ErrOut, "%s resolves to %s\n", termsafe.Line(s.Name), termsafe.Line(resolved.Display))
+			return resolved, nil
+		}
+		names := make([]string, len(res.Entries))
+		for i, e := range res.Entries {
+			names[i] = termsafe.Line(e.Name) + " (" + termsafe.Line(e.Repo) + ")"
+		}
+		return s, withCode(CodeAmbiguous, fmt.Errorf("%q matches several plugins: %s", s.Name, strings.Join(names, ", ")), "install one by owner/repo")
 	}
 }
 
