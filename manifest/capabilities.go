@@ -103,6 +103,19 @@ func (c Capabilities) Intersect(o Capabilities) Capabilities {
 	return out
 }
 
+// Union returns what either c or o holds; o's filesystem scope wins when
+// it names one.
+func (c Capabilities) Union(o Capabilities) Capabilities {
+	out := Capabilities{
+		Exec: c.Exec || o.Exec, Store: c.Store || o.Store, Metadata: c.Metadata || o.Metadata,
+		Network: c.Network || o.Network, Filesystem: c.Filesystem,
+	}
+	if o.Has(CapFilesystem) {
+		out.Filesystem = o.Filesystem
+	}
+	return out
+}
+
 // Missing returns what c holds that granted does not.
 func (c Capabilities) Missing(granted Capabilities) []Capability {
 	var out []Capability

@@ -13,6 +13,7 @@ import (
 const (
 	CodeUnsafePlugin    = "unsafe_plugin"
 	CodeProtocolVersion = "protocol_version_mismatch"
+	CodeTagMoved        = "tag_moved"
 )
 
 // classify maps the library packages' typed errors and sentinels to error
@@ -56,6 +57,8 @@ func classify(err error) string {
 		return CodeUnsafePlugin
 	case errors.Is(err, lockfile.ErrNotInstalled):
 		return CodeNotInstalled
+	case errors.Is(err, install.ErrTagMoved):
+		return CodeTagMoved
 	case errors.As(err, &amb):
 		return CodeAmbiguous
 	case errors.As(err, &corr), errors.As(err, &future):

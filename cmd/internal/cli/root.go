@@ -99,6 +99,7 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 		newValidateCmd(f),
 		newRunCmd(f),
 		newSearchCmd(f),
+		newUpdateCmd(f),
 	)
 	root.AddCommand(plugins)
 	return root

@@ -1,0 +1,377 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/corvidlabs/fledge-go/gitfetch"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/registry"
+)
+
+// Update statuses.
+const (
+	StatusUpdated     = "updated"
+	StatusWouldUpdate = "would_update"
+	StatusUpToDate    = "up_to_date"
+	StatusSkipped     = "skipped"
+	StatusFailed      = "failed"
+)
+
+// Rev is one side of an update.
+type Rev struct {
+	Version string `json:"version"`
+	Commit  string `json:"commit"`
+	Ref     string `json:"ref"`
+}
+
+// HookChange is a hook that an update adds or changes (To set) or drops
+// (To empty).
+type HookChange struct {
+	Name string `json:"name"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// UpdateResult is what happened to one plugin.
+type UpdateResult struct {
+	Name   string
+	Status string
+	Detail string
+	From   Rev
+	To     *Rev
+	// AddedCapabilities are requested by the new version and not before.
+	AddedCapabilities []manifest.Capability
+	HookChanges       []HookChange
+	// Escalation is set when the new version asks for more than was
+	// approved (capabilities, hooks or a build command).
+	Escalation bool
+	// NewerTags lists semver tags above an exact tag pin.
+	NewerTags []string
+	Err       error
+}
+
+// ErrTagMoved is wrapped when a pinned tag now names another commit.
+var ErrTagMoved = errors.New("tag moved")
+
+// Updater brings installed git plugins to their target revisions. Only
+// escalations (new capabilities, new or changed hooks or build command) are
+// put to Consent; what was approved before carries over, and nothing an
+// edited manifest asks for is granted silently.
+type Updater struct {
+	Installer *Installer
+	DryRun    bool
+	// Concurrency bounds how many remotes are checked at once.
+	Concurrency int
+}
+
+// plan is the checked state of one plugin.
+type plan struct {
+	entry lockfile.Plugin
+	src   registry.Source
+	rev   gitfetch.Revision
+	res   UpdateResult
+	fetch bool // a new revision to fetch
+}
+
+// Update updates the named plugins (all when names is empty).
+func (u *Updater) Update(ctx context.Context, names []string) ([]UpdateResult, error) {
+	file, err := u.Installer.Store.Load()
+	if err != nil {
+		return nil, err
+	}
+	var plans []*plan
+	var results []UpdateResult
+	if len(names) == 0 {
+		for _, p := range file.Plugins {
+			plans = append(plans, &plan{entry: p})
+		}
+	}
+	for _, n := range names {
+		p, err := file.Resolve(n)
+		if err != nil {
+			results = append(results, UpdateResult{Name: n, Status: StatusFailed, Detail: err.Error(), Err: err})
+			continue
+		}
+		plans = append(plans, &plan{entry: *p})
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	limit := u.Concurrency
+	if limit <= 0 {
+		limit = 8
+	}
+	g.SetLimit(limit)
+	for _, pl := range plans {
+		g.Go(func() error {
+			u.check(gctx, pl)
+			return nil
+		})
+	}
+	g.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	for _, pl := range plans {
+		if pl.fetch {
+			u.apply(ctx, pl)
+		}
+		results = append(results, pl.res)
+	}
+	sort.SliceStable(results, func(i, j int) bool { return results[i].Name < results[j].Name })
+	return results, nil
+}
+
+func fail(pl *plan, err error) {
+	pl.res.Status, pl.res.Detail, pl.res.Err = StatusFailed, err.Error(), err
+}
+
+// check decides each plugin's target without fetching its files.
+func (u *Updater) check(ctx context.Context, pl *plan) {
+	p := &pl.entry
+	pl.res = UpdateResult{Name: p.Name, From: Rev{Version: p.Version, Commit: p.Commit, Ref: p.PinnedRef}}
+	switch p.Kind {
+	case lockfile.KindLocalLink:
+		pl.res.Status, pl.res.Detail = StatusSkipped, "live-linked local plugin: its changes show through, and it never gains a capability that was not granted"
+		return
+	case lockfile.KindLocalCopy:
+		pl.res.Status, pl.res.Detail = StatusSkipped, "copied from a local directory: reinstall it with --copy --force to refresh"
+		return
+	}
+	src, err := entrySource(p)
+	if err != nil {
+		fail(pl, err)
+		return
+	}
+	if src.Kind == registry.SourceLocal {
+		pl.res.Status, pl.res.Detail = StatusSkipped, "local plugin"
+		return
+	}
+	pl.src = src
+	refs, err := gitfetch.ListRefs(ctx, src.URL, u.Installer.Git)
+	if err != nil {
+		fail(pl, &FetchError{Source: src.String(), Err: redactErr(err)})
+		return
+	}
+	tags := registry.TagsFromRefs(refs)
+	kind := p.RefKind
+	if kind == "" && p.PinnedRef != "" { // a Rust record: find out what the pin is
+		if registry.IsConstraint(p.PinnedRef) {
+			kind = RefConstraint
+		} else if rev, err := gitfetch.Resolve(refs, p.PinnedRef); err == nil {
+			kind = string(rev.Kind)
+		}
+	}
+	switch kind {
+	case RefConstraint:
+		tag, commit, err := registry.ResolveConstraint(tags, p.PinnedRef, false)
+		if err != nil {
+			fail(pl, err)
+			return
+		}
+		if p.Tag != "" && tag == p.Tag && commit != p.Commit {
+			fail(pl, movedErr(p, tag, commit))
+			return
+		}
+		if commit == p.Commit {
+			pl.res.Status = StatusUpToDate
+			return
+		}
+		pl.rev, err = gitfetch.Resolve(refs, tag)
+		if err != nil {
+			fail(pl, err)
+			return
+		}
+		pl.rev.Ref, pl.rev.Kind = p.PinnedRef, RefConstraint
+	case string(gitfetch.KindTag), string(gitfetch.KindCommit):
+		current := p.PinnedRef
+		if kind == string(gitfetch.KindTag) {
+			for _, t := range tags {
+				if t.Name == p.PinnedRef && p.Commit != "" && t.Commit != p.Commit {
+					fail(pl, movedErr(p, t.Name, t.Commit))
+					return
+				}
+			}
+		} else {
+			current = p.Tag
+		}
+		pl.res.Status = StatusUpToDate
+		pl.res.NewerTags = newerTags(tags, current)
+		if len(pl.res.NewerTags) > 0 {
+			pl.res.Detail = "pinned to " + p.PinnedRef + "; newer tags exist"
+		}
+		return
+	default: // branch or default branch: follow its head
+		rev, err := gitfetch.Resolve(refs, p.PinnedRef)
+		if err != nil {
+			fail(pl, &FetchError{Source: src.String(), Err: err})
+			return
+		}
+		if rev.Commit == p.Commit {
+			pl.res.Status = StatusUpToDate
+			return
+		}
+		pl.rev = rev
+	}
+	pl.fetch = true
+	pl.res.To = &Rev{Commit: pl.rev.Commit, Ref: p.PinnedRef}
+}
+
+func movedErr(p *lockfile.Plugin, tag, commit string) error {
+	return fmt.Errorf("%w: %s was installed at %s, and now points at %s; if you trust the change, reinstall it: fledge plugins install '%s@%s' --force",
+		ErrTagMoved, tag, short(p.Commit), short(commit), p.Source, p.PinnedRef)
+}
+
+func short(c string) string { return c[:min(12, len(c))] }
+
+// entrySource rebuilds a plugin's source from its record.
+func entrySource(p *lockfile.Plugin) (registry.Source, error) {
+	if p.URL != "" {
+		s, err := registry.ParseSource(p.URL, "")
+		if err != nil {
+			return s, err
+		}
+		s.Display, s.Ref = p.Source, p.PinnedRef
+		return s, nil
+	}
+	// Records written by the Rust fledge: owner/repo meant github.com.
+	s, err := registry.ParseSource(p.Source, "https://github.com")
+	if err != nil {
+		return s, fmt.Errorf("source %q of %s: %w", p.Source, p.Name, err)
+	}
+	s.Ref = p.PinnedRef
+	return s, nil
+}
+
+// newerTags lists semver tags above current, highest first.
+func newerTags(tags []registry.Tag, current string) []string {
+	cur, err := semver.NewVersion(current)
+	if err != nil {
+		return nil
+	}
+	var out []*semver.Version
+	names := map[*semver.Version]string{}
+	for _, t := range tags {
+		v, err := semver.StrictNewVersion(trimV(t.Name))
+		if err != nil || v.Prerelease() != "" || !v.GreaterThan(cur) {
+			continue
+		}
+		out = append(out, v)
+		names[v] = t.Name
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GreaterThan(out[j]) })
+	s := make([]string, len(out))
+	for i, v := range out {
+		s[i] = names[v]
+	}
+	return s
+}
+
+func trimV(s string) string {
+	if len(s) > 1 && (s[0] == 'v' || s[0] == 'V') {
+		return s[1:]
+	}
+	return s
+}
+
+// apply fetches the target, works out what it asks for beyond what was
+// approved, gets consent for that alone, and swaps it in. Declined, refused
+// or failed, the installed version stays exactly as it was.
+func (u *Updater) apply(ctx context.Context, pl *plan) {
+	in := *u.Installer
+	in.Force = true
+	p := &pl.entry
+	if err := os.MkdirAll(in.Paths.StagingDir(), 0o755); err != nil {
+		fail(pl, err)
+		return
+	}
+	stage, err := os.MkdirTemp(in.Paths.StagingDir(), "update-")
+	if err != nil {
+		fail(pl, err)
+		return
+	}
+	defer os.RemoveAll(stage)
+	f, err := in.checkout(ctx, pl.src, pl.rev, filepath.Join(stage, "tree"))
+	if err != nil {
+		fail(pl, err)
+		return
+	}
+	c, err := in.prepare(f)
+	if err != nil {
+		fail(pl, err)
+		return
+	}
+	pl.res.To = &Rev{Version: c.m.Plugin.Version, Commit: f.commit, Ref: p.PinnedRef}
+	if c.m.Plugin.Name != p.Name {
+		fail(pl, fmt.Errorf("the new version is named %q, not %q: install it as a new plugin", c.m.Plugin.Name, p.Name))
+		return
+	}
+
+	// What was approved before, and still requested, carries over.
+	baseline := p.Requested
+	if p.ManifestHash == "" { // Rust record: what was granted is all we know
+		baseline = p.Capabilities
+	}
+	granted := c.m.Capabilities.Intersect(p.Capabilities)
+	hooks := map[string]string{}
+	ask := Request{Plugin: c.req.Plugin, Version: c.req.Version, Description: c.req.Description,
+		Source: c.req.Source, Tier: c.req.Tier}
+	added := map[manifest.Capability]bool{}
+	for _, k := range c.m.Capabilities.Missing(baseline) {
+		added[k] = true
+		pl.res.AddedCapabilities = append(pl.res.AddedCapabilities, k)
+	}
+	ask.Capabilities = c.m.Capabilities.Only(added)
+	for _, h := range c.req.Hooks {
+		if p.Hooks[h.Name] == h.Command {
+			hooks[h.Name] = h.Command
+			continue
+		}
+		ask.Hooks = append(ask.Hooks, h)
+		pl.res.HookChanges = append(pl.res.HookChanges, HookChange{Name: h.Name, From: p.Hooks[h.Name], To: h.Command})
+	}
+	for name, cmd := range p.Hooks {
+		if _, still := c.m.Hooks.Map()[name]; !still && !(name == manifest.HookBuild && c.buildCmd != "") {
+			pl.res.HookChanges = append(pl.res.HookChanges, HookChange{Name: name, From: cmd})
+		}
+	}
+	sort.Slice(pl.res.HookChanges, func(i, j int) bool { return pl.res.HookChanges[i].Name < pl.res.HookChanges[j].Name })
+	pl.res.Escalation = !ask.Empty()
+
+	if u.DryRun {
+		pl.res.Status = StatusWouldUpdate
+		if pl.res.Escalation {
+			pl.res.Detail = "needs approval for: " + strings.Join(ask.Items(), ", ")
+		}
+		return
+	}
+	if pl.res.Escalation {
+		dec, err := in.Consent.Decide(ask)
+		if err != nil {
+			fail(pl, err)
+			return
+		}
+		granted = granted.Union(dec.Capabilities)
+		if dec.Hooks {
+			for _, h := range ask.Hooks {
+				hooks[h.Name] = h.Command
+			}
+		}
+	}
+	f.src.Ref = p.PinnedRef
+	if _, err := in.finish(ctx, c, granted, hooks); err != nil {
+		fail(pl, err)
+		return
+	}
+	pl.res.Status = StatusUpdated
+}
