@@ -1,0 +1,554 @@
+package install
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/treehash"
+)
+
+// helloScript prints the VERSION file of the tree it runs from (found
+// through the command link).
+const helloScript = "#!/bin/sh\nd=$(dirname \"$(readlink -f \"$0\")\")\necho hello from v$(cat \"$d/../VERSION\")\n"
+
+// plugin is a plugin's files: plugin.toml text and other files (paths
+// under bin/ are made executable).
+func pluginFiles(version, extraToml string, commands ...string) map[string]string {
+	if len(commands) == 0 {
+		commands = []string{"hello"}
+	}
+	var b strings.Builder
+	b.WriteString("[plugin]\nname = \"fledge-plugin-hello\"\nversion = \"" + version + "\"\ndescription = \"says hello\"\nauthor = \"t\"\n" + extraToml + "\n")
+	files := map[string]string{"VERSION": version}
+	for _, c := range commands {
+		b.WriteString("[[commands]]\nname = \"" + c + "\"\nbinary = \"bin/" + c + "\"\n")
+		files["bin/"+c] = helloScript
+	}
+	files["plugin.toml"] = b.String()
+	return files
+}
+
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, data := range files {
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(p, "bin/") {
+			mode = 0o755
+		}
+		writeFile(t, filepath.Join(dir, filepath.FromSlash(p)), data, mode)
+	}
+}
+
+// gitRepo is a plugin repository built with go-git, reachable as file://.
+type gitRepo struct {
+	dir, url string
+	repo     *git.Repository
+}
+
+func newGitRepo(t *testing.T) *gitRepo {
+	t.Helper()
+	dir := t.TempDir()
+	r, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &gitRepo{dir: dir, url: "file://" + filepath.ToSlash(dir), repo: r}
+}
+
+// commit replaces the work tree's files with files and commits them.
+func (g *gitRepo) commit(t *testing.T, files map[string]string, tag string) string {
+	t.Helper()
+	wt, err := g.repo.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(g.dir)
+	for _, e := range ents {
+		if e.Name() != ".git" {
+			os.RemoveAll(filepath.Join(g.dir, e.Name()))
+		}
+	}
+	writeTree(t, g.dir, files)
+	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	h, err := wt.Commit("v", &git.CommitOptions{Author: sig, Committer: sig, All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tag != "" {
+		if _, err := g.repo.CreateTag(tag, h, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h.String()
+}
+
+type env struct {
+	paths home.Paths
+	store *lockfile.Store
+	log   *bytes.Buffer
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	p, err := home.New(filepath.Join(t.TempDir(), "fledge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{paths: p, store: lockfile.NewStore(p.PluginsFile(), p.PluginsLock()), log: &bytes.Buffer{}}
+}
+
+func (e *env) installer(c Consent) *Installer {
+	return &Installer{
+		Paths: e.paths, Store: e.store, Consent: c, Log: e.log,
+		Env: []string{"PATH=" + os.Getenv("PATH")},
+		Now: func() time.Time { return time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC) },
+	}
+}
+
+func (e *env) remover() *Remover {
+	return &Remover{Paths: e.paths, Store: e.store, Log: e.log, Env: []string{"PATH=" + os.Getenv("PATH")}}
+}
+
+// snapshot is everything an install may touch, for before/after checks.
+type snapshot struct {
+	lock    string            // plugins.toml bytes ("" when absent)
+	tree    string            // tree hash of the plugin dir ("" when absent)
+	isLink  bool              // the plugin dir is a symlink
+	links   map[string]string // bin dir: link → target
+	staging []string
+	trash   []string
+}
+
+func (e *env) snapshot(t *testing.T, name string) snapshot {
+	t.Helper()
+	var s snapshot
+	if data, err := os.ReadFile(e.paths.PluginsFile()); err == nil {
+		s.lock = string(data)
+	}
+	if fi, err := os.Lstat(e.paths.PluginDir(name)); err == nil {
+		s.isLink = fi.Mode()&os.ModeSymlink != 0
+		tr, err := treehash.Hash(e.paths.PluginDir(name), treehash.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.tree = tr.Hash
+	}
+	s.links = map[string]string{}
+	ents, _ := os.ReadDir(e.paths.BinDir())
+	for _, en := range ents {
+		target, err := os.Readlink(filepath.Join(e.paths.BinDir(), en.Name()))
+		if err != nil {
+			target = "not a link"
+		}
+		s.links[en.Name()] = target
+	}
+	s.staging = names(t, e.paths.StagingDir())
+	s.trash = names(t, e.paths.TrashDir())
+	return s
+}
+
+func names(t *testing.T, dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (e *env) entry(t *testing.T, name string) (*lockfile.Plugin, bool) {
+	t.Helper()
+	f, err := e.store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Get(name)
+}
+
+// runCommand runs an installed command through its link, as a PATH user would.
+func runCommand(t *testing.T, e *env, command string) string {
+	t.Helper()
+	out, err := exec.Command(e.paths.CommandLink(command)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("run %s: %v\n%s", command, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+const name = "fledge-plugin-hello"
+
+func TestInstallLocalLinkThenRemove(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	src := t.TempDir()
+	writeTree(t, src, pluginFiles("1.0.0", ""))
+	realSrc, _ := filepath.EvalSymlinks(src)
+
+	res, err := e.installer(Consent{}).Install(context.Background(), src)
+	if err != nil {
+		t.Fatalf("Install: %v\n%s", err, e.log)
+	}
+	if res.Tier != registry.TierLocal || res.Replaced {
+		t.Errorf("result tier %s replaced %v", res.Tier, res.Replaced)
+	}
+	got, ok := e.entry(t, name)
+	if !ok {
+		t.Fatal("no entry recorded")
+	}
+	if got.Kind != lockfile.KindLocalLink || got.Source != realSrc || got.Version != "1.0.0" || !reflect.DeepEqual(got.Commands, []string{"hello"}) {
+		t.Errorf("entry = %+v", got)
+	}
+	if got.Name != res.Entry.Name || got.TreeHash != res.Entry.TreeHash || got.ManifestHash != res.Entry.ManifestHash || got.ManifestHash == "" || got.Installed != "2026-02-03T04:05:06Z" {
+		t.Errorf("recorded entry differs from the result:\n%+v\n%+v", *got, res.Entry)
+	}
+	if target, err := os.Readlink(e.paths.PluginDir(name)); err != nil || target != realSrc {
+		t.Errorf("plugin dir link = %q, %v; want a link to %s", target, err, realSrc)
+	}
+	tr, err := treehash.Hash(src, treehash.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TreeHash != tr.Hash || got.SourceHash != tr.Hash {
+		t.Errorf("tree hash %s / source hash %s, want %s", got.TreeHash, got.SourceHash, tr.Hash)
+	}
+	if out := runCommand(t, e, "hello"); out != "hello from v1.0.0" {
+		t.Errorf("command printed %q", out)
+	}
+	// Live link: an edit in the source shows at once.
+	writeFile(t, filepath.Join(src, "VERSION"), "1.0.1", 0o644)
+	if out := runCommand(t, e, "hello"); out != "hello from v1.0.1" {
+		t.Errorf("after editing the source, command printed %q", out)
+	}
+
+	// Installing again without --force changes nothing, even with --yes.
+	before := e.snapshot(t, name)
+	_, err = e.installer(Consent{Yes: true}).Install(context.Background(), src)
+	if !errors.Is(err, ErrAlreadyInstalled) {
+		t.Errorf("second install = %v, want ErrAlreadyInstalled", err)
+	}
+	if after := e.snapshot(t, name); !reflect.DeepEqual(before, after) {
+		t.Errorf("failed reinstall changed state:\n%+v\n%+v", before, after)
+	}
+
+	removed, err := e.remover().Remove(context.Background(), "hello") // short name
+	if err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+	if removed.Name != name {
+		t.Errorf("removed %s", removed.Name)
+	}
+	assertGone(t, e)
+	// The source behind the link is untouched.
+	if tr2, err := treehash.Hash(src, treehash.Options{}); err != nil || tr2.Entries == nil || len(tr2.Entries) != len(tr.Entries) {
+		t.Errorf("source dir damaged by remove: %v", err)
+	}
+	if _, err := e.remover().Remove(context.Background(), "hello"); !errors.Is(err, lockfile.ErrNotInstalled) {
+		t.Errorf("second Remove = %v, want ErrNotInstalled", err)
+	}
+}
+
+func assertGone(t *testing.T, e *env) {
+	t.Helper()
+	if _, ok := e.entry(t, name); ok {
+		t.Error("entry still recorded")
+	}
+	if _, err := os.Lstat(e.paths.PluginDir(name)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("plugin dir still there: %v", err)
+	}
+	if _, err := os.Lstat(e.paths.CommandLink("hello")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("command link still there: %v", err)
+	}
+	if _, err := os.Lstat(e.paths.DataDir(name)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("data dir still there: %v", err)
+	}
+	if tr := names(t, e.paths.TrashDir()); len(tr) != 0 {
+		t.Errorf("trash not emptied: %v", tr)
+	}
+}
+
+func TestInstallLocalCopyThenRemove(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	src := t.TempDir()
+	writeTree(t, src, pluginFiles("1.0.0", ""))
+	in := e.installer(Consent{})
+	in.Copy = true
+	res, err := in.Install(context.Background(), src)
+	if err != nil {
+		t.Fatalf("Install: %v\n%s", err, e.log)
+	}
+	if res.Entry.Kind != lockfile.KindLocalCopy {
+		t.Errorf("kind %s", res.Entry.Kind)
+	}
+	if fi, err := os.Lstat(e.paths.PluginDir(name)); err != nil || !fi.IsDir() {
+		t.Fatalf("plugin dir is not a copied directory: %v", err)
+	}
+	writeFile(t, filepath.Join(src, "VERSION"), "9.9.9", 0o644)
+	if out := runCommand(t, e, "hello"); out != "hello from v1.0.0" {
+		t.Errorf("a snapshot followed its source: %q", out)
+	}
+	if _, err := e.remover().Remove(context.Background(), name); err != nil {
+		t.Fatal(err)
+	}
+	assertGone(t, e)
+	if _, err := os.Stat(filepath.Join(src, "plugin.toml")); err != nil {
+		t.Errorf("source gone: %v", err)
+	}
+}
+
+func TestInstallGitThenRemove(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	g := newGitRepo(t)
+	c1 := g.commit(t, pluginFiles("1.0.0", ""), "v1.0.0")
+	c2 := g.commit(t, pluginFiles("2.0.0", ""), "")
+
+	res, err := e.installer(Consent{}).Install(context.Background(), g.url)
+	if err != nil {
+		t.Fatalf("Install: %v\n%s", err, e.log)
+	}
+	got := res.Entry
+	if res.Tier != registry.TierUnverified || got.Kind != lockfile.KindGit || got.Commit != c2 || got.URL != g.url || got.Version != "2.0.0" || got.RefKind != "default" {
+		t.Errorf("tier %s, entry %+v", res.Tier, got)
+	}
+	dir := e.paths.PluginDir(name)
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		t.Fatalf("plugin dir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf(".git kept in the installed tree: %v", err)
+	}
+	tr, err := treehash.Hash(dir, treehash.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TreeHash != tr.Hash {
+		t.Errorf("recorded tree hash %s, tree is %s", got.TreeHash, tr.Hash)
+	}
+	var recorded treehash.Tree
+	if data, err := os.ReadFile(e.paths.TreeFile(name)); err != nil || json.Unmarshal(data, &recorded) != nil || recorded.Hash != tr.Hash {
+		t.Errorf("tree file: %v, hash %s", err, recorded.Hash)
+	}
+	if out := runCommand(t, e, "hello"); out != "hello from v2.0.0" {
+		t.Errorf("command printed %q", out)
+	}
+	if _, err := e.remover().Remove(context.Background(), name); err != nil {
+		t.Fatal(err)
+	}
+	assertGone(t, e)
+
+	// Pinned to a tag: that revision, recorded with its ref.
+	res, err = e.installer(Consent{}).Install(context.Background(), g.url+"@v1.0.0")
+	if err != nil {
+		t.Fatalf("Install @v1.0.0: %v\n%s", err, e.log)
+	}
+	if res.Entry.Commit != c1 || res.Entry.PinnedRef != "v1.0.0" || res.Entry.RefKind != "tag" || res.Entry.Version != "1.0.0" {
+		t.Errorf("pinned entry %+v", res.Entry)
+	}
+	if out := runCommand(t, e, "hello"); out != "hello from v1.0.0" {
+		t.Errorf("command printed %q", out)
+	}
+	if s := names(t, e.paths.StagingDir()); len(s) != 0 {
+		t.Errorf("staging not cleaned: %v", s)
+	}
+}
+
+// A --force reinstall whose post_install fails puts back exactly what was
+// there: the old tree, its links, its entry, byte for byte.
+func TestForceReinstallFailingPostInstallRestores(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	g := newGitRepo(t)
+	g.commit(t, pluginFiles("1.0.0", "", "hello"), "")
+	if _, err := e.installer(Consent{}).Install(context.Background(), g.url); err != nil {
+		t.Fatalf("first install: %v\n%s", err, e.log)
+	}
+	before := e.snapshot(t, name)
+	if before.tree == "" || before.lock == "" || before.links["fledge-hello"] == "" {
+		t.Fatalf("bad first install: %+v", before)
+	}
+
+	// v2 adds a command and a post_install that dirties the tree, then fails.
+	g.commit(t, pluginFiles("2.0.0", "\n[hooks]\npost_install = \"echo junk > junk.txt; echo dying >&2; exit 7\"\n", "hello", "extra"), "")
+	in := e.installer(Consent{Grant: grants("hooks")})
+	in.Force = true
+	_, err := in.Install(context.Background(), g.url)
+	var he *HookError
+	if !errors.As(err, &he) || he.Hook != "post_install" || !strings.Contains(he.Tail, "dying") {
+		t.Fatalf("Install = %v, want the post_install HookError", err)
+	}
+	after := e.snapshot(t, name)
+	if after.lock != before.lock {
+		t.Errorf("plugins.toml changed:\n--- before\n%s\n--- after\n%s", before.lock, after.lock)
+	}
+	if after.tree != before.tree {
+		t.Errorf("tree hash %s, want the old %s", after.tree, before.tree)
+	}
+	if !reflect.DeepEqual(after.links, before.links) {
+		t.Errorf("links %v, want %v", after.links, before.links)
+	}
+	if len(after.staging) != 0 || len(after.trash) != 0 {
+		t.Errorf("leftovers: staging %v, trash %v", after.staging, after.trash)
+	}
+	if out := runCommand(t, e, "hello"); out != "hello from v1.0.0" {
+		t.Errorf("old command printed %q", out)
+	}
+
+	// A working v3 replaces it.
+	g.commit(t, pluginFiles("3.0.0", "\n[hooks]\npost_install = \"echo ok\"\n", "hello", "extra"), "")
+	res, err := in.Install(context.Background(), g.url)
+	if err != nil {
+		t.Fatalf("v3: %v\n%s", err, e.log)
+	}
+	if !res.Replaced || res.Entry.Version != "3.0.0" || res.Entry.Hooks["post_install"] != "echo ok" {
+		t.Errorf("v3 result %+v", res)
+	}
+	if out := runCommand(t, e, "extra"); out != "hello from v3.0.0" {
+		t.Errorf("new command printed %q", out)
+	}
+	if tr := names(t, e.paths.TrashDir()); len(tr) != 0 {
+		t.Errorf("old tree left in trash: %v", tr)
+	}
+}
+
+// An install that is not approved leaves nothing behind.
+func TestInstallUnapprovedLeavesNothing(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	g := newGitRepo(t)
+	g.commit(t, pluginFiles("1.0.0", "\n[capabilities]\nexec = true\nstore = true\n"), "")
+	before := e.snapshot(t, name)
+	for _, c := range []Consent{{}, {Yes: true}} {
+		_, err := e.installer(c).Install(context.Background(), g.url)
+		var ae *ApprovalError
+		if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Missing, wantMissing(c)) {
+			t.Errorf("consent %+v: Install = %v, want ApprovalError for %v", c, err, wantMissing(c))
+		}
+		after := e.snapshot(t, name)
+		after.staging = nil
+		before.staging = nil
+		if !reflect.DeepEqual(before, after) {
+			t.Errorf("state changed:\n%+v\n%+v", before, after)
+		}
+		if s := names(t, e.paths.StagingDir()); len(s) != 0 {
+			t.Errorf("staging not cleaned: %v", s)
+		}
+	}
+	// --grant approves exactly: exec only.
+	res, err := e.installer(Consent{Grant: grants("exec")}).Install(context.Background(), g.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Entry.Capabilities.Exec != true || res.Entry.Capabilities.Store || !res.Entry.Requested.Store {
+		t.Errorf("granted %+v, requested %+v", res.Entry.Capabilities, res.Entry.Requested)
+	}
+}
+
+func wantMissing(c Consent) []string {
+	if c.Yes {
+		return []string{"exec"}
+	}
+	return []string{"exec", "store"}
+}
+
+func TestInstallCommandConflict(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	a := t.TempDir()
+	writeTree(t, a, pluginFiles("1.0.0", ""))
+	if _, err := e.installer(Consent{}).Install(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	b := t.TempDir()
+	files := pluginFiles("1.0.0", "")
+	files["plugin.toml"] = strings.Replace(files["plugin.toml"], "fledge-plugin-hello", "fledge-plugin-other", 1)
+	writeTree(t, b, files)
+	before := e.snapshot(t, name)
+	for _, force := range []bool{false, true} {
+		in := e.installer(Consent{Yes: true})
+		in.Force = force
+		_, err := in.Install(context.Background(), b)
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Command != "hello" || ce.Owner != name {
+			t.Errorf("force=%v: Install = %v, want ConflictError over hello", force, err)
+		}
+	}
+	if after := e.snapshot(t, name); !reflect.DeepEqual(before, after) {
+		t.Errorf("conflict changed state:\n%+v\n%+v", before, after)
+	}
+	if _, err := os.Lstat(e.paths.PluginDir("fledge-plugin-other")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("conflicting plugin placed: %v", err)
+	}
+}
+
+func TestRemovePostRemoveHook(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	g := newGitRepo(t)
+	marker := filepath.Join(t.TempDir(), "marker")
+	files := pluginFiles("1.0.0", "\n[hooks]\npost_remove = \"./cleanup.sh\"\n")
+	files["cleanup.sh"] = "#!/bin/sh\nif [ -n \"$FAIL\" ]; then echo refusing >&2; exit 4; fi\necho \"$FLEDGE_PLUGIN_DIR\" > " + marker + "\n"
+	g.commit(t, files, "")
+	if _, err := e.installer(Consent{Grant: grants("hooks")}).Install(context.Background(), g.url); err != nil {
+		t.Fatalf("Install: %v\n%s", err, e.log)
+	}
+	before := e.snapshot(t, name)
+	realDir, err := filepath.EvalSymlinks(e.paths.PluginDir(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A failing post_remove first: nothing is removed.
+	r := e.remover()
+	r.Env = append(r.Env, "FAIL=1")
+	_, err = r.Remove(context.Background(), name)
+	var he *HookError
+	if !errors.As(err, &he) || !strings.Contains(err.Error(), "not removed") {
+		t.Fatalf("Remove = %v, want a post_remove HookError saying nothing was removed", err)
+	}
+	if after := e.snapshot(t, name); !reflect.DeepEqual(before, after) {
+		t.Errorf("failed post_remove changed state:\n%+v\n%+v", before, after)
+	}
+
+	if _, err := e.remover().Remove(context.Background(), name); err != nil {
+		t.Fatal(err)
+	}
+	assertGone(t, e)
+	data, err := os.ReadFile(marker)
+	if err != nil {
+		t.Fatalf("post_remove did not run: %v", err)
+	}
+	if got := strings.TrimSpace(string(data)); got != realDir {
+		t.Errorf("post_remove saw FLEDGE_PLUGIN_DIR=%q, want %s", got, realDir)
+	}
+}
