@@ -186,12 +186,21 @@ func cmdGitCheckout(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(wt.Checkout(&git.CheckoutOptions{Branch: plumbing.NewBranchReferenceName(args[1]), Force: true}))
 }
 
-// githead DIR VAR: store DIR's HEAD commit (full hex) in $VAR.
+// githead DIR VAR [N]: store DIR's HEAD commit in $VAR (full hex, or its
+// first N digits).
 func cmdGitHead(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: githead DIR VAR")
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: githead DIR VAR [N]")
 	}
-	ts.Setenv(args[1], head(ts, openRepo(ts, args[0])).String())
+	h := head(ts, openRepo(ts, args[0])).String()
+	if len(args) == 3 {
+		n, err := strconv.Atoi(args[2])
+		if err != nil || n < 1 || n > len(h) {
+			ts.Fatalf("githead: bad length %q", args[2])
+		}
+		h = h[:n]
+	}
+	ts.Setenv(args[1], h)
 }
 
 // emptydir DIR: DIR does not exist or holds nothing.
