@@ -100,6 +100,7 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 		newRunCmd(f),
 		newSearchCmd(f),
 		newUpdateCmd(f),
+		newCreateCmd(f),
 	)
 	root.AddCommand(plugins)
 	return root

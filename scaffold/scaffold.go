@@ -1,0 +1,75 @@
+// Package scaffold writes a new plugin directory for `fledge plugins create`:
+// a plugin.toml, a working fledge-v1 example in shell or Go, a README and a
+// .gitignore. What it writes passes `fledge plugins validate` and installs
+// as it is; the Go example needs only the standard library.
+package scaffold
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/corvidlabs/fledge-go/manifest"
+)
+
+// Languages a plugin can be created in.
+const (
+	LangShell = "sh"
+	LangGo    = "go"
+)
+
+// Options describe the plugin to create.
+type Options struct {
+	// Name is the command name; the plugin is fledge-plugin-<Name>.
+	Name string
+	Dir  string
+	Lang string
+}
+
+type file struct {
+	path string
+	mode os.FileMode
+	body string
+}
+
+// Create writes the plugin into o.Dir, which must not exist or be empty.
+// It returns the files written.
+func Create(o Options) ([]string, error) {
+	if msg := manifest.CheckName(o.Name); msg != "" {
+		return nil, fmt.Errorf("plugin name %s", msg)
+	}
+	if manifest.ReservedCommands[o.Name] {
+		return nil, fmt.Errorf("%q is one of fledge's own commands: choose another name", o.Name)
+	}
+	o.Name = strings.TrimPrefix(o.Name, "fledge-plugin-")
+	var files []file
+	switch o.Lang {
+	case LangShell, "":
+		files = shellFiles
+	case LangGo:
+		files = goFiles
+	default:
+		return nil, fmt.Errorf("unknown language %q: use sh or go", o.Lang)
+	}
+	if entries, err := os.ReadDir(o.Dir); err == nil && len(entries) > 0 {
+		return nil, fmt.Errorf("%s already exists and is not empty", o.Dir)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	fill := strings.NewReplacer("%PLUGIN%", "fledge-plugin-"+o.Name, "%NAME%", o.Name)
+	var written []string
+	for _, f := range append(commonFiles, files...) {
+		body := fill.Replace(f.body)
+		p := filepath.Join(o.Dir, strings.ReplaceAll(f.path, "NAME", o.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return written, err
+		}
+		if err := os.WriteFile(p, []byte(body), f.mode); err != nil {
+			return written, err
+		}
+		written = append(written, p)
+	}
+	return written, nil
+}

@@ -1,0 +1,117 @@
+package scaffold
+
+var commonFiles = []file{
+	{path: ".gitignore", mode: 0o644, body: "/bin/*.exe\n/dist/\n"},
+	{path: "README.md", mode: 0o644, body: `# %PLUGIN%
+
+A [fledge](https://github.com/CorvidLabs/fledge) plugin adding the ` + "`%NAME%`" + ` command.
+
+    fledge plugins install ./%PLUGIN%
+    fledge %NAME% world
+
+It speaks the fledge-v1 protocol: fledge sends one ` + "`init`" + ` line on stdin, the plugin
+writes one JSON message per line on stdout (` + "`output`, `log`, `prompt`, …" + `) and exits.
+Capabilities it needs (exec, store, metadata) go in ` + "`[capabilities]`" + ` of plugin.toml;
+users approve them at install.
+
+Check the manifest with ` + "`fledge plugins validate`" + `.
+`},
+}
+
+var shellFiles = []file{
+	{path: "plugin.toml", mode: 0o644, body: `[plugin]
+name = "%PLUGIN%"
+version = "0.1.0"
+description = "Says hello through the fledge-v1 protocol"
+author = ""
+protocol = "fledge-v1"
+
+[[commands]]
+name = "%NAME%"
+description = "Say hello"
+binary = "bin/%NAME%"
+args = [
+  { name = "who", type = "string", required = false, description = "Who to greet" },
+]
+`},
+	{path: "bin/NAME", mode: 0o755, body: `#!/bin/sh
+# A fledge-v1 plugin: read the init message, answer with output and log lines.
+set -eu
+
+read -r init
+# fledge passes the command's arguments on argv and in the init message's
+# "args" (the Rust fledge only in init: the sed below reads simple ones).
+who=${1:-}
+[ -n "$who" ] || who=$(printf '%s' "$init" | sed -n 's/.*"args":\["\([^"\\]*\)".*/\1/p')
+[ -n "$who" ] || who="world"
+
+# Escape backslashes and quotes so the text is valid JSON.
+esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g'; }
+
+printf '{"type":"log","level":"info","message":"greeting %s"}\n' "$(esc "$who")"
+printf '{"type":"output","text":"Hello, %s!\\n"}\n' "$(esc "$who")"
+`},
+}
+
+var goFiles = []file{
+	{path: "plugin.toml", mode: 0o644, body: `[plugin]
+name = "%PLUGIN%"
+version = "0.1.0"
+description = "Says hello through the fledge-v1 protocol"
+author = ""
+protocol = "fledge-v1"
+
+[[commands]]
+name = "%NAME%"
+description = "Say hello"
+binary = "bin/%NAME%"
+args = [
+  { name = "who", type = "string", required = false, description = "Who to greet" },
+]
+
+[hooks]
+build = "go build -o bin/%NAME% ."
+`},
+	{path: "go.mod", mode: 0o644, body: "module %PLUGIN%\n\ngo 1.22\n"},
+	{path: "main.go", mode: 0o644, body: `// Command %NAME% is a fledge-v1 plugin: it reads the init message from
+// stdin and writes one JSON message per line to stdout.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+type initMessage struct {
+	Command string   ` + "`json:\"command\"`" + `
+	Args    []string ` + "`json:\"args\"`" + `
+}
+
+func send(msg map[string]any) {
+	line, _ := json.Marshal(msg)
+	os.Stdout.Write(append(line, '\n'))
+}
+
+func main() {
+	in := bufio.NewReader(os.Stdin)
+	line, err := in.ReadBytes('\n')
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "%NAME%: run me through fledge: fledge %NAME%")
+		os.Exit(2)
+	}
+	var init initMessage
+	if err := json.Unmarshal(line, &init); err != nil {
+		fmt.Fprintln(os.Stderr, "%NAME%: bad init message:", err)
+		os.Exit(2)
+	}
+	who := "world"
+	if len(init.Args) > 0 {
+		who = init.Args[0]
+	}
+	send(map[string]any{"type": "log", "level": "info", "message": "greeting " + who})
+	send(map[string]any{"type": "output", "text": "Hello, " + who + "!\n"})
+}
+`},
+}
