@@ -22,6 +22,7 @@ type inbox struct {
 	mu      sync.Mutex
 	queue   [][]byte
 	pending int
+	writing bool // the writer goroutine holds a batch
 	closing bool
 	broken  bool // the plugin's stdin is gone: drop everything
 	wake    chan struct{}
@@ -43,13 +44,29 @@ func (q *inbox) send(v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
+	msg := b.Bytes()
 	q.mu.Lock()
 	if q.broken || q.closing {
 		q.mu.Unlock()
 		return nil
 	}
-	q.queue = append(q.queue, b.Bytes())
-	q.pending += b.Len()
+	if len(q.queue) == 0 && !q.writing {
+		// Nothing queued: try the write now, without blocking, and save
+		// the round trip through the writer goroutine.
+		n, err := tryWrite(q.f, msg)
+		if err != nil {
+			q.broken = true
+			q.mu.Unlock()
+			return nil
+		}
+		if n == len(msg) {
+			q.mu.Unlock()
+			return nil
+		}
+		msg = msg[n:]
+	}
+	q.queue = append(q.queue, msg)
+	q.pending += len(msg)
 	over := q.pending > q.max
 	q.mu.Unlock()
 	select {
@@ -68,6 +85,7 @@ func (q *inbox) run() {
 		q.mu.Lock()
 		batch := q.queue
 		q.queue = nil
+		q.writing = len(batch) > 0
 		closing := q.closing
 		q.mu.Unlock()
 		if len(batch) == 0 {
@@ -93,6 +111,9 @@ func (q *inbox) run() {
 				break
 			}
 		}
+		q.mu.Lock()
+		q.writing = false
+		q.mu.Unlock()
 	}
 }
 
