@@ -552,3 +552,198 @@ func TestRemovePostRemoveHook(t *testing.T) {
 		t.Errorf("post_remove saw FLEDGE_PLUGIN_DIR=%q, want %s", got, realDir)
 	}
 }
+
+// Hooks and build commands that were not approved never run.
+func TestUnapprovedHooksNeverRun(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "ran")
+	hooks := "\n[hooks]\nbuild = \"touch " + marker + "-build\"\npost_install = \"touch " + marker + "-post\"\n"
+
+	e := newEnv(t)
+	g := newGitRepo(t)
+	g.commit(t, pluginFiles("1.0.0", hooks), "")
+	local := t.TempDir()
+	writeTree(t, local, pluginFiles("1.0.0", hooks))
+
+	cases := []struct {
+		src     string
+		consent Consent
+	}{
+		{g.url, Consent{}},                      // no flags, no terminal
+		{g.url, Consent{Yes: true}},             // --yes on unverified
+		{g.url, Consent{Grant: grants("exec")}}, // --grant without hooks
+		{g.url, Consent{Ask: func(Request) (Decision, error) { return Decision{}, nil }}}, // user says no
+		{local, Consent{Grant: grants("store")}},                                          // local, --grant without hooks
+	}
+	for _, tc := range cases {
+		before := e.snapshot(t, name)
+		_, err := e.installer(tc.consent).Install(context.Background(), tc.src)
+		var ae *ApprovalError
+		if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Missing, []string{"hooks"}) {
+			t.Errorf("%s %+v: Install = %v, want ApprovalError for hooks", tc.src, tc.consent, err)
+		}
+		for _, suffix := range []string{"-build", "-post"} {
+			if _, err := os.Stat(marker + suffix); err == nil {
+				t.Fatalf("%s %+v: unapproved hook %s ran", tc.src, tc.consent, suffix)
+			}
+		}
+		if after := e.snapshot(t, name); !reflect.DeepEqual(before, after) {
+			t.Errorf("state changed:\n%+v\n%+v", before, after)
+		}
+	}
+	// Approved, both run.
+	res, err := e.installer(Consent{Grant: grants("hooks")}).Install(context.Background(), g.url)
+	if err != nil {
+		t.Fatalf("approved install: %v\n%s", err, e.log)
+	}
+	for _, suffix := range []string{"-build", "-post"} {
+		if _, err := os.Stat(marker + suffix); err != nil {
+			t.Errorf("approved hook %s did not run", suffix)
+		}
+	}
+	if res.Entry.Hooks["build"] == "" || res.Entry.Hooks["post_install"] == "" || res.Entry.BuildCommand == "" {
+		t.Errorf("approved hooks not recorded: %+v", res.Entry)
+	}
+}
+
+// Trees fledge must not install are refused before anything is placed.
+func TestInstallRefusesUnsafeTrees(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "evil"), "#!/bin/sh\necho evil\n", 0o755)
+	cases := map[string]func(t *testing.T, dir string){
+		"escaping symlink": func(t *testing.T, dir string) {
+			os.Symlink(filepath.Join(outside, "evil"), filepath.Join(dir, "lib"))
+		},
+		"binary links out": func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, "bin", "hello"))
+			os.Symlink(filepath.Join(outside, "evil"), filepath.Join(dir, "bin", "hello"))
+		},
+		"fifo": func(t *testing.T, dir string) {
+			if err := mkfifo(filepath.Join(dir, "pipe")); err != nil {
+				t.Skip(err)
+			}
+		},
+		"bad name": func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "plugin.toml"), "[plugin]\nname = \"../evil\"\nversion = \"1.0.0\"\n[[commands]]\nname = \"hello\"\nbinary = \"bin/hello\"\n", 0o644)
+		},
+		"symlinked manifest": func(t *testing.T, dir string) {
+			data, _ := os.ReadFile(filepath.Join(dir, "plugin.toml"))
+			writeFile(t, filepath.Join(outside, "m.toml"), string(data), 0o644)
+			os.Remove(filepath.Join(dir, "plugin.toml"))
+			os.Symlink(filepath.Join(outside, "m.toml"), filepath.Join(dir, "plugin.toml"))
+		},
+		"missing binary": func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, "bin", "hello"))
+		},
+	}
+	for label, spoil := range cases {
+		for _, copy := range []bool{false, true} {
+			e := newEnv(t)
+			dir := t.TempDir()
+			writeTree(t, dir, pluginFiles("1.0.0", ""))
+			spoil(t, dir)
+			in := e.installer(Consent{Yes: true})
+			in.Copy = copy
+			before := e.snapshot(t, name)
+			if _, err := in.Install(context.Background(), dir); err == nil {
+				t.Errorf("%s (copy=%v): installed", label, copy)
+			}
+			if after := e.snapshot(t, name); !reflect.DeepEqual(before, after) {
+				t.Errorf("%s (copy=%v): state changed:\n%+v\n%+v", label, copy, before, after)
+			}
+			for _, n := range names(t, e.paths.PluginsDir()) {
+				if n != ".staging" && n != ".trash" {
+					t.Errorf("%s (copy=%v): left %s in the plugins dir", label, copy, n)
+				}
+			}
+		}
+	}
+}
+
+// A --force reinstall that drops a command removes its link.
+func TestForceReinstallDropsOldCommandLinks(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	g := newGitRepo(t)
+	g.commit(t, pluginFiles("1.0.0", "", "hello", "extra"), "")
+	if _, err := e.installer(Consent{}).Install(context.Background(), g.url); err != nil {
+		t.Fatal(err)
+	}
+	g.commit(t, pluginFiles("2.0.0", "", "hello"), "")
+	in := e.installer(Consent{})
+	in.Force = true
+	if _, err := in.Install(context.Background(), g.url); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(e.paths.CommandLink("extra")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("dropped command's link kept: %v", err)
+	}
+	if out := runCommand(t, e, "hello"); out != "hello from v2.0.0" {
+		t.Errorf("hello printed %q", out)
+	}
+	p, _ := e.entry(t, name)
+	if !reflect.DeepEqual(p.Commands, []string{"hello"}) {
+		t.Errorf("commands %v", p.Commands)
+	}
+}
+
+// Installs of different plugins at once all land.
+func TestConcurrentInstalls(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	const n = 6
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		dir := t.TempDir()
+		files := pluginFiles("1.0.0", "", "c"+string(rune('a'+i)))
+		files["plugin.toml"] = strings.Replace(files["plugin.toml"], "fledge-plugin-hello", "fledge-plugin-"+string(rune('a'+i)), 1)
+		writeTree(t, dir, files)
+		go func() {
+			in := e.installer(Consent{})
+			in.Copy = true
+			_, err := in.Install(context.Background(), dir)
+			errs <- err
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	f, err := e.store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Plugins) != n {
+		t.Errorf("%d plugins recorded, want %d", len(f.Plugins), n)
+	}
+	for i := 0; i < n; i++ {
+		if _, err := os.Stat(e.paths.CommandLink("c" + string(rune('a'+i)))); err != nil {
+			t.Errorf("link %d: %v", i, err)
+		}
+	}
+}
+
+// A plugin whose directory vanished can still be removed.
+func TestRemoveWithMissingDir(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	g := newGitRepo(t)
+	g.commit(t, pluginFiles("1.0.0", ""), "")
+	if _, err := e.installer(Consent{}).Install(context.Background(), g.url); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(e.paths.PluginDir(name)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.remover().Remove(context.Background(), name); err != nil {
+		t.Fatalf("Remove: %v", err)
+	}
+	assertGone(t, e)
+}
