@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -85,6 +86,9 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"jsonq":       cmdJSONQ,
 		"emptydir":    cmdEmptyDir,
 		"islink":      cmdIsLink,
+		"waitfile":    cmdWaitFile,
+		"signalpid":   cmdSignalPID,
+		"pidgone":     cmdPIDGone,
 	}
 }
 
@@ -387,4 +391,60 @@ func renderJSON(v any) string {
 		return fmt.Sprint(v)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// scriptWait bounds every polling command.
+const scriptWait = 20 * time.Second
+
+// waitfile PATH: wait (bounded) until PATH exists.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	deadline := time.Now().Add(scriptWait)
+	for {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("%s did not appear within %v", args[0], scriptWait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func readPID(ts *testscript.TestScript, file string) int {
+	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(file)))
+	if err != nil || pid <= 1 {
+		ts.Fatalf("bad pid in %s: %v", file, err)
+	}
+	return pid
+}
+
+// signalpid INT|TERM|KILL PIDFILE: signal the process whose pid PIDFILE holds.
+func cmdSignalPID(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: signalpid INT|TERM|KILL PIDFILE")
+	}
+	sig, ok := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "KILL": syscall.SIGKILL}[args[0]]
+	if !ok {
+		ts.Fatalf("unknown signal %s", args[0])
+	}
+	ts.Check(syscall.Kill(readPID(ts, args[1]), sig))
+}
+
+// pidgone PIDFILE: wait (bounded) until the process whose pid PIDFILE holds
+// no longer exists.
+func cmdPIDGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: pidgone PIDFILE")
+	}
+	pid := readPID(ts, args[0])
+	deadline := time.Now().Add(scriptWait)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			ts.Fatalf("process %d is still running after %v", pid, scriptWait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
