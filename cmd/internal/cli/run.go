@@ -57,6 +57,10 @@ own wherever they appear; every other argument passes to the plugin verbatim.
 			}
 			opts, err := parseRunArgs(args)
 			if err != nil {
+				if wantsJSON(args) {
+					printError(f.IO, err, true)
+					return &exitCodeError{code: ExitUsage}
+				}
 				return err
 			}
 			return runRun(c.Context(), f, opts)
@@ -117,6 +121,19 @@ func parseRunArgs(args []string) (*runOptions, error) {
 		return nil, usageErrorf("plugins run needs the command to run: fledge plugins run <command> [args...]")
 	}
 	return opts, nil
+}
+
+// wantsJSON reports whether --json appears among fledge's own arguments.
+func wantsJSON(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" {
+			return true
+		}
+	}
+	return false
 }
 
 // parseDuration accepts a Go duration or a number of seconds.

@@ -196,6 +196,20 @@ func TestPluginsRunJSONUnknownCommand(t *testing.T) {
 	}
 }
 
+func TestPluginsRunUsageErrorUnderJSON(t *testing.T) {
+	t.Parallel()
+	f := newRunFixture(t)
+	code, out, _ := f.fledge("plugins", "run", "--json", "--timeout", "soon", "x")
+	var doc jsonErrorDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != ExitUsage || doc.Error.Code != CodeUsage || doc.SchemaVersion != 1 {
+		t.Errorf("code %d, doc %+v (%v): %s", code, doc, err, out)
+	}
+	code, out, errOut := f.fledge("plugins", "run")
+	if code != ExitUsage || out != "" || !strings.Contains(errOut, "needs the command") {
+		t.Errorf("no command: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
 func TestPluginsRunProtocolMismatch(t *testing.T) {
 	t.Parallel()
 	f := newRunFixture(t)
