@@ -706,6 +706,7 @@ func TestConcurrentInstalls(t *testing.T) {
 		go func() {
 			in := e.installer(Consent{})
 			in.Copy = true
+			in.Log = nil // the shared log buffer is not safe for concurrent use
 			_, err := in.Install(context.Background(), dir)
 			errs <- err
 		}()
