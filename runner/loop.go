@@ -66,6 +66,10 @@ func (s *session) handle(line []byte) {
 	case "":
 		s.malformed("a message without a type")
 		return
+	case protocol.TypeResponse, protocol.TypeCancel, protocol.TypeInit:
+		// Messages fledge sends, echoed back: nothing is pending for them.
+		s.malformed(fmt.Sprintf("a %q message, which only fledge sends (an orphaned reply?)", m.Type))
+		return
 	}
 	if !protocol.IsRequest(m.Type) {
 		return // unknown types are ignored: a newer plugin may send them

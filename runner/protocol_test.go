@@ -49,6 +49,7 @@ func TestMalformedUnknownAndIDless(t *testing.T) {
 		`{"type":"future_thing","id":"9","x":1}`,
 		`{"type":"prompt","message":"no id"}`,
 		`{"no":"type"}`,
+		`{"type":"response","id":"1","value":"x"}`,
 		`[1,2]`,
 		`?{"type":"select","id":"s","message":"m","options":"red"}`,
 		`?{"type":"select","id":"e","message":"m","options":[]}`,
@@ -77,7 +78,7 @@ func TestMalformedUnknownAndIDless(t *testing.T) {
 		t.Errorf("last message = %v, want the run's timeout cancel", last)
 	}
 	w := e.ui.warnings()
-	for _, s := range []string{"not a protocol message", "prompt request without an id", "without a type", "neither a string nor a number"} {
+	for _, s := range []string{"not a protocol message", "prompt request without an id", "without a type", "neither a string nor a number", "orphaned reply"} {
 		if !strings.Contains(w, s) {
 			t.Errorf("warnings lack %q:\n%s", s, w)
 		}
