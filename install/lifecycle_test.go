@@ -748,3 +748,62 @@ func TestRemoveWithMissingDir(t *testing.T) {
 	}
 	assertGone(t, e)
 }
+
+// A plugins.toml fledge cannot read stops every install before anything
+// is fetched into place, and is left byte for byte.
+func TestInstallRefusesUnreadableLockfile(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	for label, data := range map[string]string{
+		"corrupt": "[[plugins]]\nname = \"x\"\nsource = \n",
+		"future":  "format_version = 99\n",
+	} {
+		e := newEnv(t)
+		if err := os.MkdirAll(e.paths.Root(), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, e.paths.PluginsFile(), data, 0o644)
+		src := t.TempDir()
+		writeTree(t, src, pluginFiles("1.0.0", ""))
+		before := e.snapshot(t, name)
+		_, err := e.installer(Consent{Yes: true}).Install(context.Background(), src)
+		var ce *lockfile.CorruptError
+		var fe *lockfile.FutureError
+		if !errors.As(err, &ce) && !errors.As(err, &fe) {
+			t.Errorf("%s: Install = %v, want the lockfile's error", label, err)
+		}
+		if after := e.snapshot(t, name); !reflect.DeepEqual(before, after) {
+			t.Errorf("%s: state changed:\n%+v\n%+v", label, before, after)
+		}
+		if _, err := e.remover().Remove(context.Background(), name); err == nil {
+			t.Errorf("%s: Remove succeeded over an unreadable lockfile", label)
+		}
+		if got, _ := os.ReadFile(e.paths.PluginsFile()); string(got) != data {
+			t.Errorf("%s: plugins.toml changed to %q", label, got)
+		}
+	}
+}
+
+func TestInstallMissingRef(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	g := newGitRepo(t)
+	g.commit(t, pluginFiles("1.0.0", ""), "v1.0.0")
+	for _, ref := range []string{"v9.9.9", "no-such-branch", "0123456789abcdef0123456789abcdef01234567"} {
+		_, err := e.installer(Consent{Yes: true}).Install(context.Background(), g.url+"@"+ref)
+		var fe *FetchError
+		if !errors.As(err, &fe) {
+			t.Errorf("@%s: Install = %v, want a FetchError", ref, err)
+		}
+		if _, ok := e.entry(t, name); ok {
+			t.Errorf("@%s: recorded", ref)
+		}
+		if s := names(t, e.paths.StagingDir()); len(s) != 0 {
+			t.Errorf("@%s: staging left: %v", ref, s)
+		}
+	}
+	if _, err := e.installer(Consent{Yes: true}).Install(context.Background(), g.url+"@-x"); err == nil {
+		t.Error("@-x accepted")
+	}
+}
