@@ -255,7 +255,20 @@ func TestInstallLocalLinkThenRemove(t *testing.T) {
 		t.Errorf("failed reinstall changed state:\n%+v\n%+v", before, after)
 	}
 
+	// A command link the user re-pointed elsewhere is theirs: Remove keeps it.
+	own := filepath.Join(t.TempDir(), "mine")
+	writeFile(t, own, "#!/bin/sh\necho mine\n", 0o755)
+	if err := os.Remove(e.paths.CommandLink("hello")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(own, e.paths.CommandLink("hello")); err != nil {
+		t.Fatal(err)
+	}
 	removed, err := e.remover().Remove(context.Background(), "hello") // short name
+	if target, err := os.Readlink(e.paths.CommandLink("hello")); err != nil || target != own {
+		t.Errorf("user's link = %q, %v; want it kept", target, err)
+	}
+	os.Remove(e.paths.CommandLink("hello"))
 	if err != nil {
 		t.Fatalf("Remove: %v", err)
 	}
@@ -391,8 +404,13 @@ func TestForceReinstallFailingPostInstallRestores(t *testing.T) {
 	if _, err := e.installer(Consent{}).Install(context.Background(), g.url); err != nil {
 		t.Fatalf("first install: %v\n%s", err, e.log)
 	}
+	// A link the user made for a command no plugin owns yet: v2 takes it
+	// over, and must give it back when v2 fails.
+	if err := os.Symlink("/bin/true", e.paths.CommandLink("extra")); err != nil {
+		t.Fatal(err)
+	}
 	before := e.snapshot(t, name)
-	if before.tree == "" || before.lock == "" || before.links["fledge-hello"] == "" {
+	if before.tree == "" || before.lock == "" || before.links["fledge-hello"] == "" || before.links["fledge-extra"] != "/bin/true" {
 		t.Fatalf("bad first install: %+v", before)
 	}
 
