@@ -27,6 +27,12 @@ type Remover struct {
 // links, its tree (for a live link, only the link: never the source behind
 // it), its data, and its entry. If the hook fails nothing is removed.
 func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, error) {
+	// Say "not installed" before touching a home that may not exist yet.
+	if file, err := r.Store.Load(); err != nil {
+		return nil, err
+	} else if _, err := file.Resolve(name); err != nil {
+		return nil, err
+	}
 	unlock, err := lockedfile.MutexAt(r.Paths.TreeLock()).Lock()
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", r.Paths.TreeLock(), err)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -110,6 +111,10 @@ func Load(dir string) (*Manifest, error) {
 // ErrNoManifest is returned when a directory has no plugin.toml.
 var ErrNoManifest = errors.New("no plugin.toml")
 
+// ErrNotRegular is wrapped when plugin.toml is a symlink, directory or
+// device: a manifest must be a plain file inside the plugin.
+var ErrNotRegular = errors.New("plugin.toml is not a regular file")
+
 // ReadFile reads a manifest file safely: it refuses symlinks and anything
 // that is not a regular file, and reads at most MaxSize bytes.
 func ReadFile(path string) ([]byte, error) {
@@ -121,7 +126,7 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): plugin.toml must be a plain file, not a link or device", path, fi.Mode().Type())
+		return nil, fmt.Errorf("%s: %w but %s: commit plugin.toml itself, not a link to it", path, ErrNotRegular, describeType(fi.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -136,6 +141,22 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxSize)
 	}
 	return data, nil
+}
+
+func describeType(m os.FileMode) string {
+	switch {
+	case m&os.ModeSymlink != 0:
+		return "a symlink"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a plain file"
 }
 
 // Marshal renders m as TOML (used by `plugins create` and tests).
@@ -190,7 +211,15 @@ func unknownKeys(data []byte, into any) []string {
 	}
 	seen := map[string]bool{}
 	for _, e := range se.Errors {
-		seen[strings.Join(e.Key(), ".")] = true
+		parts := e.Key()
+		shown := make([]string, len(parts))
+		for i, k := range parts {
+			shown[i] = k
+			if k == "" || strings.ContainsAny(k, ". \t\"") {
+				shown[i] = strconv.Quote(k)
+			}
+		}
+		seen[strings.Join(shown, ".")] = true
 	}
 	out := make([]string, 0, len(seen))
 	for k := range seen {

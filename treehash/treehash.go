@@ -141,20 +141,50 @@ func hashLink(realRoot, p, rel string) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
-	// Resolve lexically against the link's directory: the target need not
-	// exist, but it may not leave the tree.
-	abs := target
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(filepath.Dir(p), target)
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = r
-	}
-	if !within(realRoot, filepath.Clean(abs)) {
+	if !linkStaysInside(realRoot, p, target) {
 		return Entry{}, fmt.Errorf("%w: symlink %s points outside the plugin (%s)", ErrUnsafeTree, rel, target)
 	}
 	sum := sha256.Sum256([]byte(filepath.ToSlash(target)))
 	return Entry{Path: rel, Kind: KindSymlink, Digest: hex.EncodeToString(sum[:])}, nil
+}
+
+// linkStaysInside reports whether the link at p, pointing at target, stays
+// inside realRoot. The target is resolved the way the kernel resolves it:
+// component by component, following links already in the tree, so "x/.."
+// is not cleaned away before x is known not to be a link. A dangling target
+// is allowed only if it never climbs with "..": what it would name once
+// created can then not be decided by links elsewhere in the tree.
+func linkStaysInside(realRoot, p, target string) bool {
+	joined := filepath.Dir(p) + string(filepath.Separator) + target
+	if filepath.IsAbs(target) {
+		joined = target
+	}
+	if r, err := filepath.EvalSymlinks(joined); err == nil {
+		return within(realRoot, r)
+	}
+	if filepath.IsAbs(target) {
+		return false // a dangling absolute target names this machine, not the plugin
+	}
+	for _, part := range strings.Split(filepath.ToSlash(target), "/") {
+		if part == ".." {
+			return false
+		}
+	}
+	// No "..": resolve the deepest existing ancestor, which must be inside.
+	dir := filepath.Dir(filepath.Clean(joined))
+	for !within(realRoot, dir) || !exists(dir) {
+		if !within(realRoot, dir) {
+			return false
+		}
+		dir = filepath.Dir(dir)
+	}
+	r, err := filepath.EvalSymlinks(dir)
+	return err == nil && within(realRoot, r)
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 func within(root, p string) bool {

@@ -42,7 +42,7 @@ func classify(err error) string {
 		return CodeCommandConflict
 	case errors.As(err, &proto):
 		return CodeProtocolVersion
-	case errors.As(err, &inval), errors.Is(err, manifest.ErrNoManifest):
+	case errors.As(err, &inval), errors.Is(err, manifest.ErrNoManifest), errors.Is(err, manifest.ErrNotRegular):
 		return CodeInvalidManifest
 	case errors.As(err, &srcErr):
 		return CodeInvalidSource

@@ -256,19 +256,30 @@ func askApproval(f *Factory, r install.Request) (install.Decision, error) {
 			fmt.Fprintf(w, "  %-16s %s%s\n", h.Name, termsafe.Line(h.Command), note)
 		}
 	}
-	items := r.Items()
+	// Preselected items come first: huh scrolls a multi-select to its first
+	// selected option, which would hide anything above it (such as exec
+	// when only store is preselected).
+	var items, rest []string
+	for _, it := range r.Items() {
+		risky := it == "exec" || it == "network" || it == install.GrantHooks
+		if r.Tier != registry.TierUnverified || !risky {
+			items = append(items, it)
+		} else {
+			rest = append(rest, it)
+		}
+	}
+	defaults := make([]int, len(items))
+	for i := range items {
+		defaults[i] = i
+	}
+	items = append(items, rest...)
 	options := make([]string, len(items))
-	var defaults []int
 	for i, it := range items {
 		label := it
 		if it == string(manifest.CapFilesystem) {
 			label += " (" + termsafe.Line(r.Capabilities.Filesystem) + ")"
 		}
 		options[i] = fmt.Sprintf("%-12s %s", label, capabilityMeaning[it])
-		risky := it == "exec" || it == "network" || it == "hooks"
-		if r.Tier != registry.TierUnverified || !risky {
-			defaults = append(defaults, i)
-		}
 	}
 	desc := "space toggles, enter confirms; unselected items are denied"
 	if r.Tier == registry.TierUnverified {

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"unicode"
 
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -23,12 +25,43 @@ type jsonErrorDoc struct {
 	Error         jsonError `json:"error"`
 }
 
-// writeJSON prints v as one indented JSON document.
+// writeJSON prints v as one indented JSON document. Control characters
+// are escaped by encoding/json; format characters (bidi overrides,
+// zero-width) are escaped here too, so the data stays exact and a terminal
+// showing the document cannot be made to reorder or hide text.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(escapeFormatRunes(buf.Bytes()))
+	return err
+}
+
+// escapeFormatRunes rewrites invisible format runes as \uXXXX escapes. In a
+// JSON document such runes can only occur inside strings, where the escape
+// means the same character.
+func escapeFormatRunes(b []byte) []byte {
+	if !bytes.ContainsFunc(b, needsEscape) {
+		return b
+	}
+	var out bytes.Buffer
+	out.Grow(len(b) + 16)
+	for _, r := range string(b) {
+		if needsEscape(r) {
+			fmt.Fprintf(&out, "\\u%04x", r)
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return out.Bytes()
+}
+
+func needsEscape(r rune) bool {
+	return r >= 0x80 && (unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029 || (r >= 0x80 && r <= 0x9f))
 }
 
 // printError reports err: a JSON document on stdout under --json (plus the

@@ -211,4 +211,3 @@ func revText(r install.Rev) string {
 	}
 	return s
 }
-

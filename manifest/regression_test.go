@@ -1,13 +1,10 @@
-//go:build pending
-
-// Tests for known bugs, kept out of the normal run until they are fixed.
-// Run with: go test -tags pending ./manifest
+// Regression tests for bugs found by the unit-test pass, fixed since.
 
 package manifest
 
 import "testing"
 
-// BUG: a table or key spelled "" (found by FuzzParse: the input `[""]`) is
+// Was a bug: a table or key spelled "" (found by FuzzParse: the input `[""]`) is
 // reported as an unknown key with an empty Field, so `validate --strict`
 // prints ": unknown key, ignored" without saying which key. An empty key
 // should be shown quoted, e.g. `""`.
