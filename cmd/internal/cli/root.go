@@ -101,6 +101,7 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 		newSearchCmd(f),
 		newUpdateCmd(f),
 		newCreateCmd(f),
+		newVerifyCmd(f),
 	)
 	root.AddCommand(plugins)
 	return root

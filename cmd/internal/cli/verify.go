@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+type verifyOptions struct {
+	Names []string
+	JSON  bool
+}
+
+func newVerifyCmd(f *Factory) *cobra.Command {
+	opts := &verifyOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify [<name>...]",
+		Short: "Check installed plugins byte for byte against what was installed",
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Names = args
+			return verifyRun(f, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	return cmd
+}
+
+type verifyResultJSON struct {
+	Name            string     `json:"name"`
+	Status          string     `json:"status"`
+	RecordedHash    string     `json:"recorded_hash"`
+	CurrentHash     string     `json:"current_hash"`
+	ManifestChanged bool       `json:"manifest_changed"`
+	Modified        []string   `json:"modified"`
+	Added           []string   `json:"added"`
+	Missing         []string   `json:"missing"`
+	Error           *jsonError `json:"error"`
+}
+
+type verifyDoc struct {
+	SchemaVersion int                `json:"schema_version"`
+	Results       []verifyResultJSON `json:"results"`
+	Summary       struct {
+		Total  int `json:"total"`
+		OK     int `json:"ok"`
+		Failed int `json:"failed"`
+	} `json:"summary"`
+}
+
+func verifyRun(f *Factory, opts *verifyOptions) error {
+	file, _, err := loadState(f)
+	if err != nil {
+		return err
+	}
+	paths, err := f.Paths()
+	if err != nil {
+		return err
+	}
+	var targets []*lockfile.Plugin
+	if len(opts.Names) == 0 {
+		targets = sortedPlugins(file)
+	}
+	doc := verifyDoc{SchemaVersion: SchemaVersion, Results: []verifyResultJSON{}}
+	for _, n := range opts.Names {
+		p, err := file.Resolve(n)
+		if err != nil {
+			doc.Results = append(doc.Results, verifyResultJSON{Name: n, Status: install.VerifyError,
+				Modified: []string{}, Added: []string{}, Missing: []string{},
+				Error: &jsonError{Code: errorCode(err), Message: termsafe.Text(err.Error())}})
+			continue
+		}
+		targets = append(targets, p)
+	}
+	for _, p := range targets {
+		r := install.Verify(paths, p)
+		j := verifyResultJSON{Name: r.Name, Status: r.Status, RecordedHash: r.Recorded, CurrentHash: r.Current,
+			ManifestChanged: r.ManifestChanged, Modified: r.Diff.Modified, Added: r.Diff.Added, Missing: r.Diff.Missing}
+		if r.Err != nil {
+			j.Error = &jsonError{Code: errorCode(r.Err), Message: termsafe.Text(r.Err.Error())}
+		}
+		doc.Results = append(doc.Results, j)
+	}
+	for _, r := range doc.Results {
+		switch r.Status {
+		case install.VerifyModified, install.VerifyMissing, install.VerifyError:
+			doc.Summary.Failed++
+		case install.VerifyOK:
+			doc.Summary.OK++
+		}
+	}
+	doc.Summary.Total = len(doc.Results)
+	if opts.JSON {
+		if err := writeJSON(f.IO.Out, doc); err != nil {
+			return err
+		}
+	} else {
+		printVerify(f, doc)
+	}
+	if doc.Summary.Failed > 0 {
+		return &exitCodeError{code: ExitFailure}
+	}
+	return nil
+}
+
+func printVerify(f *Factory, doc verifyDoc) {
+	w := f.IO.Out
+	if len(doc.Results) == 0 {
+		fmt.Fprintln(f.IO.ErrOut, "No plugins installed.")
+	}
+	for _, r := range doc.Results {
+		name := termsafe.Line(r.Name)
+		switch r.Status {
+		case install.VerifyOK:
+			fmt.Fprintf(w, "✓ %s matches what was installed\n", name)
+		case install.VerifyLinked:
+			fmt.Fprintf(w, "- %s is live-linked: changes are expected (grants never widen)\n", name)
+		case install.VerifyUnrecorded:
+			fmt.Fprintf(w, "- %s has no recorded hash (installed by another fledge): reinstall to record one\n", name)
+		default:
+			fmt.Fprintf(w, "✗ %s: %s\n", name, r.Status)
+		}
+		if r.ManifestChanged && r.Status != install.VerifyMissing {
+			fmt.Fprintf(w, "  plugin.toml differs from the one approved\n")
+		}
+		for _, x := range []struct {
+			label string
+			paths []string
+		}{{"modified", r.Modified}, {"added", r.Added}, {"missing", r.Missing}} {
+			if len(x.paths) == 0 {
+				continue
+			}
+			shown := x.paths[:min(20, len(x.paths))]
+			for i := range shown {
+				shown[i] = termsafe.Line(shown[i])
+			}
+			more := ""
+			if len(x.paths) > len(shown) {
+				more = fmt.Sprintf(" (+%d more)", len(x.paths)-len(shown))
+			}
+			fmt.Fprintf(w, "  %s: %s%s\n", x.label, strings.Join(shown, ", "), more)
+		}
+		if r.Error != nil {
+			fmt.Fprintf(w, "  %s\n", r.Error.Message)
+		}
+	}
+}
