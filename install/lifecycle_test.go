@@ -825,3 +825,75 @@ func TestInstallMissingRef(t *testing.T) {
 		t.Error("@-x accepted")
 	}
 }
+
+// Racing installs of one plugin, or of plugins claiming one command: one
+// wins, the others fail cleanly, and what is recorded is what is on disk.
+func TestRacingInstallsOneWinner(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	const n = 4
+	dirs := make([]string, n)
+	for i := range dirs {
+		dirs[i] = t.TempDir()
+		files := pluginFiles("1.0."+string(rune('0'+i)), "")
+		if i%2 == 1 { // same command "hello", different plugin names
+			files["plugin.toml"] = strings.Replace(files["plugin.toml"], "fledge-plugin-hello", "fledge-plugin-rival"+string(rune('0'+i)), 1)
+		}
+		writeTree(t, dirs[i], files)
+	}
+	errs := make(chan error, n)
+	for _, d := range dirs {
+		go func() {
+			in := e.installer(Consent{})
+			in.Copy, in.Log = true, nil
+			_, err := in.Install(context.Background(), d)
+			errs <- err
+		}()
+	}
+	wins := 0
+	for i := 0; i < n; i++ {
+		err := <-errs
+		var ce *ConflictError
+		switch {
+		case err == nil:
+			wins++
+		case errors.Is(err, ErrAlreadyInstalled), errors.As(err, &ce):
+		default:
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	if wins != 1 {
+		t.Errorf("%d installs won, want exactly 1", wins)
+	}
+	f, err := e.store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Plugins) != 1 {
+		t.Fatalf("%d entries recorded, want 1", len(f.Plugins))
+	}
+	p := f.Plugins[0]
+	tr, err := treehash.Hash(e.paths.PluginDir(p.Name), treehash.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Hash != p.TreeHash {
+		t.Errorf("recorded tree %s, on disk %s", p.TreeHash, tr.Hash)
+	}
+	if out := runCommand(t, e, "hello"); out != "hello from v"+p.Version {
+		t.Errorf("hello printed %q, recorded version %s", out, p.Version)
+	}
+	var trees []string
+	for _, n := range names(t, e.paths.PluginsDir()) {
+		if !strings.HasPrefix(n, ".") { // .staging, .trash and .data are fledge's
+			trees = append(trees, n)
+		}
+	}
+	if !reflect.DeepEqual(trees, []string{p.Name}) {
+		t.Errorf("plugin trees %v, want only %s", trees, p.Name)
+	}
+	if s := names(t, e.paths.StagingDir()); len(s) != 0 {
+		t.Errorf("staging left: %v", s)
+	}
+}
