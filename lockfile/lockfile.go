@@ -265,3 +265,14 @@ func readBounded(path string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// LoadFile reads a plugins.toml from anywhere (such as a team's copy for
+// sync), bounded like the store's own.
+func LoadFile(path string) (*File, error) {
+	data, err := readBounded(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := Parse(data)
+	return f, (&Store{path: path}).annotate(err)
+}

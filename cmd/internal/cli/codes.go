@@ -14,6 +14,7 @@ const (
 	CodeUnsafePlugin    = "unsafe_plugin"
 	CodeProtocolVersion = "protocol_version_mismatch"
 	CodeTagMoved        = "tag_moved"
+	CodeNotReproducible = "not_reproducible"
 )
 
 // classify maps the library packages' typed errors and sentinels to error
@@ -59,6 +60,8 @@ func classify(err error) string {
 		return CodeNotInstalled
 	case errors.Is(err, install.ErrTagMoved):
 		return CodeTagMoved
+	case errors.Is(err, install.ErrNotReproducible):
+		return CodeNotReproducible
 	case errors.As(err, &amb):
 		return CodeAmbiguous
 	case errors.As(err, &corr), errors.As(err, &future):

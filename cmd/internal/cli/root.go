@@ -102,6 +102,7 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 		newUpdateCmd(f),
 		newCreateCmd(f),
 		newVerifyCmd(f),
+		newSyncCmd(f),
 	)
 	root.AddCommand(plugins)
 	return root

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/gitfetch"
+	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+type syncOptions struct {
+	File  string
+	Yes   bool
+	Grant []string
+	Prune bool
+	JSON  bool
+}
+
+func newSyncCmd(f *Factory) *cobra.Command {
+	opts := &syncOptions{}
+	cmd := &cobra.Command{
+		Use:   "sync --file <plugins.toml>",
+		Short: "Make this machine's plugins match a plugins.toml from elsewhere, exactly",
+		Long: `Install exactly the commits a plugins.toml records (a team's, a CI's), checking the
+content hashes. The grants it records are a proposal, approved under the same rules
+as install. Nothing is removed unless --prune is given.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if opts.File == "" {
+				return usageErrorf("sync needs --file <plugins.toml>")
+			}
+			return syncRun(c.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.File, "file", "", "the plugins.toml to match")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve the proposed grants (for unverified sources, not exec, network or hooks)")
+	fl.StringSliceVar(&opts.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks")
+	fl.BoolVar(&opts.Prune, "prune", false, "remove installed plugins the file does not list")
+	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
+	return cmd
+}
+
+type syncResultJSON struct {
+	Name   string     `json:"name"`
+	Status string     `json:"status"`
+	Commit string     `json:"commit"`
+	Error  *jsonError `json:"error"`
+}
+
+type syncDoc struct {
+	SchemaVersion int              `json:"schema_version"`
+	Action        string           `json:"action"`
+	Results       []syncResultJSON `json:"results"`
+	Summary       map[string]int   `json:"summary"`
+}
+
+func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
+	grants, err := install.ParseGrants(opts.Grant)
+	if err != nil {
+		return &usageError{err: err}
+	}
+	want, err := lockfile.LoadFile(opts.File)
+	if err != nil {
+		return err
+	}
+	store, paths, err := f.Lockfile()
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(paths.ConfigFile())
+	if err != nil {
+		return err
+	}
+	consent := install.Consent{Yes: opts.Yes, Grant: grants}
+	if !opts.Yes && len(grants) == 0 && f.IO.CanPrompt() {
+		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(f, r) }
+	}
+	s := &install.Syncer{
+		Installer: &install.Installer{
+			Paths: paths, Store: store, Trust: trustConfig(cfg), Consent: consent,
+			Log: f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv)}, Now: f.Now,
+		},
+		Prune: opts.Prune,
+	}
+	results, err := s.Sync(ctx, want)
+	if err != nil {
+		return err
+	}
+	doc := syncDoc{SchemaVersion: SchemaVersion, Action: "sync", Results: []syncResultJSON{},
+		Summary: map[string]int{"total": len(results), install.SyncInSync: 0, install.SyncInstalled: 0,
+			install.SyncReplaced: 0, install.SyncRemoved: 0, install.SyncFailed: 0}}
+	failed := false
+	for _, r := range results {
+		j := syncResultJSON{Name: r.Name, Status: r.Status, Commit: r.Commit}
+		if r.Err != nil {
+			failed = true
+			j.Error = &jsonError{Code: errorCode(r.Err), Message: termsafe.Text(r.Err.Error()), Hint: termsafe.Text(errorHint(r.Err))}
+		}
+		doc.Summary[r.Status]++
+		doc.Results = append(doc.Results, j)
+	}
+	if opts.JSON {
+		if err := writeJSON(f.IO.Out, doc); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range doc.Results {
+			mark := map[string]string{install.SyncInSync: "✓", install.SyncInstalled: "+", install.SyncReplaced: "↻", install.SyncRemoved: "-", install.SyncFailed: "✗"}[r.Status]
+			fmt.Fprintf(f.IO.Out, "%s %s %s", mark, termsafe.Line(r.Name), r.Status)
+			if r.Commit != "" {
+				fmt.Fprintf(f.IO.Out, " (%s)", termsafe.Line(r.Commit[:min(12, len(r.Commit))]))
+			}
+			fmt.Fprintln(f.IO.Out)
+			if r.Error != nil {
+				fmt.Fprintf(f.IO.Out, "  %s\n", r.Error.Message)
+				if r.Error.Hint != "" {
+					fmt.Fprintf(f.IO.Out, "  hint: %s\n", r.Error.Hint)
+				}
+			}
+		}
+	}
+	if failed {
+		return &exitCodeError{code: ExitFailure}
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package install
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/corvidlabs/fledge-go/gitfetch"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/registry"
+)
+
+// Sync statuses.
+const (
+	SyncInSync    = "in_sync"
+	SyncInstalled = "installed"
+	SyncReplaced  = "replaced"
+	SyncRemoved   = "removed"
+	SyncFailed    = "failed"
+)
+
+// SyncResult is what sync did for one plugin.
+type SyncResult struct {
+	Name   string
+	Status string
+	Commit string
+	Err    error
+}
+
+// Syncer makes this machine's plugins match a plugins.toml from elsewhere:
+// exactly the recorded commits, checked against the recorded content
+// hashes. The file's grants are a proposal, approved under the install
+// rules; nothing is removed unless Prune is set.
+type Syncer struct {
+	Installer *Installer
+	Prune     bool
+}
+
+// ErrNotReproducible is wrapped when an entry cannot be installed exactly.
+var ErrNotReproducible = fmt.Errorf("cannot be reproduced exactly")
+
+// Sync applies want.
+func (s *Syncer) Sync(ctx context.Context, want *lockfile.File) ([]SyncResult, error) {
+	have, err := s.Installer.Store.Load()
+	if err != nil {
+		return nil, err
+	}
+	entries := append([]lockfile.Plugin(nil), want.Plugins...)
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	var results []SyncResult
+	wanted := map[string]bool{}
+	for _, w := range entries {
+		wanted[w.Name] = true
+		r := SyncResult{Name: w.Name, Commit: w.Commit}
+		cur, installed := have.Get(w.Name)
+		switch {
+		case installed && inSync(cur, &w):
+			r.Status = SyncInSync
+		default:
+			if err := s.installExact(ctx, w, installed); err != nil {
+				r.Status, r.Err = SyncFailed, err
+			} else if installed {
+				r.Status = SyncReplaced
+			} else {
+				r.Status = SyncInstalled
+			}
+		}
+		results = append(results, r)
+	}
+	if s.Prune {
+		rm := &Remover{Paths: s.Installer.Paths, Store: s.Installer.Store, Log: s.Installer.Log, Env: s.Installer.Env}
+		for _, p := range have.Plugins {
+			if wanted[p.Name] {
+				continue
+			}
+			r := SyncResult{Name: p.Name, Status: SyncRemoved, Commit: p.Commit}
+			if _, err := rm.Remove(ctx, p.Name); err != nil {
+				r.Status, r.Err = SyncFailed, err
+			}
+			results = append(results, r)
+		}
+	}
+	return results, nil
+}
+
+// inSync reports whether the installed plugin already is the wanted one,
+// with the same grants and hooks.
+func inSync(cur, w *lockfile.Plugin) bool {
+	if cur.Commit == "" || cur.Commit != w.Commit || cur.Kind == lockfile.KindLocalLink {
+		return false
+	}
+	if w.SourceHash != "" && cur.SourceHash != w.SourceHash {
+		return false
+	}
+	if cur.Capabilities != w.Capabilities || len(cur.Hooks) != len(w.Hooks) {
+		return false
+	}
+	for k, v := range w.Hooks {
+		if cur.Hooks[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, replace bool) error {
+	if msg := manifest.CheckName(w.Name); msg != "" {
+		return fmt.Errorf("entry name %s", msg)
+	}
+	if w.IsLocal() {
+		return fmt.Errorf("%s %w: it was installed from a local directory (%s)", w.Name, ErrNotReproducible, w.Source)
+	}
+	if len(w.Commit) != 40 {
+		return fmt.Errorf("%s %w: no full commit is recorded", w.Name, ErrNotReproducible)
+	}
+	src, err := entrySource(&w)
+	if err != nil {
+		return &SourceError{Source: w.Source, Err: err}
+	}
+	if src.Kind != registry.SourceGit {
+		return fmt.Errorf("%s %w: its source %q is not a git repository", w.Name, ErrNotReproducible, w.Source)
+	}
+	in := *s.Installer
+	in.Force = replace
+	refs, err := gitfetch.ListRefs(ctx, src.URL, in.Git)
+	if err != nil {
+		return &FetchError{Source: src.String(), Err: redactErr(err)}
+	}
+	// Fetch by the tag or branch that names the commit when there is one
+	// (a shallow fetch); otherwise by the commit itself.
+	rev := gitfetch.Revision{Ref: w.Commit, Kind: gitfetch.KindCommit, Commit: w.Commit}
+	for _, ref := range []string{w.Tag, w.PinnedRef} {
+		if ref == "" {
+			continue
+		}
+		if r, err := gitfetch.Resolve(refs, ref); err == nil && r.Commit == w.Commit && r.RefName != "" {
+			rev = r
+			break
+		}
+	}
+	if err := os.MkdirAll(in.Paths.StagingDir(), 0o755); err != nil {
+		return err
+	}
+	stage, err := os.MkdirTemp(in.Paths.StagingDir(), "sync-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(stage)
+	f, err := in.checkout(ctx, src, rev, filepath.Join(stage, "tree"))
+	if err != nil {
+		return err
+	}
+	f.src.Ref, f.refKind, f.tag = w.PinnedRef, w.RefKind, w.Tag
+	c, err := in.prepare(f)
+	if err != nil {
+		return err
+	}
+	if c.m.Plugin.Name != w.Name {
+		return fmt.Errorf("%s %w: commit %s names the plugin %q", w.Name, ErrNotReproducible, short(w.Commit), c.m.Plugin.Name)
+	}
+	if w.SourceHash != "" && c.srcHash != w.SourceHash {
+		return fmt.Errorf("%s %w: the fetched tree hashes to %s, not the recorded %s", w.Name, ErrNotReproducible, c.srcHash, w.SourceHash)
+	}
+	if err := in.preflight(c.m); err != nil {
+		return err
+	}
+	// The file's grants are a proposal: what it grants that the manifest
+	// requests, and the hooks it approved with exactly these commands.
+	proposal := c.req
+	proposal.Capabilities = c.m.Capabilities.Intersect(w.Capabilities)
+	proposal.Hooks = nil
+	for _, h := range c.req.Hooks {
+		if w.Hooks[h.Name] == h.Command {
+			proposal.Hooks = append(proposal.Hooks, h)
+		}
+	}
+	for _, h := range c.req.Hooks {
+		if (h.Name == manifest.HookBuild || h.Name == manifest.HookPostInstall) && w.Hooks[h.Name] != h.Command {
+			return &ApprovalError{Plugin: w.Name, Tier: c.res.Tier, Missing: []string{GrantHooks},
+				Reason: fmt.Sprintf("its %s (%s) must run, and the synced file does not approve it", h.Name, h.Command)}
+		}
+	}
+	dec, err := in.Consent.Decide(proposal)
+	if err != nil {
+		return err
+	}
+	hooks := map[string]string{}
+	if dec.Hooks {
+		for _, h := range proposal.Hooks {
+			hooks[h.Name] = h.Command
+		}
+	}
+	_, err = in.finish(ctx, c, dec.Capabilities, hooks)
+	return err
+}
