@@ -89,9 +89,6 @@ func helper(ctx context.Context, dir, role string, worker int) *exec.Cmd {
 // Eight processes each add 25 entries through Update while another process
 // reads in a loop: no update is lost and no read sees a torn file.
 func TestConcurrentProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts 9 processes")
-	}
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
