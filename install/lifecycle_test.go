@@ -897,3 +897,49 @@ func TestRacingInstallsOneWinner(t *testing.T) {
 		t.Errorf("staging left: %v", s)
 	}
 }
+
+// A first install whose post_install fails leaves nothing, and for a live
+// link never touches the source it linked.
+func TestFirstInstallFailingPostInstallLeavesNothing(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	hook := "\n[hooks]\npost_install = \"echo half > half-done; exit 1\"\n"
+	for _, mode := range []string{"link", "copy", "git"} {
+		e := newEnv(t)
+		src := t.TempDir()
+		writeTree(t, src, pluginFiles("1.0.0", hook))
+		source := src
+		if mode == "git" {
+			g := newGitRepo(t)
+			g.commit(t, pluginFiles("1.0.0", hook), "")
+			source = g.url
+		}
+		srcBefore, err := treehash.Hash(src, treehash.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := e.installer(Consent{Grant: grants("hooks")})
+		in.Copy = mode == "copy"
+		before := e.snapshot(t, name)
+		_, err = in.Install(context.Background(), source)
+		var he *HookError
+		if !errors.As(err, &he) {
+			t.Errorf("%s: Install = %v, want the post_install HookError", mode, err)
+		}
+		after := e.snapshot(t, name)
+		after.staging, before.staging = nil, nil
+		if !reflect.DeepEqual(before, after) {
+			t.Errorf("%s: state changed:\n%+v\n%+v", mode, before, after)
+		}
+		if _, err := os.Lstat(e.paths.TreeFile(name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: tree file left: %v", mode, err)
+		}
+		// The hook ran in the linked source, so its file is there; nothing
+		// else of the source may change.
+		os.Remove(filepath.Join(src, "half-done"))
+		srcAfter, err := treehash.Hash(src, treehash.Options{})
+		if err != nil || srcAfter.Hash != srcBefore.Hash {
+			t.Errorf("%s: source changed by the rollback: %v", mode, err)
+		}
+	}
+}
