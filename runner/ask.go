@@ -51,8 +51,9 @@ func (s *session) ask(id json.RawMessage, kind, message string, def any, hasDef 
 	case errors.Is(err, ErrAborted):
 		// Ctrl+C inside a question: the terminal was in raw mode, so this
 		// is the user's interrupt. Stop the whole run the usual way.
-		s.cancel(ErrAborted)
+		// The question's own cancel goes first, then the run's.
 		s.cancelRequest(id, protocol.ReasonUserInterrupt)
+		s.cancel(ErrAborted)
 	default:
 		s.r.UI.Warn(s.name, fmt.Sprintf("cannot ask %q: %v", message, err))
 		s.cancelRequest(id, protocol.ReasonNonInteractive)
