@@ -55,6 +55,7 @@ func (s *session) handle(line []byte) {
 		s.output(m.Text)
 		return
 	case protocol.TypeLog:
+		s.flush() // keep output and logs in the order the plugin sent them
 		s.r.UI.Log(s.name, ParseLevel(m.Level), termsafe.Text(m.Message))
 		return
 	case protocol.TypeProgress:
