@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -43,7 +44,12 @@ func Resolve(paths home.Paths, command string) (*Target, error) {
 	}
 	entry, ok := lf.CommandOwner(command)
 	if !ok {
-		return nil, &Error{Code: CodeUnknownCommand, Err: fmt.Errorf("%w %q: no installed plugin provides it", ErrUnknownCommand, command)}
+		msg := "no installed plugin provides it"
+		if p, err := lf.Resolve(command); err == nil && len(p.Commands) > 0 {
+			// A plugin's name is not a command, but say what it provides.
+			msg = fmt.Sprintf("it is the name of plugin %s, whose commands are: %s", p.Name, strings.Join(p.Commands, ", "))
+		}
+		return nil, &Error{Code: CodeUnknownCommand, Err: fmt.Errorf("%w %q: %s", ErrUnknownCommand, command, msg)}
 	}
 	if msg := manifest.CheckName(entry.Name); msg != "" {
 		return nil, errorf(CodeStateCorrupt, "plugins.toml names plugin %s: %s", entry.Name, msg)

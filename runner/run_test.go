@@ -52,4 +52,10 @@ func TestUnknownCommand(t *testing.T) {
 	if CodeOf(err) != CodeUnknownCommand || !errors.Is(err, ErrUnknownCommand) {
 		t.Fatalf("err = %v (code %q)", err, CodeOf(err))
 	}
+	// A plugin's name is not a command; the error says what it provides.
+	e.installGo("fledge-plugin-tools", "tool-a", manifest.Capabilities{})
+	res, err := e.run(Request{Command: "tools"})
+	if CodeOf(err) != CodeUnknownCommand || res.Started || !strings.Contains(err.Error(), "commands are: tool-a") {
+		t.Errorf("err = %v", err)
+	}
 }
