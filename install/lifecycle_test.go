@@ -20,6 +20,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
@@ -941,5 +942,39 @@ func TestFirstInstallFailingPostInstallLeavesNothing(t *testing.T) {
 		if err != nil || srcAfter.Hash != srcBefore.Hash {
 			t.Errorf("%s: source changed by the rollback: %v", mode, err)
 		}
+	}
+}
+
+func TestInstallSourceErrors(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	tmp := t.TempDir()
+	writeFile(t, filepath.Join(tmp, "afile"), "x", 0o644)
+	if err := os.MkdirAll(filepath.Join(tmp, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		src   string
+		check func(error) bool
+	}{
+		{filepath.Join(tmp, "nope"), func(err error) bool { var se *SourceError; return errors.As(err, &se) }},
+		{filepath.Join(tmp, "afile"), func(err error) bool { var se *SourceError; return errors.As(err, &se) }},
+		{filepath.Join(tmp, "empty"), func(err error) bool { return errors.Is(err, manifest.ErrNoManifest) }},
+		{"some-registry-name", func(err error) bool { var se *SourceError; return errors.As(err, &se) }},
+		{"-rf", func(err error) bool { var se *SourceError; return errors.As(err, &se) }},
+		{"file://" + filepath.Join(tmp, "empty"), func(err error) bool { var fe *FetchError; return errors.As(err, &fe) }},
+	}
+	for _, tc := range cases {
+		_, err := e.installer(Consent{Yes: true}).Install(context.Background(), tc.src)
+		if err == nil || !tc.check(err) {
+			t.Errorf("Install(%q) = %v (%T)", tc.src, err, err)
+		}
+	}
+	if ents := names(t, e.paths.PluginsDir()); len(ents) > 1 || (len(ents) == 1 && ents[0] != ".staging") {
+		t.Errorf("plugins dir holds %v", ents)
+	}
+	if s := names(t, e.paths.StagingDir()); len(s) != 0 {
+		t.Errorf("staging left: %v", s)
 	}
 }
