@@ -315,3 +315,29 @@ func mustParseTime(s string) time.Time {
 	}
 	return t
 }
+
+// Link loops and self-links neither hang nor escape.
+func TestHashLinkLoops(t *testing.T) {
+	skipWindows(t)
+	root := sample(t)
+	link(t, root, "loop/a", "b")
+	link(t, root, "loop/b", "a")
+	link(t, root, "loop/self", "self")
+	link(t, root, "loop/up", "..")
+	tr, err := Hash(root, Options{})
+	if err != nil {
+		t.Fatalf("loops refused: %v", err)
+	}
+	n := 0
+	for _, e := range tr.Entries {
+		if strings.HasPrefix(e.Path, "loop/") {
+			n++
+			if e.Kind != KindSymlink {
+				t.Errorf("%s hashed as %s", e.Path, e.Kind)
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d loop links hashed, want 4", n)
+	}
+}
