@@ -26,7 +26,7 @@ func (s *session) ask(id json.RawMessage, kind, message string, def any, hasDef 
 			s.respond(id, def)
 			return
 		}
-		s.warnOnce("ni:"+kind+":"+message, fmt.Sprintf("cannot ask %q without a terminal and it has no default: cancelled", message))
+		s.warnOnce("ni:"+kind+":"+message, fmt.Sprintf("cannot ask %s without a terminal and it has no default: cancelled", quote(message)))
 		s.cancelRequest(id, protocol.ReasonNonInteractive)
 		return
 	}
@@ -42,7 +42,7 @@ func (s *session) ask(id json.RawMessage, kind, message string, def any, hasDef 
 	case err == nil:
 		s.respond(id, v)
 	case timedOut:
-		s.r.UI.Warn(s.name, fmt.Sprintf("no answer to %q within %s: cancelled", message, s.r.Timeouts.Prompt))
+		s.r.UI.Warn(s.name, fmt.Sprintf("no answer to %s within %s: cancelled", quote(message), s.r.Timeouts.Prompt))
 		s.cancelRequest(id, protocol.ReasonTimeout)
 	case s.ctx.Err() != nil:
 		s.cancelRequest(id, s.reason())
@@ -55,7 +55,7 @@ func (s *session) ask(id json.RawMessage, kind, message string, def any, hasDef 
 		s.cancelRequest(id, protocol.ReasonUserInterrupt)
 		s.cancel(ErrAborted)
 	default:
-		s.r.UI.Warn(s.name, fmt.Sprintf("cannot ask %q: %v", message, err))
+		s.r.UI.Warn(s.name, fmt.Sprintf("cannot ask %s: %s", quote(message), termsafe.Line(err.Error())))
 		s.cancelRequest(id, protocol.ReasonNonInteractive)
 	}
 	if s.progress != nil {
@@ -73,12 +73,12 @@ func (s *session) prompt(m *protocol.Outbound) {
 	q := s.question(m.Message)
 	validate, known := Validator(m.Validate, s.cwd)
 	if !known {
-		s.warnOnce("validator:"+m.Validate, fmt.Sprintf("unknown validator %q ignored", termsafe.Line(m.Validate)))
+		s.warnOnce("validator:"+m.Validate, fmt.Sprintf("unknown validator %s ignored", quote(m.Validate)))
 	}
 	q.Validate = validate
 	def, hasDef := stringDefault(m.Default)
 	if hasDef && validate != nil && validate(def) != nil && (!s.r.Interactive || s.req.NonInteractive) {
-		s.warnOnce("invalid-default:"+m.Message, fmt.Sprintf("the default of %q does not pass its %s check", m.Message, m.Validate))
+		s.warnOnce("invalid-default:"+m.Message, fmt.Sprintf("the default of %s does not pass its %s check", quote(m.Message), m.Validate))
 		hasDef = false
 	}
 	q.Default = termsafe.Line(def)

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -92,8 +91,6 @@ func readFledgeConfig(path string) any {
 	}
 	var v map[string]any
 	if err := toml.Unmarshal(data, &v); err != nil {
-		var de *toml.DecodeError
-		_ = errors.As(err, &de)
 		return nil
 	}
 	return v

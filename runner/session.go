@@ -257,13 +257,28 @@ func (s *session) fail(code string, err error) {
 	}
 }
 
+// maxWarnKeys bounds the distinct warnings remembered (and so shown) in a
+// run: a plugin cannot grow fledge's memory by varying its messages.
+const maxWarnKeys = 64
+
 // warnOnce shows a warning the first time key is seen.
 func (s *session) warnOnce(key, msg string) {
-	if s.warned[key] {
+	key = truncate(key, 128)
+	if s.warned[key] || len(s.warned) >= maxWarnKeys {
 		return
 	}
 	s.warned[key] = true
 	s.r.UI.Warn(s.name, msg)
+}
+
+// quote shows a plugin's text inside a warning: one line, at most 80
+// characters.
+func quote(text string) string {
+	text = termsafe.Line(text)
+	if r := []rune(text); len(r) > 80 {
+		text = string(r[:80]) + "…"
+	}
+	return fmt.Sprintf("%q", text)
 }
 
 // flush writes buffered output to Stdout.

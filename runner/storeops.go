@@ -22,13 +22,13 @@ func (s *session) store(m *protocol.Outbound) {
 	if len(m.Value) > 0 && string(m.Value) != "null" {
 		var v string
 		if err := json.Unmarshal(m.Value, &v); err != nil {
-			s.r.UI.Warn(s.name, fmt.Sprintf("store %q ignored: the value must be a string", termsafe.Line(m.Key)))
+			s.r.UI.Warn(s.name, fmt.Sprintf("store %s ignored: the value must be a string", quote(m.Key)))
 			return
 		}
 		value = &v
 	}
 	if err := s.kv().Set(m.Key, value); err != nil {
-		s.r.UI.Warn(s.name, fmt.Sprintf("store %q failed: %s", termsafe.Line(truncate(m.Key, 64)), termsafe.Line(err.Error())))
+		s.r.UI.Warn(s.name, fmt.Sprintf("store %s failed: %s", quote(m.Key), termsafe.Line(err.Error())))
 	}
 }
 

@@ -133,7 +133,7 @@ func (u *PlainUI) Log(plugin string, level Level, message string) {
 func (u *PlainUI) Warn(plugin, message string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	fmt.Fprintf(u.W, "fledge: %s: %s\n", plugin, message)
+	fmt.Fprintf(u.W, "warning: %s: %s\n", plugin, message)
 }
 
 // FormatLog renders a log message as "LEVEL [plugin] message\n", with
