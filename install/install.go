@@ -89,7 +89,7 @@ func (in *Installer) Install(ctx context.Context, raw string) (*Result, error) {
 	if err := os.MkdirAll(in.Paths.StagingDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("create staging area: %w", err)
 	}
-	stage, err := os.MkdirTemp(in.Paths.StagingDir(), "install-")
+	stage, err := os.MkdirTemp(in.Paths.StagingDir(), stagePrefix("install"))
 	if err != nil {
 		return nil, fmt.Errorf("create staging area: %w", err)
 	}
@@ -371,6 +371,9 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 		return false, fmt.Errorf("lock %s: %w", in.Paths.TreeLock(), err)
 	}
 	defer unlock()
+	if err := recoverLocked(in.Paths, in.Store); err != nil {
+		return false, err
+	}
 
 	file, err := in.Store.Load()
 	if err != nil {
@@ -385,6 +388,14 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 		old = &cp
 	}
 
+	marker := commitMarker(in.Paths, entry.Name)
+	if err := os.MkdirAll(filepath.Dir(marker), 0o755); err != nil {
+		return false, err
+	}
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		return false, err
+	}
+	defer os.Remove(marker)
 	tx := &swap{paths: in.Paths, name: entry.Name}
 	defer func() {
 		if err != nil {

@@ -17,3 +17,7 @@ func killProcessGroup(pid int, sig syscall.Signal) error {
 	}
 	return p.Kill()
 }
+
+// processAlive cannot be told cheaply here: assume it is, so nothing a
+// running fledge uses is removed.
+func processAlive(pid int) bool { return true }

@@ -38,6 +38,9 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 		return nil, fmt.Errorf("lock %s: %w", r.Paths.TreeLock(), err)
 	}
 	defer unlock()
+	if err := recoverLocked(r.Paths, r.Store); err != nil {
+		return nil, err
+	}
 
 	file, err := r.Store.Load()
 	if err != nil {

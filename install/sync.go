@@ -144,7 +144,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, replace bo
 	if err := os.MkdirAll(in.Paths.StagingDir(), 0o755); err != nil {
 		return err
 	}
-	stage, err := os.MkdirTemp(in.Paths.StagingDir(), "sync-")
+	stage, err := os.MkdirTemp(in.Paths.StagingDir(), stagePrefix("sync"))
 	if err != nil {
 		return err
 	}

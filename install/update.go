@@ -295,7 +295,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		fail(pl, err)
 		return
 	}
-	stage, err := os.MkdirTemp(in.Paths.StagingDir(), "update-")
+	stage, err := os.MkdirTemp(in.Paths.StagingDir(), stagePrefix("update"))
 	if err != nil {
 		fail(pl, err)
 		return
