@@ -35,8 +35,9 @@ func newInbox(f *os.File, max int) *inbox {
 	return q
 }
 
-// send queues one message. It fails only when the backlog exceeds max; a
-// plugin that has closed its stdin silently gets nothing more.
+// send queues one message. It fails only when more than max bytes were
+// already waiting, unread, before it; a plugin that has closed its stdin
+// silently gets nothing more.
 func (q *inbox) send(v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -65,9 +66,11 @@ func (q *inbox) send(v any) error {
 		}
 		msg = msg[n:]
 	}
+	// Only what was already waiting counts against the cap: one large
+	// answer (an exec's output) is fine; answers piling up unread are not.
+	over := q.pending > q.max
 	q.queue = append(q.queue, msg)
 	q.pending += len(msg)
-	over := q.pending > q.max
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:

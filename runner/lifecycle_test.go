@@ -237,6 +237,21 @@ func TestPluginThatDoesNotReadResponses(t *testing.T) {
 	}
 }
 
+func TestLargeAnswerIsNotABacklog(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.installGo("fledge-plugin-go", "go", manifest.Capabilities{Exec: true})
+	r := e.runner()
+	r.Limits.Backlog = 64 << 10
+	res, err := e.runWith(r, Request{Command: "go", Args: []string{"exec", "head -c 500000 /dev/zero | tr '\\0' a"}})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("err %v exit %d", err, res.ExitCode)
+	}
+	if out := e.stdout.String(); !strings.Contains(out, strings.Repeat("a", 500000)) {
+		t.Errorf("the plugin did not get the whole answer (%d bytes of output)", len(out))
+	}
+}
+
 func TestOutputFlood(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
