@@ -42,6 +42,12 @@ commands = [
     "hi",
 ]
 
+[plugins.capabilities]
+exec = false
+store = true
+metadata = false
+network = true
+
 [[plugins]]
 name = "fledge-plugin-bare"
 source = "someone/fledge-plugin-bare"
@@ -78,6 +84,9 @@ func TestParseRustLayout(t *testing.T) {
 	}
 	if got := f.Plugins[1].Commands; !reflect.DeepEqual(got, []string{"hello", "hi"}) {
 		t.Errorf("hello commands = %q", got)
+	}
+	if got := f.Plugins[1].Capabilities; got != (manifest.Capabilities{Store: true, Network: true}) {
+		t.Errorf("hello capabilities = %+v", got)
 	}
 	// commands is #[serde(default)] in Rust: absent means empty, and we
 	// never hand out nil (JSON output must say [] not null).
