@@ -90,6 +90,24 @@ func TestInitOutsideAProject(t *testing.T) {
 	if init["project"] != nil {
 		t.Errorf("project = %v, want null", init["project"])
 	}
+	// A project below $HOME without a repository of its own does not
+	// report the dotfiles repository as its git state.
+	proj := filepath.Join(r.UserHome, "code", "app")
+	writeFile(t, filepath.Join(proj, "go.mod"), "module app\n", 0o644)
+	os.RemoveAll(filepath.Join(r.UserHome, ".git"))
+	if _, err := git.PlainInit(r.UserHome, false); err != nil {
+		t.Fatal(err)
+	}
+	r.Getwd = func() (string, error) { return proj, nil }
+	e.stdout = &lockedBuffer{}
+	r.Stdout = e.stdout
+	if _, err := e.runWith(r, Request{Command: "goecho", Args: []string{"echo"}}); err != nil {
+		t.Fatal(err)
+	}
+	p := decodeEcho(t, e.stdout.String())["init"].(map[string]any)["project"].(map[string]any)
+	if p["root"] != proj || p["git"] != nil {
+		t.Errorf("project = %v, want root %s without git", p, proj)
+	}
 }
 
 func TestExitCodesPassThrough(t *testing.T) {

@@ -67,12 +67,20 @@ func (s *session) metadataKey(k string) any {
 	return nil
 }
 
-// gitRepo opens the project's repository once per run.
+// gitRepo opens the project's repository once per run: the one holding
+// the project root, unless its work tree is the user's home or above it (a
+// dotfiles repository is not the project's).
 func (s *session) gitRepo() *git.Repository {
 	if !s.repoSet {
 		s.repoSet = true
 		if s.project != nil {
 			s.repo = openRepo(s.project.Root)
+		}
+		if s.repo != nil {
+			wt, err := s.repo.Worktree()
+			if err != nil || (s.r.UserHome != "" && manifest.Within(realOrAbs(wt.Filesystem.Root()), realOrAbs(s.r.UserHome))) {
+				s.repo = nil
+			}
 		}
 	}
 	return s.repo
