@@ -139,10 +139,22 @@ func head(ts *testscript.TestScript, r *git.Repository) plumbing.Hash {
 	return h.Hash()
 }
 
-// mkrepo DIR: git init DIR on branch main and commit everything in it.
+// mkrepo [-empty] DIR: git init DIR on branch main and commit everything in
+// it (with -empty, commit nothing: a repository without commits).
 func cmdMkrepo(ts *testscript.TestScript, neg bool, args []string) {
+	empty := len(args) == 2 && args[0] == "-empty"
+	if empty {
+		args = args[1:]
+	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: mkrepo DIR")
+		ts.Fatalf("usage: mkrepo [-empty] DIR")
+	}
+	if empty {
+		_, err := git.PlainInitWithOptions(ts.MkAbs(args[0]), &git.PlainInitOptions{
+			InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+		})
+		ts.Check(err)
+		return
 	}
 	_, err := initRepo(ts.MkAbs(args[0]))
 	ts.Check(err)
