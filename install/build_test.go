@@ -315,3 +315,22 @@ func alive(pid int) bool {
 	}
 	return true
 }
+
+// A hook writing one enormous line without a newline is passed on in
+// bounded pieces, every byte of it.
+func TestRunHookHugeLine(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	const n = 3 << 20
+	out := &countingWriter{counts: map[byte]int{}}
+	cmd := "head -c " + strconv.Itoa(n) + " /dev/zero | tr '\\000' O"
+	if err := runHook(context.Background(), "build", cmd, t.TempDir(), os.Environ(), out); err != nil {
+		t.Fatal(err)
+	}
+	if out.counts['O'] != n {
+		t.Errorf("got %d bytes of the line, want %d", out.counts['O'], n)
+	}
+	if min := n / (4 * maxLine); out.lines < min {
+		t.Errorf("the line came out in %d pieces, want at least %d (bounded buffering)", out.lines, min)
+	}
+}
