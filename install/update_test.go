@@ -340,3 +340,53 @@ func TestUpdateDeclinedEscalationLeavesEverything(t *testing.T) {
 		t.Errorf("command printed %q", out)
 	}
 }
+
+// What was denied stays denied without being asked again, --grant grants
+// exactly what it names of an escalation (the rest is denied, as at
+// install), and only what is new is ever put to the user.
+func TestUpdateCarriesDenialsAndPartialGrants(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	g := newGitRepo(t)
+	g.commit(t, pluginFiles("1.0.0", "\n[capabilities]\nexec = true\nstore = true\n"), "")
+	in := e.installer(Consent{Grant: map[string]bool{"store": true}})
+	if _, err := in.Install(ctx, g.url); err != nil {
+		t.Fatalf("install: %v\n%s", err, e.log)
+	}
+
+	// v2 asks for the same: no escalation, nobody asked, exec still denied.
+	c2 := g.commit(t, pluginFiles("2.0.0", "\n[capabilities]\nexec = true\nstore = true\n"), "")
+	asked := 0
+	c := *in
+	c.Consent = Consent{Ask: func(Request) (Decision, error) { asked++; return Decision{}, errors.New("asked") }}
+	res, err := (&Updater{Installer: &c}).Update(ctx, nil)
+	if err != nil || len(res) != 1 || res[0].Status != StatusUpdated || res[0].Escalation || asked != 0 {
+		t.Fatalf("same request: err %v, asked %d, %+v\n%s", err, asked, res, e.log)
+	}
+	ent, _ := e.entry(t, name)
+	if ent.Commit != c2 || ent.Capabilities.Exec || !ent.Capabilities.Store {
+		t.Errorf("after v2: %+v", ent.Capabilities)
+	}
+
+	// v3 adds metadata and network: only those are asked about, and
+	// --grant metadata grants metadata and denies network.
+	c3 := g.commit(t, pluginFiles("3.0.0", "\n[capabilities]\nexec = true\nstore = true\nmetadata = true\nnetwork = true\n"), "")
+	var seen Request
+	c.Consent = Consent{Ask: func(r Request) (Decision, error) { seen = r; return Decision{}, errors.New("declined") }}
+	res, _ = (&Updater{Installer: &c}).Update(ctx, nil)
+	if res[0].Status != StatusFailed || seen.Capabilities.Exec || seen.Capabilities.Store || !seen.Capabilities.Metadata || !seen.Capabilities.Network {
+		t.Errorf("asked about %+v (result %+v)", seen.Capabilities, res[0])
+	}
+	c.Consent = Consent{Grant: map[string]bool{"metadata": true}}
+	res, err = (&Updater{Installer: &c}).Update(ctx, nil)
+	if err != nil || res[0].Status != StatusUpdated {
+		t.Fatalf("--grant metadata: %v %+v\n%s", err, res, e.log)
+	}
+	ent, _ = e.entry(t, name)
+	want := manifest.Capabilities{Store: true, Metadata: true}
+	if ent.Commit != c3 || ent.Capabilities != want {
+		t.Errorf("after v3: commit %s, granted %+v, want %+v", ent.Commit, ent.Capabilities, want)
+	}
+}
