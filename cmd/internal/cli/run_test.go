@@ -274,7 +274,7 @@ func TestRunUIRendering(t *testing.T) {
 	got := tty.String()
 	for _, want := range []string{
 		"\r\x1b[2K▶ Uploading [=======>                ] 3/10", // the bar
-		"\r\x1b[2K\x1b[31mERROR\x1b[0m [p] boom\n",              // lifted for the log line, coloured
+		"\r\x1b[2K\x1b[31mERROR\x1b[0m [p] boom\n",             // lifted for the log line, coloured
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("on a terminal: %q lacks %q", got, want)
