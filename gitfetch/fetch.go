@@ -165,7 +165,10 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 			opts.Depth = 1
 		}
 	} else {
-		opts.NoCheckout = true // a bare commit: fetch history, then check it out
+		// A bare commit: fetch every branch and tag (it may be reachable
+		// only from a tag), then check it out.
+		opts.NoCheckout = true
+		opts.Tags = git.AllTags
 	}
 	repo, err := git.PlainCloneContext(ctx, dir, false, opts)
 	if err != nil {

@@ -3,6 +3,7 @@ package install
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,6 +94,14 @@ func runHook(ctx context.Context, name, command, dir string, env []string, out i
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	w.Flush()
+	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		// The hook succeeded but left a background process holding its
+		// output (a server started with &): that is the hook's business.
+		if out != nil {
+			fmt.Fprintf(out, "  note: %s left a background process running\n", name)
+		}
+		err = nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			err = ctx.Err()

@@ -426,7 +426,7 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 			return false, err
 		}
 	}
-	tree, err := treehash.Hash(final, treehash.Options{})
+	tree, err := treehash.Hash(final, treehash.Options{AllowExternalLinks: true})
 	if err != nil {
 		return false, fmt.Errorf("%s: %w", entry.Name, err)
 	}

@@ -86,7 +86,7 @@ func treeIsRecorded(dir string, entry *lockfile.Plugin) bool {
 	if entry.TreeHash == "" {
 		return true // nothing to compare with: keep what is there
 	}
-	t, err := treehash.Hash(dir, treehash.Options{})
+	t, err := treehash.Hash(dir, treehash.Options{AllowExternalLinks: true})
 	return err == nil && t.Hash == entry.TreeHash
 }
 

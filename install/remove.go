@@ -53,11 +53,13 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	entry := *p
 	dir := r.Paths.PluginDir(entry.Name)
 
-	if hook, ok := entry.Hooks[manifest.HookPostRemove]; ok && hook != "" {
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil {
-			return nil, fmt.Errorf("run post_remove of %s: %w", entry.Name, err)
+	real, dirErr := filepath.EvalSymlinks(dir)
+	if hook, ok := entry.Hooks[manifest.HookPostRemove]; ok && hook != "" && dirErr != nil {
+		// Nothing is left for the hook to clean up: remove the record.
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "warning: %s's directory is gone (%v); its post_remove hook is skipped\n", entry.Name, dirErr)
 		}
+	} else if ok && hook != "" {
 		if r.Log != nil {
 			fmt.Fprintf(r.Log, "Running post_remove for %s: %s\n", entry.Name, termsafe.Line(hook))
 		}

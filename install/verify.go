@@ -60,7 +60,7 @@ func Verify(paths home.Paths, p *lockfile.Plugin) VerifyResult {
 	} else if p.ManifestHash != "" && treehash.FileDigest(data) != p.ManifestHash {
 		r.ManifestChanged = true
 	}
-	tree, err := treehash.Hash(dir, treehash.Options{})
+	tree, err := treehash.Hash(dir, treehash.Options{AllowExternalLinks: true})
 	if err != nil {
 		r.Status, r.Err = VerifyError, err
 		return r

@@ -232,7 +232,13 @@ func (s *Store) Update(fn func(*File) error) error {
 	if err != nil {
 		return err
 	}
-	if err := renameio.WriteFile(s.path, data); err != nil {
+	// Write through a symlinked plugins.toml (kept in a dotfiles repo,
+	// say) instead of replacing the link with a file.
+	target := s.path
+	if r, err := filepath.EvalSymlinks(s.path); err == nil {
+		target = r
+	}
+	if err := renameio.WriteFile(target, data); err != nil {
 		return fmt.Errorf("write %s: %w", s.path, err)
 	}
 	return nil

@@ -177,9 +177,9 @@ func (m *Manifest) Validate() Problems {
 	}
 
 	switch m.Capabilities.Filesystem {
-	case "", "none", "project", "read", "write", "full":
+	case "", "none", "project", "plugin":
 	default:
-		add(SeverityWarning, "capabilities.filesystem", fmt.Sprintf("unknown scope %q", m.Capabilities.Filesystem), "use \"none\" or \"project\"")
+		add(SeverityWarning, "capabilities.filesystem", fmt.Sprintf("unknown scope %q", m.Capabilities.Filesystem), "use \"none\", \"project\" or \"plugin\"")
 	}
 
 	for _, k := range m.Unknown {

@@ -45,6 +45,10 @@ type Options struct {
 	// Skip reports slash-separated relative paths to leave out (with
 	// everything below them). The root's .git is always skipped.
 	Skip func(rel string) bool
+	// AllowExternalLinks records symlinks that point out of the tree
+	// instead of refusing them: for trees after an approved build (a
+	// Python venv links its interpreter), not for fetched sources.
+	AllowExternalLinks bool
 }
 
 // ErrUnsafeTree is wrapped by errors about trees fledge will not install.
@@ -83,7 +87,7 @@ func Hash(root string, o Options) (*Tree, error) {
 		case t.IsDir():
 			return nil
 		case t&fs.ModeSymlink != 0:
-			e, err := hashLink(realRoot, p, rel)
+			e, err := hashLink(realRoot, p, rel, o.AllowExternalLinks)
 			if err != nil {
 				return err
 			}
@@ -136,12 +140,12 @@ func hashFile(p, rel string) (Entry, error) {
 	return Entry{Path: rel, Kind: kind, Digest: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-func hashLink(realRoot, p, rel string) (Entry, error) {
+func hashLink(realRoot, p, rel string, allowExternal bool) (Entry, error) {
 	target, err := os.Readlink(p)
 	if err != nil {
 		return Entry{}, err
 	}
-	if !linkStaysInside(realRoot, p, target) {
+	if !allowExternal && !linkStaysInside(realRoot, p, target) {
 		return Entry{}, fmt.Errorf("%w: symlink %s points outside the plugin (%s)", ErrUnsafeTree, rel, target)
 	}
 	sum := sha256.Sum256([]byte(filepath.ToSlash(target)))

@@ -1,5 +1,3 @@
-//go:build pending
-
 // Tests for known bugs, kept out of the normal run until they are fixed.
 // Run with: go test -tags pending -run Pending ./gitfetch
 
@@ -20,7 +18,7 @@ import (
 // branch history is fetched, and the commit is "not found". `git clone`
 // (what the Rust fledge runs) fetches tags too, so owner/repo@<sha> works
 // there. Installing by the tag's name works.
-func TestPendingCheckoutCommitOnlyOnTag(t *testing.T) {
+func TestRegressionCheckoutCommitOnlyOnTag(t *testing.T) {
 	f := newFixture(t)
 	f.commit(t, "c1", map[string]string{"VERSION": "1"})
 	f.checkout(t, "rel", true)

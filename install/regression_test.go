@@ -1,5 +1,3 @@
-//go:build pending
-
 // Tests for known bugs, kept out of the normal run until they are fixed.
 // Run with: go test -tags pending -run Pending ./install
 
@@ -22,7 +20,7 @@ import (
 // hook and leaves the entry. The same plugin without a post_remove hook is
 // removed fine (TestRemoveWithMissingDir). Nothing can run the hook, so
 // Remove should warn and go on.
-func TestPendingRemoveWithHookAndMissingDir(t *testing.T) {
+func TestRegressionRemoveWithHookAndMissingDir(t *testing.T) {
 	unixOnly(t)
 	e := newEnv(t)
 	g := newGitRepo(t)
@@ -47,7 +45,7 @@ func TestPendingRemoveWithHookAndMissingDir(t *testing.T) {
 // before I/O complete". The install is rolled back while the daemon keeps
 // running from the tree being removed. The Rust fledge inherits stdio, so
 // such hooks succeed there.
-func TestPendingHookLeavingDaemonSucceeds(t *testing.T) {
+func TestRegressionHookLeavingDaemonSucceeds(t *testing.T) {
 	unixOnly(t)
 	dir := t.TempDir()
 	t.Cleanup(func() {
@@ -75,7 +73,7 @@ func TestPendingHookLeavingDaemonSucceeds(t *testing.T) {
 // commands. Anything else a user keeps there goes too. Only what fledge
 // itself created (a staging/trash leftover, or a tree it can prove it
 // placed) should be removed.
-func TestPendingRecoverKeepsUnknownDirs(t *testing.T) {
+func TestRegressionRecoverKeepsUnknownDirs(t *testing.T) {
 	unixOnly(t)
 	e := newEnv(t)
 	rustBin := filepath.Join(e.paths.PluginsDir(), "bin")
