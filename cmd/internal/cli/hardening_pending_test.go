@@ -1,0 +1,54 @@
+//go:build pending
+
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Known bugs, reported in /work/notes/hardening-findings.md; run with
+// go test -tags pending. Rename into the committed tests when fixed.
+
+// A crash after the new tree and its command links were placed but before
+// the record was written: recovery removes the tree, not the links, so
+// $FLEDGE_HOME/bin keeps a dangling fledge-<command>.
+func TestHardeningPendingCrashLeavesLink(t *testing.T) {
+	e := newHEnv(t)
+	e.local("cp", hPlugin("fledge-plugin-cp", "1.0.0", "\n[hooks]\npost_install = '"+killSelf("cp-killed")+"'\n"))
+	e.crashed("plugins", "install", "./cp", "--copy", "--yes", "--grant", "hooks")
+	e.local("other", hPlugin("fledge-plugin-other", "1.0.0", ""))
+	e.ok("plugins", "install", "./other", "--copy", "--json")
+	e.absent("fledge-plugin-cp", "cp")
+}
+
+// The same for a force reinstall whose new version adds a command: the old
+// version comes back, and the new command's link must go with the new tree.
+func TestHardeningPendingCrashReinstallNewCommandLink(t *testing.T) {
+	e := newHEnv(t)
+	e.local("fr", hPlugin("fledge-plugin-fr", "1.0.0", ""))
+	e.ok("plugins", "install", "./fr", "--copy", "--json")
+	e.local("fr", hPlugin("fledge-plugin-fr", "2.0.0", "\n[[commands]]\nname = \"fr2\"\nbinary = \"bin/fr\"\n\n[hooks]\npost_install = '"+killSelf("fr-killed")+"'\n"))
+	e.crashed("plugins", "install", "./fr", "--copy", "--force", "--yes", "--grant", "hooks")
+	e.local("other", hPlugin("fledge-plugin-other", "1.0.0", ""))
+	e.ok("plugins", "install", "./other", "--copy", "--json")
+	e.verified("fledge-plugin-fr", "fr")
+	if _, err := os.Lstat(filepath.Join(e.fh, "bin", "fledge-fr2")); err == nil {
+		t.Error("bin/fledge-fr2 of the never-recorded version 2 survived recovery")
+	}
+}
+
+// A force reinstall whose new version drops a command: the old link is
+// removed before post_install; a crash there, and recovery brings the old
+// tree back without its link.
+func TestHardeningPendingCrashReinstallDroppedCommandLink(t *testing.T) {
+	e := newHEnv(t)
+	e.local("fr", hPlugin("fledge-plugin-fr", "1.0.0", "\n[[commands]]\nname = \"frold\"\nbinary = \"bin/fr\"\n"))
+	e.ok("plugins", "install", "./fr", "--copy", "--json")
+	e.local("fr", hPlugin("fledge-plugin-fr", "2.0.0", "\n[hooks]\npost_install = '"+killSelf("fr-killed")+"'\n"))
+	e.crashed("plugins", "install", "./fr", "--copy", "--force", "--yes", "--grant", "hooks")
+	e.local("other", hPlugin("fledge-plugin-other", "1.0.0", ""))
+	e.ok("plugins", "install", "./other", "--copy", "--json")
+	e.verified("fledge-plugin-fr", "fr", "frold")
+}
