@@ -127,4 +127,32 @@ func TestHardeningCrash(t *testing.T) {
 		}
 		e.noLeftovers()
 	})
+
+	t.Run("update, after placing", func(t *testing.T) {
+		t.Parallel()
+		e := newHEnv(t)
+		old := e.repo("fledge-plugin-cu", hPlugin("fledge-plugin-cu", "1.0.0", ""))
+		e.ok("plugins", "install", "o/fledge-plugin-cu", "--json")
+		dir := filepath.Join(e.gh, "o", "fledge-plugin-cu")
+		hWrite(t, dir, hPlugin("fledge-plugin-cu", "1.1.0", "\n[hooks]\npost_install = '"+killSelf("cu-killed")+"'\n"))
+		if _, err := commitAll(openRepoT(t, dir), "1.1.0"); err != nil {
+			t.Fatal(err)
+		}
+		e.crashed("plugins", "update", "cu", "--yes", "--grant", "hooks")
+		e.listParses()
+		e.local("other", hPlugin("fledge-plugin-other", "1.0.0", ""))
+		e.ok("plugins", "install", "./other", "--copy", "--json")
+		if p := e.entries()["fledge-plugin-cu"]; p.Commit != old || p.Version != "1.0.0" {
+			t.Fatalf("after the crash cu is %s at %s, want 1.0.0 at %s", p.Version, p.Commit, old)
+		}
+		e.verified("fledge-plugin-cu", "cu")
+		e.noLeftovers()
+		// The update then goes through.
+		e.ok("plugins", "update", "cu", "--yes", "--grant", "hooks", "--json")
+		if p := e.entries()["fledge-plugin-cu"]; p.Version != "1.1.0" {
+			t.Errorf("update after recovery: cu is %s", p.Version)
+		}
+		e.verified("fledge-plugin-cu", "cu")
+		e.noLeftovers()
+	})
 }
