@@ -52,3 +52,20 @@ func TestHardeningPendingCrashReinstallDroppedCommandLink(t *testing.T) {
 	e.ok("plugins", "install", "./other", "--copy", "--json")
 	e.verified("fledge-plugin-fr", "fr", "frold")
 }
+
+// plugins.toml is written 0600 (renameio's default) while everything else
+// in FLEDGE_HOME is 0644/0755 and the Rust fledge wrote it 0644: a home
+// provisioned read-only for other users cannot even be listed, and an
+// existing 0644 file silently becomes 0600 on the first write.
+func TestHardeningPendingPluginsTomlMode(t *testing.T) {
+	e := newHEnv(t)
+	e.local("a", hPlugin("fledge-plugin-a", "1.0.0", ""))
+	e.ok("plugins", "install", "./a", "--copy", "--json")
+	fi, err := os.Stat(filepath.Join(e.fh, "plugins.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm()&0o044 != 0o044 {
+		t.Errorf("plugins.toml is %v, want readable like the rest of FLEDGE_HOME (0644)", fi.Mode().Perm())
+	}
+}
