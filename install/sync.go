@@ -116,7 +116,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, replace bo
 	if len(w.Commit) != 40 {
 		return fmt.Errorf("%s %w: no full commit is recorded", w.Name, ErrNotReproducible)
 	}
-	src, err := entrySource(&w)
+	src, err := entrySource(&w, s.Installer.GitHubBase)
 	if err != nil {
 		return &SourceError{Source: w.Source, Err: err}
 	}

@@ -96,13 +96,17 @@ func (u *Updater) Update(ctx context.Context, names []string) ([]UpdateResult, e
 			plans = append(plans, &plan{entry: p})
 		}
 	}
+	seen := map[string]bool{}
 	for _, n := range names {
 		p, err := file.Resolve(n)
 		if err != nil {
 			results = append(results, UpdateResult{Name: n, Status: StatusFailed, Detail: err.Error(), Err: err})
 			continue
 		}
-		plans = append(plans, &plan{entry: *p})
+		if !seen[p.Name] { // "a" and "fledge-plugin-a" are one plugin
+			seen[p.Name] = true
+			plans = append(plans, &plan{entry: *p})
+		}
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
@@ -148,7 +152,7 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		pl.res.Status, pl.res.Detail = StatusSkipped, "copied from a local directory: reinstall it with --copy --force to refresh"
 		return
 	}
-	src, err := entrySource(p)
+	src, err := entrySource(p, u.Installer.GitHubBase)
 	if err != nil {
 		fail(pl, err)
 		return
@@ -176,11 +180,16 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 	case RefConstraint:
 		tag, commit, err := registry.ResolveConstraint(tags, p.PinnedRef, false)
 		if err != nil {
-			fail(pl, err)
+			fail(pl, &FetchError{Source: src.String(), Err: err})
 			return
 		}
 		if p.Tag != "" && tag == p.Tag && commit != p.Commit {
 			fail(pl, movedErr(p, tag, commit))
+			return
+		}
+		if older(tag, p.Tag) {
+			fail(pl, fmt.Errorf("%w: %s, which it was installed from, is gone and the highest match is the older %s; update never moves back: reinstall '%s@%s' --force to accept it",
+				ErrTagMoved, p.Tag, tag, p.Source, p.PinnedRef))
 			return
 		}
 		if commit == p.Commit {
@@ -189,7 +198,7 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		}
 		pl.rev, err = gitfetch.Resolve(refs, tag)
 		if err != nil {
-			fail(pl, err)
+			fail(pl, &FetchError{Source: src.String(), Err: err})
 			return
 		}
 		pl.rev.Ref, pl.rev.Kind = p.PinnedRef, RefConstraint
@@ -203,7 +212,7 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 				}
 			}
 		} else {
-			current = p.Tag
+			current = tagAt(tags, p.Commit)
 		}
 		pl.res.Status = StatusUpToDate
 		pl.res.NewerTags = newerTags(tags, current)
@@ -227,6 +236,28 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 	pl.res.To = &Rev{Commit: pl.rev.Commit, Ref: p.PinnedRef}
 }
 
+// older reports whether tag a is a lower version than tag b.
+func older(a, b string) bool {
+	va, errA := semver.NewVersion(a)
+	vb, errB := semver.NewVersion(b)
+	return errA == nil && errB == nil && va.LessThan(vb)
+}
+
+// tagAt returns the highest semver tag naming commit, or "".
+func tagAt(tags []registry.Tag, commit string) string {
+	var best *semver.Version
+	name := ""
+	for _, t := range tags {
+		if t.Commit != commit {
+			continue
+		}
+		if v, err := semver.NewVersion(t.Name); err == nil && (best == nil || v.GreaterThan(best)) {
+			best, name = v, t.Name
+		}
+	}
+	return name
+}
+
 func movedErr(p *lockfile.Plugin, tag, commit string) error {
 	return fmt.Errorf("%w: %s was installed at %s, and now points at %s; if you trust the change, reinstall it: fledge plugins install '%s@%s' --force",
 		ErrTagMoved, tag, short(p.Commit), short(commit), p.Source, p.PinnedRef)
@@ -234,8 +265,10 @@ func movedErr(p *lockfile.Plugin, tag, commit string) error {
 
 func short(c string) string { return c[:min(12, len(c))] }
 
-// entrySource rebuilds a plugin's source from its record.
-func entrySource(p *lockfile.Plugin) (registry.Source, error) {
+// entrySource rebuilds a plugin's source from its record. githubBase
+// expands the owner/repo sources of records that carry no URL (written by
+// the Rust fledge); empty means https://github.com.
+func entrySource(p *lockfile.Plugin, githubBase string) (registry.Source, error) {
 	if p.URL != "" {
 		s, err := registry.ParseSource(p.URL, "")
 		if err != nil {
@@ -244,8 +277,8 @@ func entrySource(p *lockfile.Plugin) (registry.Source, error) {
 		s.Display, s.Ref = p.Source, p.PinnedRef
 		return s, nil
 	}
-	// Records written by the Rust fledge: owner/repo meant github.com.
-	s, err := registry.ParseSource(p.Source, "https://github.com")
+	// Records written by the Rust fledge: owner/repo meant GitHub.
+	s, err := registry.ParseSource(p.Source, githubBase)
 	if err != nil {
 		return s, fmt.Errorf("source %q of %s: %w", p.Source, p.Name, err)
 	}

@@ -20,6 +20,9 @@ const (
 	LangGo    = "go"
 )
 
+// ErrInvalidName is wrapped when the plugin name cannot be used.
+var ErrInvalidName = errors.New("invalid plugin name")
+
 // Options describe the plugin to create.
 type Options struct {
 	// Name is the command name; the plugin is fledge-plugin-<Name>.
@@ -38,10 +41,10 @@ type file struct {
 // It returns the files written.
 func Create(o Options) ([]string, error) {
 	if msg := manifest.CheckName(o.Name); msg != "" {
-		return nil, fmt.Errorf("plugin name %s", msg)
+		return nil, fmt.Errorf("%w: %s", ErrInvalidName, msg)
 	}
 	if manifest.ReservedCommands[o.Name] {
-		return nil, fmt.Errorf("%q is one of fledge's own commands: choose another name", o.Name)
+		return nil, fmt.Errorf("%w: %q is one of fledge's own commands", ErrInvalidName, o.Name)
 	}
 	o.Name = strings.TrimPrefix(o.Name, "fledge-plugin-")
 	var files []file
@@ -51,7 +54,7 @@ func Create(o Options) ([]string, error) {
 	case LangGo:
 		files = goFiles
 	default:
-		return nil, fmt.Errorf("unknown language %q: use sh or go", o.Lang)
+		return nil, fmt.Errorf("%w: unknown language %q: use sh or go", ErrInvalidName, o.Lang)
 	}
 	if entries, err := os.ReadDir(o.Dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s already exists and is not empty", o.Dir)

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -35,20 +37,27 @@ func newCreateCmd(f *Factory) *cobra.Command {
 func createRun(f *Factory, opts *createOptions) error {
 	dir := opts.Dir
 	if dir == "" {
-		dir = "fledge-plugin-" + opts.Name
+		dir = "fledge-plugin-" + strings.TrimPrefix(opts.Name, "fledge-plugin-")
 	}
 	if opts.Lang != scaffold.LangShell && opts.Lang != scaffold.LangGo {
 		return usageErrorf("--lang must be sh or go, not %q", opts.Lang)
 	}
 	files, err := scaffold.Create(scaffold.Options{Name: opts.Name, Dir: dir, Lang: opts.Lang})
+	if errors.Is(err, scaffold.ErrInvalidName) {
+		return &usageError{err: err}
+	}
 	if err != nil {
-		return withCode(CodeUsage, err, "")
+		return err
 	}
 	fmt.Fprintf(f.IO.Out, "✓ Created %s\n", termsafe.Line(dir))
 	for _, p := range files {
 		rel, _ := filepath.Rel(dir, p)
 		fmt.Fprintf(f.IO.Out, "  %s\n", termsafe.Line(rel))
 	}
-	fmt.Fprintf(f.IO.Out, "Next: fledge plugins validate %s && fledge plugins install ./%s\n", termsafe.Line(dir), termsafe.Line(filepath.Clean(dir)))
+	installArg := filepath.Clean(dir)
+	if !filepath.IsAbs(installArg) && !strings.HasPrefix(installArg, ".") {
+		installArg = "./" + installArg // a bare name would be read as a registry name
+	}
+	fmt.Fprintf(f.IO.Out, "Next: fledge plugins validate %s && fledge plugins install %s\n", termsafe.Line(dir), termsafe.Line(installArg))
 	return nil
 }

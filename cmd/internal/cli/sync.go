@@ -84,7 +84,8 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 	s := &install.Syncer{
 		Installer: &install.Installer{
 			Paths: paths, Store: store, Trust: trustConfig(cfg), Consent: consent,
-			Log: f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv)}, Now: f.Now,
+			GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"),
+			Log:        f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv)}, Now: f.Now,
 		},
 		Prune: opts.Prune,
 	}

@@ -102,7 +102,8 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 	u := &install.Updater{
 		Installer: &install.Installer{
 			Paths: paths, Store: store, Trust: trustConfig(cfg), Consent: consent,
-			Log: f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv)}, Now: f.Now,
+			GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"),
+			Log:        f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv)}, Now: f.Now,
 		},
 		DryRun: opts.DryRun,
 	}
