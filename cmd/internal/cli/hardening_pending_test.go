@@ -3,8 +3,10 @@
 package cli_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -67,5 +69,46 @@ func TestHardeningPendingPluginsTomlMode(t *testing.T) {
 	}
 	if fi.Mode().Perm()&0o044 != 0o044 {
 		t.Errorf("plugins.toml is %v, want readable like the rest of FLEDGE_HOME (0644)", fi.Mode().Perm())
+	}
+}
+
+// A token alone as the URL's user (https://TOKEN@host/..., the usual form
+// for GitHub tokens) is not redacted: go-git's error repeats the URL.
+func TestHardeningPendingTokenOnlyURLShown(t *testing.T) {
+	e := newHEnv(t)
+	const secret = "s3cretTOKEN"
+	for _, args := range [][]string{
+		{"plugins", "install", "https://" + secret + "@127.0.0.1:1/o/fledge-plugin-x@v1.0.0"},
+		{"plugins", "install", "https://" + secret + "@127.0.0.1:1/o/fledge-plugin-x", "--json"},
+	} {
+		r := e.run(args...)
+		if r.code != 1 || bytes.Contains(r.out, []byte(secret)) || bytes.Contains(r.err, []byte(secret)) {
+			t.Errorf("the token was printed\n%v", r)
+		}
+	}
+}
+
+// sync's fetch errors name the entry's source unredacted.
+func TestHardeningPendingSyncShowsCredentials(t *testing.T) {
+	e := newHEnv(t)
+	const secret = "s3cretTOKEN"
+	team := filepath.Join(e.work, "team.toml")
+	os.WriteFile(team, []byte(`format_version = 1
+
+[[plugins]]
+name = "fledge-plugin-x"
+source = "https://user:`+secret+`@127.0.0.1:1/o/fledge-plugin-x"
+url = "https://user:`+secret+`@127.0.0.1:1/o/fledge-plugin-x"
+version = "1.0.0"
+installed = "2026-01-01T00:00:00Z"
+commands = []
+kind = "git"
+commit = "`+strings.Repeat("a", 40)+`"
+`), 0o644)
+	for _, args := range [][]string{{"plugins", "sync", "--file", team}, {"plugins", "sync", "--file", team, "--json"}} {
+		r := e.run(args...)
+		if r.code != 1 || bytes.Contains(r.out, []byte(secret)) || bytes.Contains(r.err, []byte(secret)) {
+			t.Errorf("sync printed the credential\n%v", r)
+		}
 	}
 }
