@@ -124,6 +124,9 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string
 		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
 			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s is not a directory", src.Path)}
 		}
+		if home, err := filepath.EvalSymlinks(in.Paths.Root()); err == nil && manifest.Within(home, real) {
+			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s is inside fledge's home (%s): install from the plugin's own source", src.Path, in.Paths.Root())}
+		}
 		src.Path, src.Display = real, real
 		f := &fetched{src: src, dir: real, kind: lockfile.KindLocalLink, commit: localCommit(real)}
 		if in.Copy {
@@ -230,7 +233,7 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	}
 	m, err := manifest.Parse(data)
 	if err != nil {
-		return nil, &manifest.InvalidError{Problems: manifest.Problems{{Severity: manifest.SeverityError, Field: "plugin.toml", Message: err.Error()}}}
+		return nil, err
 	}
 	problems := m.Validate()
 	if err := problems.Err(); err != nil {

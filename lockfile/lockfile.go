@@ -124,9 +124,25 @@ func Parse(data []byte) (*File, error) {
 	if f.FormatVersion > FormatVersion {
 		return nil, &FutureError{Version: f.FormatVersion}
 	}
+	seen := map[string]bool{}
 	for i := range f.Plugins {
-		if f.Plugins[i].Commands == nil {
-			f.Plugins[i].Commands = []string{}
+		p := &f.Plugins[i]
+		if p.Commands == nil {
+			p.Commands = []string{}
+		}
+		// Names become paths under FLEDGE_HOME and link names: one that
+		// could climb out ("../../x") must never reach them.
+		if msg := manifest.CheckName(p.Name); msg != "" {
+			return nil, &CorruptError{Err: fmt.Errorf("entry %d: name %s", i+1, msg)}
+		}
+		if seen[p.Name] {
+			return nil, &CorruptError{Err: fmt.Errorf("entry %d: %q is listed twice", i+1, p.Name)}
+		}
+		seen[p.Name] = true
+		for _, c := range p.Commands {
+			if msg := manifest.CheckName(c); msg != "" {
+				return nil, &CorruptError{Err: fmt.Errorf("entry %d (%s): command %s", i+1, p.Name, msg)}
+			}
 		}
 	}
 	return &f, nil

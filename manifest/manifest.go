@@ -88,11 +88,14 @@ type Arg struct {
 // field types; see Validate.
 func Parse(data []byte) (*Manifest, error) {
 	if len(data) > MaxSize {
-		return nil, fmt.Errorf("plugin.toml is %d bytes, more than the %d allowed", len(data), MaxSize)
+		return nil, fmt.Errorf("plugin.toml is %d bytes, more than the %d allowed: %w", len(data), MaxSize, ErrTooLarge)
 	}
+	// A leading byte order mark is not TOML, but the Rust fledge's reader
+	// skips it, so manifests saved by some editors work there.
+	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
 	var m Manifest
 	if err := toml.Unmarshal(data, &m); err != nil {
-		return nil, describeTOMLError("plugin.toml", data, err)
+		return nil, describeTOMLError(err)
 	}
 	m.Unknown = unknownKeys(data, &Manifest{})
 	return &m, nil
@@ -138,7 +141,7 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxSize)
+		return nil, fmt.Errorf("%s is larger than %d bytes: %w", path, MaxSize, ErrTooLarge)
 	}
 	return data, nil
 }
@@ -186,17 +189,30 @@ func (m *Manifest) CommandNames() []string {
 // IsProtocol reports whether the plugin speaks fledge-v1.
 func (m *Manifest) IsProtocol() bool { return m.Plugin.Protocol == ProtocolV1 }
 
-func describeTOMLError(what string, data []byte, err error) error {
+// ErrTooLarge is wrapped when plugin.toml exceeds MaxSize.
+var ErrTooLarge = errors.New("plugin.toml is too large")
+
+// SyntaxError reports a plugin.toml that is not valid TOML, or whose values
+// have the wrong types.
+type SyntaxError struct {
+	Line, Column int // 0 when unknown
+	Msg          string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("plugin.toml: line %d, column %d: %s", e.Line, e.Column, e.Msg)
+	}
+	return "plugin.toml: " + e.Msg
+}
+
+func describeTOMLError(err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
-		return fmt.Errorf("%s: line %d, column %d: %s", what, row, col, de.Error())
+		return &SyntaxError{Line: row, Column: col, Msg: de.Error()}
 	}
-	var se *toml.StrictMissingError
-	if errors.As(err, &se) {
-		return fmt.Errorf("%s: %s", what, se.Error())
-	}
-	return fmt.Errorf("%s: %w", what, err)
+	return &SyntaxError{Msg: err.Error()}
 }
 
 // unknownKeys decodes data strictly into a fresh value and returns the keys

@@ -24,6 +24,7 @@ func classify(err error) string {
 		appr   *install.ApprovalError
 		confl  *install.ConflictError
 		inval  *manifest.InvalidError
+		syn    *manifest.SyntaxError
 		proto  *manifest.ProtocolError
 		srcErr *install.SourceError
 		fetch  *install.FetchError
@@ -43,7 +44,8 @@ func classify(err error) string {
 		return CodeCommandConflict
 	case errors.As(err, &proto):
 		return CodeProtocolVersion
-	case errors.As(err, &inval), errors.Is(err, manifest.ErrNoManifest), errors.Is(err, manifest.ErrNotRegular):
+	case errors.As(err, &inval), errors.As(err, &syn), errors.Is(err, manifest.ErrNoManifest),
+		errors.Is(err, manifest.ErrNotRegular), errors.Is(err, manifest.ErrTooLarge):
 		return CodeInvalidManifest
 	case errors.As(err, &srcErr):
 		return CodeInvalidSource
