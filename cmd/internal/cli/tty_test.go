@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // These tests drive the real fledge binary in a real terminal (a tmux pane)
@@ -108,6 +111,45 @@ func TestTTYApproval(t *testing.T) {
 			t.Errorf("Ctrl+C at the prompt exited %d, want 130; screen:\n%s", rc, p.screen())
 		}
 		e.wantNothingInstalled("fledge-plugin-visible")
+	})
+
+	t.Run("hostile text stays inert", func(t *testing.T) {
+		// The prompt shows the plugin's description and hook commands. If
+		// an escape sequence reached the terminal, tmux would retitle the
+		// pane (OSC 2) and the screen would be cleared (CSI 2J).
+		t.Parallel()
+		e := newTTYEnv(t, tmux, bin)
+		build := `build = "mkdir -p bin && touch bin/x && chmod 755 bin/x # \u001b]2;pwned-by-hook\u0007\u001b[2J"`
+		repo := e.repo("fledge-plugin-inert", "[capabilities]\nstore = true\n", build)
+		manifest := filepath.Join(repo, "plugin.toml")
+		data, err := os.ReadFile(manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = []byte(strings.Replace(string(data), `description = "tty fixture"`,
+			`description = "nice\u001b]2;pwned\u0007\u001b[2J\u001b[Hplugin\u202e"`, 1))
+		if err := os.WriteFile(manifest, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := commitAllIn(repo, "hostile description"); err != nil {
+			t.Fatal(err)
+		}
+		p := e.start(fmt.Sprintf("%s plugins install file://%s", sq(bin), repo))
+		p.waitFor("Grant fledge-plugin-inert")
+		p.wantOptions(map[string]bool{"store": true, "hooks": false})
+		if title := strings.TrimSpace(p.tmuxCmd("display", "-p", "-t", "t", "#{pane_title}")); strings.Contains(title, "pwned") {
+			t.Errorf("the pane was retitled to %q", title)
+		}
+		if s := p.screen(); !strings.Contains(s, "Fetching") || !strings.Contains(s, "nice") {
+			t.Errorf("the screen was cleared or the description lost:\n%s", s)
+		}
+		p.send("C-c")
+		if rc := p.exitCode(); rc != 130 {
+			t.Errorf("Ctrl+C exited %d, want 130", rc)
+		}
+		if title := strings.TrimSpace(p.tmuxCmd("display", "-p", "-t", "t", "#{pane_title}")); strings.Contains(title, "pwned") {
+			t.Errorf("the pane was retitled to %q", title)
+		}
 	})
 
 	t.Run("piped stdin is not consent", func(t *testing.T) {
@@ -495,3 +537,12 @@ func (e *ttyEnv) wantNothingInstalled(name string) {
 
 // sq quotes s for sh.
 func sq(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// commitAllIn commits every change in the repository at dir.
+func commitAllIn(dir, msg string) (plumbing.Hash, error) {
+	r, err := git.PlainOpen(dir)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return commitAll(r, msg)
+}
