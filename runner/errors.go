@@ -21,6 +21,7 @@ const (
 	CodeBinaryOutsidePlugin  = "binary_outside_plugin"
 	CodePluginMissing        = "plugin_missing"
 	CodeUnsupportedRuntime   = "unsupported_runtime"
+	CodeManifestChanged      = "manifest_changed"
 )
 
 // ErrUnknownCommand is wrapped by the error for a command no installed

@@ -11,6 +11,7 @@ import (
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/treehash"
 )
 
 // Target is a command resolved to the installed plugin that owns it.
@@ -66,7 +67,21 @@ func Resolve(paths home.Paths, command string) (*Target, error) {
 	}
 	t.Root = root
 
-	m, err := manifest.Load(root)
+	data, err := manifest.ReadFile(filepath.Join(root, manifest.FileName))
+	if err != nil {
+		return nil, errorf(CodeLaunchFailed, "plugin %s: %v", entry.Name, err)
+	}
+	// A copied or cloned plugin runs only with the manifest that was
+	// approved. A live link changes by design; its grants still come only
+	// from plugins.toml, so an edit there widens nothing.
+	if entry.ManifestHash != "" && entry.Kind != lockfile.KindLocalLink && treehash.FileDigest(data) != entry.ManifestHash {
+		src := entry.Source
+		if entry.PinnedRef != "" {
+			src += "@" + entry.PinnedRef
+		}
+		return nil, errorf(CodeManifestChanged, "plugin %s's plugin.toml is not the one you approved (see: fledge plugins verify %s); to review and approve it again: fledge plugins install '%s' --force", entry.Name, entry.Name, src)
+	}
+	m, err := manifest.Parse(data)
 	if err != nil {
 		return nil, errorf(CodeLaunchFailed, "plugin %s: %v", entry.Name, err)
 	}
