@@ -67,6 +67,27 @@ func TestTTYApproval(t *testing.T) {
 		}
 	})
 
+	t.Run("a local source preselects everything", func(t *testing.T) {
+		t.Parallel()
+		e := newTTYEnv(t, tmux, bin)
+		build := `build = "mkdir -p bin && touch bin/x && chmod 755 bin/x"`
+		dir := e.repo("fledge-plugin-mine", "[capabilities]\nexec = true\nmetadata = true\n", build)
+		p := e.start(fmt.Sprintf("%s plugins install %s", sq(bin), sq(dir)))
+		p.waitFor("Grant fledge-plugin-mine", "[local]")
+		p.wantOptions(map[string]bool{"exec": true, "metadata": true, "hooks": true})
+		p.ready()
+		p.send("Enter")
+		if rc := p.exitCode(); rc != 0 {
+			t.Fatalf("install exited %d; screen:\n%s", rc, p.screen())
+		}
+		if caps, want := e.listCaps("fledge-plugin-mine"), (capsView{Exec: true, Metadata: true}); caps != want {
+			t.Fatalf("granted %+v, want %+v", caps, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "bin", "x")); err != nil {
+			t.Errorf("the approved build did not run: %v", err)
+		}
+	})
+
 	t.Run("deselect all with a build hook", func(t *testing.T) {
 		t.Parallel()
 		e := newTTYEnv(t, tmux, bin)
