@@ -400,7 +400,7 @@ func (e *hEnv) verified(name string, commands ...string) {
 // hNoRaw fails if any of the terminal-hostile runes reach out raw.
 func hNoRaw(t *testing.T, what string, out []byte) {
 	t.Helper()
-	for _, bad := range []string{"\x1b", "\x07", "\x9b", "\u202e", "\u202d", "\u2066", "\u200b", "\u200d", "\ufeff"} {
+	for _, bad := range []string{"\x1b", "\x07", "\u009b", "\u202e", "\u202d", "\u2066", "\u200b", "\u200d", "\ufeff"} {
 		if i := bytes.Index(out, []byte(bad)); i >= 0 {
 			lo, hi := max(0, i-40), min(len(out), i+40)
 			t.Errorf("%s: raw %q reached the output: %q", what, bad, out[lo:hi])
@@ -429,4 +429,45 @@ func mustHead(t *testing.T, r *git.Repository) plumbing.Hash {
 		t.Fatal(err)
 	}
 	return h.Hash()
+}
+
+// runOnTTY runs fledge with its stdout on a pseudo-terminal and returns
+// what reached the terminal (bounded) and stderr.
+func (e *hEnv) runOnTTY(args ...string) (tty []byte, r hRes) {
+	e.t.Helper()
+	master, slave, err := hOpenPTY()
+	if err != nil {
+		e.t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer master.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), hardTimeout)
+	defer cancel()
+	cmd := e.command(ctx, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = slave, &stderr
+	done := make(chan []byte)
+	go func() {
+		var b bytes.Buffer
+		buf := make([]byte, 4096)
+		for b.Len() < 1<<20 {
+			n, err := master.Read(buf)
+			b.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		done <- b.Bytes()
+	}()
+	err = cmd.Run()
+	slave.Close()
+	r = hRes{args: args, err: stderr.Bytes()}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	tty = <-done
+	r.out = tty
+	return tty, r
 }
