@@ -54,6 +54,10 @@ func TestJSONFieldSets(t *testing.T) {
 		"bin/run":     "#!/bin/sh\n",
 	})
 
+	writeTree(t, filepath.Join(work, "bad"), map[string]string{
+		"plugin.toml": "[plugin]\nname = \"fledge-plugin-bad\"\nversion = \"one\"\ncolour = \"blue\"\n",
+	})
+
 	type step struct {
 		name string
 		args []string
@@ -68,6 +72,8 @@ func TestJSONFieldSets(t *testing.T) {
 		{"validate", []string{"plugins", "validate", "./local", "--json"}, 0},
 		{"remove", []string{"plugins", "remove", "gold", "--json"}, 0},
 		{"error", []string{"plugins", "remove", "gold", "--json"}, 1},
+		{"usage_error", []string{"plugins", "install", "--json"}, 2},
+		{"validate_invalid", []string{"plugins", "validate", "./bad", "--strict", "--json"}, 1},
 	}
 	got := map[string]any{}
 	for _, s := range steps {
