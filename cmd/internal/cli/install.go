@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/config"
-	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -20,9 +19,8 @@ import (
 )
 
 type installOptions struct {
+	consentFlags
 	Sources []string
-	Yes     bool
-	Grant   []string
 	Force   bool
 	Copy    bool
 	JSON    bool
@@ -51,8 +49,7 @@ and must be approved: on a terminal you choose; in scripts use --yes and --grant
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve what plugins request (for unverified sources, not exec, network or hooks)")
-	fl.StringSliceVar(&opts.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks")
+	opts.consentFlags.register(fl)
 	fl.BoolVar(&opts.Force, "force", false, "reinstall a plugin that is already installed")
 	fl.BoolVar(&opts.Copy, "copy", false, "copy a local plugin instead of linking it")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
@@ -80,34 +77,15 @@ type installDoc struct {
 }
 
 func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
-	grants, err := install.ParseGrants(opts.Grant)
-	if err != nil {
-		return &usageError{err: err}
-	}
-	store, paths, err := f.Lockfile()
+	in, cfg, err := newInstaller(f, opts.consentFlags, true)
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Load(paths.ConfigFile())
-	if err != nil {
-		return err
-	}
-	consent := install.Consent{Yes: opts.Yes, Grant: grants}
-	if !opts.Yes && len(grants) == 0 && f.IO.CanPrompt() {
-		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(f, r) }
-	}
-	var log io.Writer = f.IO.ErrOut
-	gitOpts := gitfetch.Options{Auth: githubAuth(f.Getenv)}
+	in.Force, in.Copy = opts.Force, opts.Copy
 	if f.IO.ErrTTY && !opts.JSON {
-		gitOpts.Progress = &progressWriter{w: f.IO.ErrOut}
+		in.Git.Progress = &progressWriter{w: f.IO.ErrOut}
 	}
-	in := &install.Installer{
-		Paths: paths, Store: store, Trust: trustConfig(cfg),
-		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
-		Force: opts.Force, Copy: opts.Copy, Log: log, Git: gitOpts, Now: f.Now,
-	}
-
-	in.LookupName = registryLookup(f, paths, cfg)
+	in.LookupName = registryLookup(f, in.Paths, cfg)
 
 	doc := installDoc{SchemaVersion: SchemaVersion, Action: "install", Installed: []pluginJSON{}, Failed: []installFailure{}}
 	var firstErr error

@@ -6,17 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corvidlabs/fledge-go/config"
-	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 type syncOptions struct {
+	consentFlags
 	File  string
-	Yes   bool
-	Grant []string
 	Prune bool
 	JSON  bool
 }
@@ -39,8 +36,7 @@ as install. Nothing is removed unless --prune is given.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.File, "file", "", "the plugins.toml to match")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve the proposed grants (for unverified sources, not exec, network or hooks)")
-	fl.StringSliceVar(&opts.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks")
+	opts.consentFlags.register(fl)
 	fl.BoolVar(&opts.Prune, "prune", false, "remove installed plugins the file does not list")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd
@@ -61,34 +57,15 @@ type syncDoc struct {
 }
 
 func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
-	grants, err := install.ParseGrants(opts.Grant)
+	in, _, err := newInstaller(f, opts.consentFlags, true)
 	if err != nil {
-		return &usageError{err: err}
+		return err
 	}
 	want, err := lockfile.LoadFile(opts.File)
 	if err != nil {
 		return err
 	}
-	store, paths, err := f.Lockfile()
-	if err != nil {
-		return err
-	}
-	cfg, err := config.Load(paths.ConfigFile())
-	if err != nil {
-		return err
-	}
-	consent := install.Consent{Yes: opts.Yes, Grant: grants}
-	if !opts.Yes && len(grants) == 0 && f.IO.CanPrompt() {
-		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(f, r) }
-	}
-	s := &install.Syncer{
-		Installer: &install.Installer{
-			Paths: paths, Store: store, Trust: trustConfig(cfg), Consent: consent,
-			GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"),
-			Log:        f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv)}, Now: f.Now,
-		},
-		Prune: opts.Prune,
-	}
+	s := &install.Syncer{Installer: in, Prune: opts.Prune}
 	results, err := s.Sync(ctx, want)
 	if err != nil {
 		return err

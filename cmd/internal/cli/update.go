@@ -7,17 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corvidlabs/fledge-go/config"
-	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 type updateOptions struct {
+	consentFlags
 	Names  []string
 	DryRun bool
-	Yes    bool
-	Grant  []string
 	JSON   bool
 }
 
@@ -40,8 +37,7 @@ refused or failed, the installed version stays exactly as it was.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "show what would change, change nothing")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve escalations (for unverified sources, not exec, network or hooks)")
-	fl.StringSliceVar(&opts.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks")
+	opts.consentFlags.register(fl)
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd
 }
@@ -83,30 +79,11 @@ type updateDoc struct {
 }
 
 func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
-	grants, err := install.ParseGrants(opts.Grant)
-	if err != nil {
-		return &usageError{err: err}
-	}
-	store, paths, err := f.Lockfile()
+	in, _, err := newInstaller(f, opts.consentFlags, !opts.DryRun)
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Load(paths.ConfigFile())
-	if err != nil {
-		return err
-	}
-	consent := install.Consent{Yes: opts.Yes, Grant: grants}
-	if !opts.Yes && len(grants) == 0 && f.IO.CanPrompt() && !opts.DryRun {
-		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(f, r) }
-	}
-	u := &install.Updater{
-		Installer: &install.Installer{
-			Paths: paths, Store: store, Trust: trustConfig(cfg), Consent: consent,
-			GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"),
-			Log:        f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv)}, Now: f.Now,
-		},
-		DryRun: opts.DryRun,
-	}
+	u := &install.Updater{Installer: in, DryRun: opts.DryRun}
 	results, err := u.Update(ctx, opts.Names)
 	if err != nil {
 		return err

@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"github.com/spf13/pflag"
+
+	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/gitfetch"
+	"github.com/corvidlabs/fledge-go/install"
+)
+
+// consentFlags are the approval flags install, update and sync share.
+type consentFlags struct {
+	Yes   bool
+	Grant []string
+}
+
+func (c *consentFlags) register(fl *pflag.FlagSet) {
+	fl.BoolVarP(&c.Yes, "yes", "y", false, "approve what is requested (for unverified sources, not exec, network or hooks)")
+	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks")
+}
+
+// newInstaller builds the installer that install, update and sync use: the
+// home, the trust configuration, and consent from the flags or, with
+// neither flag, from the user on a terminal (when ask is set).
+func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *config.Config, error) {
+	grants, err := install.ParseGrants(c.Grant)
+	if err != nil {
+		return nil, nil, &usageError{err: err}
+	}
+	store, paths, err := f.Lockfile()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := config.Load(paths.ConfigFile())
+	if err != nil {
+		return nil, nil, err
+	}
+	consent := install.Consent{Yes: c.Yes, Grant: grants}
+	if ask && !c.Yes && len(grants) == 0 && f.IO.CanPrompt() {
+		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(f, r) }
+	}
+	return &install.Installer{
+		Paths: paths, Store: store, Trust: trustConfig(cfg),
+		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
+		Log: f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv)}, Now: f.Now,
+	}, cfg, nil
+}
