@@ -49,6 +49,10 @@ func TestScripts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(pending) == 0 {
+			t.Log("FLEDGE_PENDING: no pending scripts")
+			return
+		}
 		t.Run("pending", func(t *testing.T) {
 			testscript.Run(t, testscript.Params{Files: pending, Setup: scriptSetup, Cmds: scriptCmds()})
 		})
