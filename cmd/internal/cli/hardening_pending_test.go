@@ -112,3 +112,19 @@ commit = "`+strings.Repeat("a", 40)+`"
 		}
 	}
 }
+
+// A fresh install over a directory no record owns, killed in post_install:
+// recovery deletes the old directory and keeps the never-recorded new tree
+// (finding H5).
+func TestHardeningPendingCrashOverUnrecordedDir(t *testing.T) {
+	e := newHEnv(t)
+	hWrite(t, filepath.Join(e.fh, "plugins", "fledge-plugin-cp"), map[string]string{"stray.txt": "x"})
+	e.local("cp", hPlugin("fledge-plugin-cp", "1.0.0", "\n[hooks]\npost_install = '"+killSelf("cp-killed")+"'\n"))
+	e.crashed("plugins", "install", "./cp", "--copy", "--yes", "--grant", "hooks")
+	e.local("other", hPlugin("fledge-plugin-other", "1.0.0", ""))
+	e.ok("plugins", "install", "./other", "--copy", "--json")
+	if _, err := os.Stat(filepath.Join(e.fh, "plugins", "fledge-plugin-cp", "plugin.toml")); err == nil {
+		t.Error("the never-recorded tree of cp is in place after recovery")
+	}
+	e.noLeftovers()
+}

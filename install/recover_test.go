@@ -1,0 +1,326 @@
+package install
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/treehash"
+)
+
+// recordTree records name in plugins.toml with the tree hash of dir (or
+// with no hash, as the Rust fledge wrote entries, when dir is "").
+func recordTree(t *testing.T, e *env, name, dir string, commands ...string) {
+	t.Helper()
+	p := lockfile.Plugin{Name: name, Source: "/src/" + name, Version: "1.0.0", Installed: "2026-01-01T00:00:00Z",
+		Commands: commands, Kind: lockfile.KindLocalCopy}
+	if dir != "" {
+		tr, err := treehash.Hash(dir, treehash.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.TreeHash = tr.Hash
+	}
+	if err := e.store.Update(func(f *lockfile.File) error { f.Put(p); return nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func recTree(t *testing.T, dir, version string) {
+	t.Helper()
+	writeTree(t, dir, map[string]string{"VERSION": version, "plugin.toml": "[plugin]\nname = \"x\"\nversion = \"" + version + "\"\n"})
+}
+
+func recVersion(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "VERSION"))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+func recExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func recEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var n []string
+	for _, e := range ents {
+		n = append(n, e.Name())
+	}
+	return n
+}
+
+func recRecover(t *testing.T, e *env) {
+	t.Helper()
+	if err := recoverLocked(e.paths, e.store); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deadPID is the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+func TestRecoverStaging(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	staging := e.paths.StagingDir()
+	dead := deadPID(t)
+	if processAlive(dead) {
+		t.Skip("the dead process's pid was reused at once")
+	}
+	dirs := map[string]bool{ // name → survives
+		"install-" + strconv.Itoa(dead) + "-123":      false,
+		"sync-" + strconv.Itoa(dead) + "-9":           false,
+		"update-" + strconv.Itoa(dead) + "-x":         false,
+		"install-" + strconv.Itoa(os.Getpid()) + "-1": true, // ours: in use
+		"install-1-5":       true, // pid 1 runs
+		"install-notapid-5": true, // not fledge's
+		"somebody-elses":    true,
+	}
+	for d := range dirs {
+		recTree(t, filepath.Join(staging, d, "tree"), "1")
+	}
+	recRecover(t, e)
+	for d, survives := range dirs {
+		if recExists(filepath.Join(staging, d)) != survives {
+			t.Errorf("staging %s: survives=%v, want %v", d, !survives, survives)
+		}
+	}
+}
+
+// A swap or remove that stopped with the old tree in the trash.
+func TestRecoverTrash(t *testing.T) {
+	t.Parallel()
+	const name = "fledge-plugin-a-b" // dashes in the name: the owner is everything before the last one
+	cases := []struct {
+		what      string
+		recordOld bool // plugins.toml records the old tree
+		recordNew bool // plugins.toml records the new tree
+		placed    bool // a new tree is at PluginDir
+		want      string
+	}{
+		{what: "stopped before the new tree landed", recordOld: true, want: "old"},
+		{what: "new tree placed, never recorded", recordOld: true, placed: true, want: "old"},
+		{what: "new tree recorded, old not yet deleted", recordNew: true, placed: true, want: "new"},
+		{what: "removed and unrecorded, tree not yet deleted", want: ""},
+	}
+	for _, c := range cases {
+		t.Run(c.what, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			old := filepath.Join(t.TempDir(), "old")
+			recTree(t, old, "old")
+			final := e.paths.PluginDir(name)
+			if c.placed {
+				recTree(t, final, "new")
+			}
+			switch {
+			case c.recordOld:
+				recordTree(t, e, name, old)
+			case c.recordNew:
+				recordTree(t, e, name, final)
+			}
+			aside := filepath.Join(e.paths.TrashDir(), name+"-0123456789ab")
+			if err := os.MkdirAll(e.paths.TrashDir(), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(old, aside); err != nil {
+				t.Fatal(err)
+			}
+			// Another plugin's tree must not be mistaken for this one's.
+			other := e.paths.PluginDir("fledge-plugin-a")
+			recTree(t, other, "other")
+
+			recRecover(t, e)
+			if got := recVersion(t, final); got != c.want {
+				t.Errorf("PluginDir holds %q, want %q", got, c.want)
+			}
+			if n := recEntries(t, e.paths.TrashDir()); len(n) != 0 {
+				t.Errorf("trash still holds %v", n)
+			}
+			if recVersion(t, other) != "other" {
+				t.Error("another plugin's tree was touched")
+			}
+			// Recovery is idempotent.
+			recRecover(t, e)
+			if got := recVersion(t, final); got != c.want {
+				t.Errorf("second recovery: PluginDir holds %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// A trashed live link is removed as a link: the source behind it survives.
+func TestRecoverTrashedLinkNeverFollowed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	src := filepath.Join(t.TempDir(), "src")
+	recTree(t, src, "src")
+	if err := os.MkdirAll(e.paths.TrashDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(src, filepath.Join(e.paths.TrashDir(), "fledge-plugin-l-00ff")); err != nil {
+		t.Fatal(err)
+	}
+	recRecover(t, e)
+	if recVersion(t, src) != "src" {
+		t.Fatal("recovery deleted the source behind a live link")
+	}
+	if n := recEntries(t, e.paths.TrashDir()); len(n) != 0 {
+		t.Errorf("trash still holds %v", n)
+	}
+}
+
+// The commit marker tells a fresh tree fledge placed but never recorded
+// from one it did not place.
+func TestRecoverMarker(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	mark := func(name string) {
+		m := commitMarker(e.paths, name)
+		if err := os.MkdirAll(filepath.Dir(m), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(m, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Placed and marked, never recorded: removed.
+	recTree(t, e.paths.PluginDir("fledge-plugin-fresh"), "fresh")
+	mark("fledge-plugin-fresh")
+	// A live link placed and marked, never recorded: only the link goes.
+	src := filepath.Join(t.TempDir(), "src")
+	recTree(t, src, "src")
+	if err := os.MkdirAll(e.paths.PluginsDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(src, e.paths.PluginDir("fledge-plugin-link")); err != nil {
+		t.Fatal(err)
+	}
+	mark("fledge-plugin-link")
+	// Marked and recorded (the crash came after the record): kept.
+	recTree(t, e.paths.PluginDir("fledge-plugin-done"), "done")
+	recordTree(t, e, "fledge-plugin-done", e.paths.PluginDir("fledge-plugin-done"))
+	mark("fledge-plugin-done")
+	// Not marked, not recorded: not fledge's doing, never touched.
+	recTree(t, e.paths.PluginDir("fledge-plugin-mine"), "mine")
+
+	recRecover(t, e)
+	if recExists(e.paths.PluginDir("fledge-plugin-fresh")) {
+		t.Error("an unrecorded fresh tree survived")
+	}
+	if recExists(e.paths.PluginDir("fledge-plugin-link")) {
+		t.Error("an unrecorded fresh link survived")
+	}
+	if recVersion(t, src) != "src" {
+		t.Error("recovery deleted the source behind a live link")
+	}
+	if recVersion(t, e.paths.PluginDir("fledge-plugin-done")) != "done" {
+		t.Error("a recorded tree was removed")
+	}
+	if recVersion(t, e.paths.PluginDir("fledge-plugin-mine")) != "mine" {
+		t.Error("a directory fledge did not place was removed")
+	}
+	for _, n := range []string{"fledge-plugin-fresh", "fledge-plugin-link", "fledge-plugin-done"} {
+		if recExists(commitMarker(e.paths, n)) {
+			t.Errorf("the marker of %s survived", n)
+		}
+	}
+}
+
+// A corrupt plugins.toml stops recovery before it touches any tree.
+func TestRecoverCorruptStateTouchesNothing(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	recTree(t, e.paths.PluginDir("fledge-plugin-p"), "p")
+	aside := filepath.Join(e.paths.TrashDir(), "fledge-plugin-p-00aa")
+	recTree(t, aside, "old")
+	if err := os.WriteFile(e.paths.PluginsFile(), []byte("[[plugins]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := recoverLocked(e.paths, e.store); err == nil {
+		t.Fatal("recovery over a corrupt plugins.toml succeeded")
+	}
+	if recVersion(t, e.paths.PluginDir("fledge-plugin-p")) != "p" || recVersion(t, aside) != "old" {
+		t.Error("recovery moved trees although plugins.toml could not be read")
+	}
+}
+
+// A remove that stopped after moving the tree aside and unlinking its
+// commands, before the record: the tree comes back, and so must its links.
+// Pending (finding H1 in /work/notes/hardening-findings.md): recovery
+// restores trees, never links. Runs with FLEDGE_PENDING=1.
+func TestRecoverRemoveRestoresLinksPending(t *testing.T) {
+	if os.Getenv("FLEDGE_PENDING") == "" {
+		t.Skip("pending: recovery does not restore command links (hardening finding H1); run with FLEDGE_PENDING=1")
+	}
+	e := newEnv(t)
+	const name = "fledge-plugin-r"
+	final := e.paths.PluginDir(name)
+	recTree(t, final, "1")
+	writeTree(t, final, map[string]string{"bin/r": "#!/bin/sh\n"})
+	recordTree(t, e, name, final, "r")
+	// The state remove leaves between moveOldAside/unlinkOwned and Update.
+	if err := os.MkdirAll(e.paths.TrashDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(final, filepath.Join(e.paths.TrashDir(), name+"-00bb")); err != nil {
+		t.Fatal(err)
+	}
+	recRecover(t, e)
+	if recVersion(t, final) != "1" {
+		t.Fatal("the tree did not come back")
+	}
+	if _, err := os.Stat(e.paths.CommandLink("r")); err != nil {
+		t.Errorf("the recorded command r has no link after recovery: %v", err)
+	}
+}
+
+// A fresh install over a directory no record owns (moveOldAside put it in
+// the trash), killed after placing the new tree and before the record:
+// the never-recorded new tree must not survive as if installed.
+// Pending (finding H5): the trash entry marks the name pending, so the
+// marker pass skips it, the aside is deleted and the unrecorded new tree
+// stays. Runs with FLEDGE_PENDING=1.
+func TestRecoverUnrecordedSwapPending(t *testing.T) {
+	if os.Getenv("FLEDGE_PENDING") == "" {
+		t.Skip("pending: an unrecorded swapped-in tree survives recovery (hardening finding H5); run with FLEDGE_PENDING=1")
+	}
+	e := newEnv(t)
+	const name = "fledge-plugin-u"
+	if err := os.MkdirAll(e.paths.TrashDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	recTree(t, filepath.Join(e.paths.TrashDir(), name+"-00cc"), "leftover")
+	recTree(t, e.paths.PluginDir(name), "new")
+	m := commitMarker(e.paths, name)
+	if err := os.MkdirAll(filepath.Dir(m), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(m, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recRecover(t, e)
+	if v := recVersion(t, e.paths.PluginDir(name)); v == "new" {
+		t.Errorf("the never-recorded new tree is still in place (the directory it replaced was %s)",
+			map[bool]string{true: "deleted", false: "kept"}[recEntries(t, e.paths.TrashDir()) == nil])
+	}
+}
