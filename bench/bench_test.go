@@ -1,0 +1,424 @@
+// Package bench measures the fledge binary end to end against physical
+// baselines measured in the same run: start-up against a trivial Go
+// program, install against git clone --depth 1, `fledge <command>` against
+// exec'ing the plugin directly, peak memory while a plugin streams, and
+// update of many plugins against one. bench/all.sh prints the ratios.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/manifest"
+)
+
+// Binaries built once by TestMain.
+var (
+	fledgeBin string // the fledge command
+	trivial   string // a Go program that prints one line
+	goPlugin  string // the runner's Go test plugin (flood, exit, ...)
+	tmpRoot   string
+)
+
+const trivialSrc = `package main
+
+import "os"
+
+func main() { os.Stdout.WriteString("trivial 1.0\n") }
+`
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "fledge-bench")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	tmpRoot, _ = filepath.EvalSymlinks(dir)
+	fledgeBin = filepath.Join(tmpRoot, "fledge")
+	trivial = filepath.Join(tmpRoot, "trivial")
+	goPlugin = filepath.Join(tmpRoot, "goplugin")
+	if err := os.WriteFile(filepath.Join(tmpRoot, "trivial.go"), []byte(trivialSrc), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	for _, b := range [][]string{
+		{"-o", fledgeBin, "../cmd/fledge"},
+		{"-o", goPlugin, "../runner/testdata/goplugin"},
+		{"-o", trivial, filepath.Join(tmpRoot, "trivial.go")},
+	} {
+		cmd := exec.Command("go", append([]string{"build"}, b...)...)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "go build", b, err)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// env is one FLEDGE_HOME with a HOME beside it.
+type env struct {
+	root  string
+	paths home.Paths
+	vars  []string
+}
+
+func newEnv(b *testing.B) *env {
+	b.Helper()
+	root, err := filepath.EvalSymlinks(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	paths, err := home.New(filepath.Join(root, "fledge"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "home"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	return &env{root: root, paths: paths, vars: []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + filepath.Join(root, "home"),
+		"FLEDGE_HOME=" + paths.Root(),
+		"LANG=C", "NO_COLOR=1",
+		"GIT_CONFIG_NOSYSTEM=1",
+	}}
+}
+
+// cmd returns fledge (or another program) with the env's environment,
+// stdout discarded.
+func (e *env) cmd(name string, args ...string) *exec.Cmd {
+	c := exec.Command(name, args...)
+	c.Env = e.vars
+	c.Dir = e.root
+	return c
+}
+
+// run runs a command and fails the benchmark on a non-zero exit.
+func run(b *testing.B, c *exec.Cmd) *os.ProcessState {
+	b.Helper()
+	var stderr strings.Builder
+	c.Stdout = io.Discard
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		b.Fatalf("%s: %v\n%s", strings.Join(c.Args, " "), err, stderr.String())
+	}
+	return c.ProcessState
+}
+
+// ---- start-up ----
+
+// BenchmarkStartupTrivial: the floor, a Go program that prints a line.
+func BenchmarkStartupTrivial(b *testing.B) {
+	e := newEnv(b)
+	for i := 0; i < b.N; i++ {
+		run(b, e.cmd(trivial))
+	}
+}
+
+// BenchmarkStartupVersion: fledge --version.
+func BenchmarkStartupVersion(b *testing.B) {
+	e := newEnv(b)
+	for i := 0; i < b.N; i++ {
+		run(b, e.cmd(fledgeBin, "--version"))
+	}
+}
+
+// BenchmarkListJSON: fledge plugins list --json with n installed plugins
+// (plugins.toml entries and minimal plugin trees, written directly).
+func BenchmarkListJSON(b *testing.B) {
+	for _, n := range []int{1, 100, 1000} {
+		b.Run("plugins="+strconv.Itoa(n), func(b *testing.B) {
+			e := newEnv(b)
+			fakePlugins(b, e, n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				run(b, e.cmd(fledgeBin, "plugins", "list", "--json"))
+			}
+		})
+	}
+}
+
+func fakePlugins(b *testing.B, e *env, n int) {
+	b.Helper()
+	err := lockfile.NewStore(e.paths.PluginsFile(), e.paths.PluginsLock()).Update(func(f *lockfile.File) error {
+		for i := 0; i < n; i++ {
+			name := fmt.Sprintf("fledge-plugin-p%04d", i)
+			dir := e.paths.PluginDir(name)
+			if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+				return err
+			}
+			m := fmt.Sprintf("[plugin]\nname = %q\nversion = \"1.2.3\"\ndescription = \"plugin %d\"\n\n[[commands]]\nname = \"p%04d\"\nbinary = \"bin/run\"\n", name, i, i)
+			if err := os.WriteFile(filepath.Join(dir, manifest.FileName), []byte(m), 0o644); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dir, "bin", "run"), []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
+				return err
+			}
+			f.Put(lockfile.Plugin{
+				Name: name, Source: "https://github.com/example/" + name, Version: "1.2.3",
+				Installed: "2026-01-01", Commands: []string{fmt.Sprintf("p%04d", i)},
+				Description: fmt.Sprintf("plugin %d", i), Kind: lockfile.KindGit,
+				URL: "https://github.com/example/" + name, Commit: strings.Repeat("ab", 20),
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+// ---- install ----
+
+// pluginRepo makes a git repository holding a small shell plugin with some
+// history (commits commits of files files), as a plugin repo typically is.
+func pluginRepo(b *testing.B, dir, name string, commits int) string {
+	b.Helper()
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		b.Fatal(err)
+	}
+	write := func(path, data string, mode os.FileMode) {
+		p := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), mode); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := wt.Add(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write(manifest.FileName, fmt.Sprintf("[plugin]\nname = %q\nversion = \"0.1.0\"\ndescription = \"bench plugin\"\n\n[[commands]]\nname = %q\nbinary = \"bin/run\"\n", name, strings.TrimPrefix(name, "fledge-plugin-")), 0o644)
+	write("bin/run", "#!/bin/sh\necho hello\n", 0o755)
+	sig := &object.Signature{Name: "bench", Email: "bench@example.com", When: time.Unix(1700000000, 0)}
+	for c := 0; c < commits; c++ {
+		for f := 0; f < 10; f++ {
+			write(fmt.Sprintf("docs/page%02d.md", f), strings.Repeat(fmt.Sprintf("commit %d, page %d: some documentation text.\n", c, f), 40), 0o644)
+		}
+		write("README.md", fmt.Sprintf("# %s\n\nrevision %d\n", name, c), 0o644)
+		if _, err := wt.Commit(fmt.Sprintf("revision %d", c), &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+			b.Fatal(err)
+		}
+		sig.When = sig.When.Add(time.Minute)
+	}
+	return "file://" + dir
+}
+
+const repoCommits = 20
+
+// BenchmarkInstallGitClone: the baseline, git clone --depth 1 of the repo.
+func BenchmarkInstallGitClone(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	e := newEnv(b)
+	url := pluginRepo(b, filepath.Join(e.root, "repo"), "fledge-plugin-bench", repoCommits)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		dst := filepath.Join(e.root, "clones", strconv.Itoa(i))
+		run(b, e.cmd("git", "clone", "-q", "--depth", "1", url, dst))
+	}
+}
+
+// BenchmarkInstallFledge: fledge plugins install of the same repo into an
+// empty FLEDGE_HOME.
+func BenchmarkInstallFledge(b *testing.B) {
+	e := newEnv(b)
+	url := pluginRepo(b, filepath.Join(e.root, "repo"), "fledge-plugin-bench", repoCommits)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		h := filepath.Join(e.root, "homes", strconv.Itoa(i))
+		c := e.cmd(fledgeBin, "plugins", "install", url, "--yes")
+		c.Env = append(c.Env, "FLEDGE_HOME="+h)
+		b.StartTimer()
+		run(b, c)
+	}
+}
+
+// BenchmarkInstallReinstall: a warm reinstall (--force) over the same
+// plugin.
+func BenchmarkInstallReinstall(b *testing.B) {
+	e := newEnv(b)
+	url := pluginRepo(b, filepath.Join(e.root, "repo"), "fledge-plugin-bench", repoCommits)
+	run(b, e.cmd(fledgeBin, "plugins", "install", url, "--yes"))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(b, e.cmd(fledgeBin, "plugins", "install", url, "--yes", "--force"))
+	}
+}
+
+// ---- the runner, through the fledge binary ----
+
+// goEnv installs the Go test plugin (a local copy) as command "gp".
+func goEnv(b *testing.B) *env {
+	b.Helper()
+	e := newEnv(b)
+	src := filepath.Join(e.root, "gp")
+	if err := os.MkdirAll(filepath.Join(src, "bin"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	m := "[plugin]\nname = \"fledge-plugin-gp\"\nversion = \"0.1.0\"\nprotocol = \"fledge-v1\"\n\n[[commands]]\nname = \"gp\"\nbinary = \"bin/goplugin\"\n"
+	if err := os.WriteFile(filepath.Join(src, manifest.FileName), []byte(m), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(goPlugin)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "bin", "goplugin"), data, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	run(b, e.cmd(fledgeBin, "plugins", "install", "--copy", "--yes", src))
+	return e
+}
+
+// BenchmarkCommandFledge: `fledge gp exit 0`, the whole path from the
+// shell: start-up, resolve, spawn, init, one output, exit.
+func BenchmarkCommandFledge(b *testing.B) {
+	e := goEnv(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(b, e.cmd(fledgeBin, "gp", "exit", "0"))
+	}
+}
+
+// BenchmarkCommandDirect: exec'ing the same plugin binary directly with
+// an init line.
+func BenchmarkCommandDirect(b *testing.B) {
+	e := newEnv(b)
+	init := `{"type":"init","protocol":"fledge-v1","command":"gp","args":["exit","0"]}` + "\n"
+	for i := 0; i < b.N; i++ {
+		c := e.cmd(goPlugin, "exit", "0")
+		c.Stdin = strings.NewReader(init)
+		run(b, c)
+	}
+}
+
+// peakRSS runs c under /usr/bin/time and returns the peak resident set, in
+// KiB, of the process and the children it waited for. (The rusage Go's
+// os/exec reports is no good here: a vfork'd child inherits the go test
+// process's high-water mark.)
+func peakRSS(b *testing.B, c *exec.Cmd) float64 {
+	b.Helper()
+	out := filepath.Join(b.TempDir(), "rss")
+	c.Args = append([]string{"/usr/bin/time", "-f", "%M", "-o", out}, c.Args...)
+	c.Path = "/usr/bin/time"
+	run(b, c)
+	data, err := os.ReadFile(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	kib, err := strconv.ParseFloat(strings.TrimSpace(string(data)), 64)
+	if err != nil {
+		b.Fatalf("/usr/bin/time: %q", data)
+	}
+	return kib
+}
+
+// BenchmarkStreamFledge: `fledge gp flood n 64`, reporting the peak RSS
+// of fledge and its plugin (the larger of the two).
+func BenchmarkStreamFledge(b *testing.B) {
+	for _, n := range []int{100000, 1000000} {
+		b.Run("msgs="+strconv.Itoa(n), func(b *testing.B) {
+			if _, err := os.Stat("/usr/bin/time"); err != nil {
+				b.Skip("needs /usr/bin/time")
+			}
+			e := goEnv(b)
+			b.ResetTimer()
+			peak := 0.0
+			for i := 0; i < b.N; i++ {
+				peak = max(peak, peakRSS(b, e.cmd(fledgeBin, "gp", "flood", strconv.Itoa(n), "64")))
+			}
+			b.ReportMetric(peak, "peak-KiB")
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}
+
+// BenchmarkStreamDirect: the plugin writing the same bytes straight to a
+// pipe, no fledge: its own peak RSS is the floor.
+func BenchmarkStreamDirect(b *testing.B) {
+	for _, n := range []int{100000, 1000000} {
+		b.Run("msgs="+strconv.Itoa(n), func(b *testing.B) {
+			if _, err := os.Stat("/usr/bin/time"); err != nil {
+				b.Skip("needs /usr/bin/time")
+			}
+			e := newEnv(b)
+			peak := 0.0
+			for i := 0; i < b.N; i++ {
+				peak = max(peak, peakRSS(b, e.cmd(goPlugin, "rawflood", strconv.Itoa(n), "64")))
+			}
+			b.ReportMetric(peak, "peak-KiB")
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+		})
+	}
+}
+
+// ---- update ----
+
+const updatePlugins = 50
+
+// updateEnv installs count plugins, each from its own file:// repository.
+func updateEnv(b *testing.B, count int) *env {
+	b.Helper()
+	e := newEnv(b)
+	urls := make([]string, count)
+	for i := range urls {
+		name := fmt.Sprintf("fledge-plugin-u%02d", i)
+		urls[i] = pluginRepo(b, filepath.Join(e.root, "repos", name), name, 3)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	// Install in batches: one fledge process per ten sources.
+	for i := 0; i < len(urls); i += 10 {
+		c := exec.CommandContext(ctx, fledgeBin, append([]string{"plugins", "install", "--yes"}, urls[i:min(i+10, len(urls))]...)...)
+		c.Env, c.Dir = e.vars, e.root
+		run(b, c)
+	}
+	return e
+}
+
+// BenchmarkUpdateAll: update of 50 up-to-date plugins.
+func BenchmarkUpdateAll(b *testing.B) {
+	e := updateEnv(b, updatePlugins)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(b, e.cmd(fledgeBin, "plugins", "update"))
+	}
+}
+
+// BenchmarkUpdateOne: update of one up-to-date plugin, the single check
+// (all 50 are the same size, so any one is the slowest one).
+func BenchmarkUpdateOne(b *testing.B) {
+	e := updateEnv(b, updatePlugins)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(b, e.cmd(fledgeBin, "plugins", "update", fmt.Sprintf("fledge-plugin-u%02d", i%updatePlugins)))
+	}
+}
