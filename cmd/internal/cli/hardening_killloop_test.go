@@ -1,0 +1,110 @@
+package cli_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// crashLoop kills fledge -9 at spread-out moments of installs — fresh ones
+// and --force reinstalls over a recorded version — and checks after each
+// that the next fledge command leaves the old state or the new one. With
+// checkLinks, command links must match the record too; the committed test
+// leaves that out because a kill between linking and recording leaves a
+// link behind (finding H1, pinned deterministically in
+// hardening_pending_test.go), which random timing would make flaky.
+func crashLoop(t *testing.T, rounds int, checkLinks bool) {
+	e := newHEnv(t)
+	files := func(version string) map[string]string {
+		f := hPlugin("fledge-plugin-k", version, "")
+		f["VERSION"] = version
+		for i := range 150 {
+			f[fmt.Sprintf("data/%03d.txt", i)] = strings.Repeat(version, 200)
+		}
+		return f
+	}
+	e.local("q", hPlugin("fledge-plugin-q", "1.0.0", ""))
+	e.local("k", files("1.0.0"))
+	// How long an install takes here, to spread the kills over it.
+	r := e.ok("plugins", "install", "./k", "--copy", "--json")
+	span := r.took
+	e.ok("plugins", "remove", "k", "--json")
+
+	states := map[string]int{}
+	for i := range rounds {
+		fresh := i%2 == 0
+		before := ""
+		if p, ok := e.entries()["fledge-plugin-k"]; ok {
+			before = p.Version
+		}
+		if fresh && before != "" {
+			e.ok("plugins", "remove", "k", "--json")
+			before = ""
+		}
+		if !fresh && before == "" {
+			e.ok("plugins", "install", "./k", "--copy", "--json")
+			before = e.entries()["fledge-plugin-k"].Version
+		}
+		version := fmt.Sprintf("1.0.%d", i+1)
+		os.RemoveAll(filepath.Join(e.work, "k"))
+		e.local("k", files(version))
+
+		delay := span * time.Duration(i) / time.Duration(rounds-1)
+		ctx, cancel := context.WithTimeout(context.Background(), hardTimeout)
+		cmd := e.command(ctx, "plugins", "install", "./k", "--copy", "--force", "--json")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		cmd.Wait()
+		cancel()
+
+		// The next command that commits recovers.
+		e.ok("plugins", "install", "./q", "--copy", "--force", "--json")
+		p, recorded := e.entries()["fledge-plugin-k"]
+		dir := filepath.Join(e.fh, "plugins", "fledge-plugin-k")
+		link := filepath.Join(e.fh, "bin", "fledge-k")
+		state := "absent"
+		switch {
+		case recorded && p.Version == version:
+			state = "new"
+		case recorded && p.Version == before:
+			state = "old"
+		case recorded:
+			t.Errorf("round %d: recorded at %s, neither old %q nor new %s", i, p.Version, before, version)
+		}
+		if state == "absent" && before != "" {
+			t.Errorf("round %d: a --force reinstall crash lost the old version %s", i, before)
+		}
+		states[state]++
+		if recorded {
+			r := e.run("plugins", "verify", "k", "--json")
+			if st := hStr(hJSON(t, r), "results", 0, "status"); st != "ok" {
+				t.Errorf("round %d (killed after %v): %s state does not verify: %s\n%v", i, delay, state, st, r)
+			}
+			if v, _ := os.ReadFile(filepath.Join(dir, "VERSION")); string(v) != p.Version {
+				t.Errorf("round %d: the tree holds %q, the record says %s", i, v, p.Version)
+			}
+		} else if _, err := os.Lstat(dir); err == nil {
+			t.Errorf("round %d (killed after %v): not recorded, but plugins/fledge-plugin-k exists", i, delay)
+		}
+		if checkLinks {
+			_, err := os.Stat(link)
+			if recorded != (err == nil) {
+				t.Errorf("round %d (killed after %v): recorded=%v but link: %v", i, delay, recorded, err)
+			}
+		}
+		e.noLeftovers()
+	}
+	t.Logf("%d kill -9 rounds over a %v install: %v", rounds, span, states)
+}
+
+func TestHardeningCrashAnywhere(t *testing.T) {
+	t.Parallel()
+	crashLoop(t, 16, false)
+}
