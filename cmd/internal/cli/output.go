@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -45,7 +46,13 @@ func writeJSON(w io.Writer, v any) error {
 // JSON document such runes can only occur inside strings, where the escape
 // means the same character.
 func escapeFormatRunes(b []byte) []byte {
-	if !bytes.ContainsFunc(b, needsEscape) {
+	// Every rune needsEscape matches is outside ASCII: a document that is
+	// all ASCII (the usual case) is returned after one cheap byte scan.
+	i := 0
+	for i < len(b) && b[i] < utf8.RuneSelf {
+		i++
+	}
+	if i == len(b) || !bytes.ContainsFunc(b[i:], needsEscape) {
 		return b
 	}
 	var out bytes.Buffer
