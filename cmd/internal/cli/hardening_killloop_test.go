@@ -108,3 +108,45 @@ func TestHardeningCrashAnywhere(t *testing.T) {
 	t.Parallel()
 	crashLoop(t, 16, false)
 }
+
+// kill -9 at spread-out moments of removes: afterwards the plugin is still
+// fully installed (and verifies) or fully gone.
+func TestHardeningCrashAnywhereRemove(t *testing.T) {
+	t.Parallel()
+	e := newHEnv(t)
+	f := hPlugin("fledge-plugin-k", "1.0.0", "")
+	for i := range 150 {
+		f[fmt.Sprintf("data/%03d.txt", i)] = strings.Repeat("x", 1000)
+	}
+	e.local("k", f)
+	e.local("q", hPlugin("fledge-plugin-q", "1.0.0", ""))
+	e.ok("plugins", "install", "./k", "--copy", "--json")
+	span := e.ok("plugins", "remove", "k", "--json").took
+	const rounds = 12
+	states := map[string]int{}
+	for i := range rounds {
+		if _, ok := e.entries()["fledge-plugin-k"]; !ok {
+			e.ok("plugins", "install", "./k", "--copy", "--json")
+		}
+		delay := span * time.Duration(i) / time.Duration(rounds-1)
+		ctx, cancel := context.WithTimeout(context.Background(), hardTimeout)
+		cmd := e.command(ctx, "plugins", "remove", "k", "--json")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		cmd.Wait()
+		cancel()
+		e.ok("plugins", "install", "./q", "--copy", "--force", "--json")
+		if _, ok := e.entries()["fledge-plugin-k"]; ok {
+			states["installed"]++
+			e.verified("fledge-plugin-k")
+		} else {
+			states["removed"]++
+			e.absent("fledge-plugin-k", "k")
+		}
+		e.noLeftovers()
+	}
+	t.Logf("%d kill -9 rounds over a %v remove: %v", rounds, span, states)
+}
