@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -71,7 +72,7 @@ func ListRefs(ctx context.Context, url string, o Options) ([]*plumbing.Reference
 	return refs, nil
 }
 
-var hexRe = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+var hexRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{7,40}$`) })
 
 // Resolve finds ref among refs: a tag, then a branch, then a commit hash.
 // The empty ref is the remote's default branch.
@@ -116,7 +117,7 @@ func Resolve(refs []*plumbing.Reference, ref string) (Revision, error) {
 	if r, ok := byName[plumbing.NewBranchReferenceName(ref)]; ok {
 		return Revision{Ref: ref, Kind: KindBranch, RefName: r.Name(), Object: r.Hash().String(), Commit: r.Hash().String()}, nil
 	}
-	if hexRe.MatchString(strings.ToLower(ref)) {
+	if hexRe().MatchString(strings.ToLower(ref)) {
 		rev := Revision{Ref: ref, Kind: KindCommit}
 		if len(ref) == 40 {
 			rev.Commit = strings.ToLower(ref)

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // SourceKind says how a source is fetched.
@@ -50,10 +51,25 @@ func (s Source) String() string {
 }
 
 var (
-	shorthandRe = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.-]*)/([A-Za-z0-9_.][A-Za-z0-9_.-]*)$`)
-	nameRe      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
-	scpRe       = regexp.MustCompile(`^([A-Za-z0-9_.-]+)@([A-Za-z0-9.-]+):(.+)$`)
+	shorthandRe = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9_.-]*)/([A-Za-z0-9_.][A-Za-z0-9_.-]*)$`)
+	nameRe      = lazyRegexp(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+	scpRe       = lazyRegexp(`^([A-Za-z0-9_.-]+)@([A-Za-z0-9.-]+):(.+)$`)
 )
+
+// lazyRE is a regexp compiled on first use rather than at package init,
+// so commands that never parse a source (--version, list, run) do not pay
+// for it at start-up.
+type lazyRE struct {
+	re func() *regexp.Regexp
+}
+
+func lazyRegexp(expr string) *lazyRE {
+	return &lazyRE{re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+}
+
+func (l *lazyRE) MatchString(s string) bool { return l.re().MatchString(s) }
+
+func (l *lazyRE) FindStringSubmatch(s string) []string { return l.re().FindStringSubmatch(s) }
 
 // ParseSource parses an install source. githubBase is what owner/repo
 // expands to (FLEDGE_GITHUB_URL, default https://github.com). Only explicit

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -86,8 +85,8 @@ func TagsFromRefs(refs []*plumbing.Reference) []Tag {
 }
 
 var (
-	hexRef       = regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`)
-	wildcardPart = regexp.MustCompile(`^[=v]?(0|[1-9][0-9]*|[xX*])(\.(0|[1-9][0-9]*|[xX*])){0,2}$`)
+	hexRef       = lazyRegexp(`^[0-9a-fA-F]{7,64}$`)
+	wildcardPart = lazyRegexp(`^[=v]?(0|[1-9][0-9]*|[xX*])(\.(0|[1-9][0-9]*|[xX*])){0,2}$`)
 )
 
 // IsConstraint reports whether ref is a semver constraint rather than a

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The environment a plugin sees through the protocol (metadata "env" and
@@ -47,7 +48,9 @@ var droppedNames = map[string]bool{
 	"GOOGLE_APPLICATION_CREDENTIALS": true,
 }
 
-var secretValue = regexp.MustCompile(`(?i)(^|[^a-z0-9])(ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abposr]-|xapp-|sk-|sk_live_|rk_live_|npm_|pypi-|hf_|ya29\.|AKIA[0-9A-Z]{12}|ASIA[0-9A-Z]{12}|AIza[0-9A-Za-z_\-]{20})|-----BEGIN|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.|[a-z][a-z0-9+.-]*://[^/\s@]*:[^/\s@]*@|https?://[^/\s@]+@`)
+var secretValue = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|[^a-z0-9])(ghp_|gho_|ghu_|ghs_|ghr_|github_pat_|glpat-|xox[abposr]-|xapp-|sk-|sk_live_|rk_live_|npm_|pypi-|hf_|ya29\.|AKIA[0-9A-Z]{12}|ASIA[0-9A-Z]{12}|AIza[0-9A-Za-z_\-]{20})|-----BEGIN|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.|[a-z][a-z0-9+.-]*://[^/\s@]*:[^/\s@]*@|https?://[^/\s@]+@`)
+})
 
 // SecretName reports whether an environment variable's name marks it as a
 // secret (or as fledge's own state) under the filter described above.
@@ -83,7 +86,7 @@ func SecretName(name string) bool {
 
 // SecretValue reports whether a value looks like a credential.
 func SecretValue(v string) bool {
-	if secretValue.MatchString(v) {
+	if secretValue().MatchString(v) {
 		return true
 	}
 	// user:password@host without a scheme.
