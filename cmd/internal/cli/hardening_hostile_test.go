@@ -2,11 +2,14 @@ package cli_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -79,6 +82,7 @@ func TestHardeningManifestHugeAndDeep(t *testing.T) {
 		// it must only not crash.
 		"deep tables": head + "[" + strings.Repeat("a.", 50000) + "b]\n",
 	}
+	var took []string
 	i := 0
 	for name, text := range cases {
 		i++
@@ -89,6 +93,7 @@ func TestHardeningManifestHugeAndDeep(t *testing.T) {
 			{"plugins", "install", dir, "--copy", "--json"},
 		} {
 			r := e.run(args...)
+			took = append(took, fmt.Sprintf("%s/%s %v", name, args[1], r.took.Round(time.Millisecond)))
 			if name == "deep tables" && r.code == 0 {
 				continue
 			}
@@ -102,6 +107,8 @@ func TestHardeningManifestHugeAndDeep(t *testing.T) {
 			hJSON(t, r)
 		}
 	}
+	sort.Strings(took)
+	t.Logf("wall time per process: %s", strings.Join(took, "; "))
 	if n := e.names(); len(n) > 1 || (len(n) == 1 && n[0] != "fledge-plugin-h") {
 		t.Errorf("installed %v", n)
 	}
