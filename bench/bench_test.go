@@ -6,14 +6,17 @@
 package bench
 
 import (
-	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/cgi"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -382,41 +385,172 @@ func BenchmarkStreamDirect(b *testing.B) {
 
 // ---- update ----
 
-const updatePlugins = 50
+const (
+	updatePlugins = 50
+	// remoteRTT is the latency the loopback git server adds to every
+	// request, standing in for the network between fledge and a forge.
+	remoteRTT = 25 * time.Millisecond
+)
 
-// updateEnv installs count plugins, each from its own file:// repository.
-func updateEnv(b *testing.B, count int) *env {
-	b.Helper()
-	e := newEnv(b)
-	urls := make([]string, count)
-	for i := range urls {
-		name := fmt.Sprintf("fledge-plugin-u%02d", i)
-		urls[i] = pluginRepo(b, filepath.Join(e.root, "repos", name), name, 3)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	// Install in batches: one fledge process per ten sources.
-	for i := 0; i < len(urls); i += 10 {
-		c := exec.CommandContext(ctx, fledgeBin, append([]string{"plugins", "install", "--yes"}, urls[i:min(i+10, len(urls))]...)...)
-		c.Env, c.Dir = e.vars, e.root
-		run(b, c)
-	}
-	return e
+// updateSet is 50 plugins installed from git, made once per process and
+// shared by the update benchmarks (installing them takes seconds).
+type updateSet struct {
+	local, remote *env
 }
 
-// BenchmarkUpdateAll: update of 50 up-to-date plugins.
+var (
+	updateOnce sync.Once
+	updateSt   *updateSet
+	updateErr  error
+)
+
+func updateEnvs(b *testing.B) *updateSet {
+	b.Helper()
+	updateOnce.Do(func() { updateSt, updateErr = makeUpdateSet(b) })
+	if updateErr != nil {
+		b.Fatal(updateErr)
+	}
+	return updateSt
+}
+
+// makeUpdateSet builds 50 repositories and installs them twice: from
+// file:// URLs (checks are local and CPU-bound) and from a loopback smart
+// HTTP server that answers each ref advertisement after remoteRTT (checks
+// wait on the "network", as against a real forge).
+func makeUpdateSet(b *testing.B) (*updateSet, error) {
+	root := filepath.Join(tmpRoot, "update")
+	repos := filepath.Join(root, "repos")
+	var names []string
+	for i := 0; i < updatePlugins; i++ {
+		name := fmt.Sprintf("fledge-plugin-u%02d", i)
+		pluginRepo(b, filepath.Join(repos, name), name, 3)
+		names = append(names, name)
+	}
+	srv, err := newRemote(repos, names)
+	if err != nil {
+		return nil, err
+	}
+	set := &updateSet{}
+	for _, kind := range []string{"local", "remote"} {
+		dir := filepath.Join(root, kind)
+		paths, err := home.New(filepath.Join(dir, "fledge"))
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "home"), 0o755); err != nil {
+			return nil, err
+		}
+		e := &env{root: dir, paths: paths, vars: []string{
+			"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(dir, "home"),
+			"FLEDGE_HOME=" + paths.Root(), "LANG=C", "NO_COLOR=1", "GIT_CONFIG_NOSYSTEM=1",
+		}}
+		var urls []string
+		for _, n := range names {
+			if kind == "local" {
+				urls = append(urls, "file://"+filepath.Join(repos, n))
+			} else {
+				urls = append(urls, srv+"/"+n)
+			}
+		}
+		for i := 0; i < len(urls); i += 10 {
+			c := e.cmd(fledgeBin, append([]string{"plugins", "install", "--yes"}, urls[i:min(i+10, len(urls))]...)...)
+			if out, err := c.CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("install: %v\n%s", err, out)
+			}
+		}
+		if kind == "local" {
+			set.local = e
+		} else {
+			set.remote = e
+		}
+	}
+	return set, nil
+}
+
+// newRemote serves the repositories under dir over git's smart HTTP
+// protocol (git http-backend) on loopback. Ref advertisements, all an
+// update check asks for, are answered from memory after remoteRTT, so
+// the server's own CPU does not compete with fledge's on a small machine.
+func newRemote(dir string, names []string) (string, error) {
+	exe, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		return "", err
+	}
+	backend := &cgi.Handler{
+		Path: filepath.Join(strings.TrimSpace(string(exe)), "git-http-backend"),
+		Env:  []string{"GIT_PROJECT_ROOT=" + dir, "GIT_HTTP_EXPORT_ALL=1"},
+	}
+	type cached struct {
+		header http.Header
+		body   []byte
+	}
+	var mu sync.Mutex
+	adverts := map[string]cached{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(remoteRTT)
+		if !strings.HasSuffix(r.URL.Path, "/info/refs") || r.Header.Get("Git-Protocol") != "" {
+			backend.ServeHTTP(w, r)
+			return
+		}
+		key := r.URL.String()
+		mu.Lock()
+		c, ok := adverts[key]
+		mu.Unlock()
+		if !ok {
+			rec := httptest.NewRecorder()
+			backend.ServeHTTP(rec, r)
+			if rec.Code != http.StatusOK {
+				w.WriteHeader(rec.Code)
+				w.Write(rec.Body.Bytes())
+				return
+			}
+			c = cached{header: rec.Header().Clone(), body: rec.Body.Bytes()}
+			mu.Lock()
+			adverts[key] = c
+			mu.Unlock()
+		}
+		for k, v := range c.header {
+			w.Header()[k] = v
+		}
+		w.Write(c.body)
+	}))
+	// The server lives as long as the benchmark process.
+	return srv.URL, nil
+}
+
+// BenchmarkUpdateAll: update of 50 up-to-date plugins, checked from
+// file:// repositories (no network: CPU-bound).
 func BenchmarkUpdateAll(b *testing.B) {
-	e := updateEnv(b, updatePlugins)
+	e := updateEnvs(b).local
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		run(b, e.cmd(fledgeBin, "plugins", "update"))
 	}
 }
 
-// BenchmarkUpdateOne: update of one up-to-date plugin, the single check
-// (all 50 are the same size, so any one is the slowest one).
+// BenchmarkUpdateOne: update of one up-to-date plugin from file://, the
+// single check (the 50 are the same size, so any one is the slowest).
 func BenchmarkUpdateOne(b *testing.B) {
-	e := updateEnv(b, updatePlugins)
+	e := updateEnvs(b).local
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(b, e.cmd(fledgeBin, "plugins", "update", fmt.Sprintf("fledge-plugin-u%02d", i%updatePlugins)))
+	}
+}
+
+// BenchmarkUpdateAllRemote: update of 50 up-to-date plugins over smart
+// HTTP with remoteRTT of latency per request.
+func BenchmarkUpdateAllRemote(b *testing.B) {
+	e := updateEnvs(b).remote
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(b, e.cmd(fledgeBin, "plugins", "update"))
+	}
+}
+
+// BenchmarkUpdateOneRemote: update of one plugin over the same server.
+func BenchmarkUpdateOneRemote(b *testing.B) {
+	e := updateEnvs(b).remote
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		run(b, e.cmd(fledgeBin, "plugins", "update", fmt.Sprintf("fledge-plugin-u%02d", i%updatePlugins)))
