@@ -70,7 +70,8 @@ var ErrTagMoved = errors.New("tag moved")
 type Updater struct {
 	Installer *Installer
 	DryRun    bool
-	// Concurrency bounds how many remotes are checked at once.
+	// Concurrency bounds how many remotes are checked at once (64 when
+	// zero: checks wait on the network, not the CPU).
 	Concurrency int
 }
 
@@ -112,7 +113,7 @@ func (u *Updater) Update(ctx context.Context, names []string) ([]UpdateResult, e
 	g, gctx := errgroup.WithContext(ctx)
 	limit := u.Concurrency
 	if limit <= 0 {
-		limit = 8
+		limit = 64
 	}
 	g.SetLimit(limit)
 	for _, pl := range plans {
