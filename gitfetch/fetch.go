@@ -161,10 +161,7 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 	if rev.RefName != "" {
 		opts.ReferenceName = rev.RefName
 		opts.SingleBranch = true
-		if !strings.HasPrefix(url, "file://") {
-			// go-git's in-process file server cannot serve shallow clones.
-			opts.Depth = 1
-		}
+		opts.Depth = 1 // file:// too: peelingSession serves depth 1
 	} else {
 		// A bare commit: fetch every branch and tag (it may be reachable
 		// only from a tag), then check it out.

@@ -2,18 +2,23 @@ package gitfetch
 
 import (
 	"context"
+	"io"
 	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/utils/ioutil"
 )
 
 var installOnce sync.Once
@@ -74,6 +79,97 @@ func (s *peelingSession) AdvertisedReferencesContext(ctx context.Context) (*pack
 		}
 	}
 	return ar, nil
+}
+
+// UploadPack serves a depth-1 clone itself, which go-git's in-process
+// server cannot: the wanted commits and their trees only, with those
+// commits reported as the shallow boundary, as git upload-pack does. So a
+// file:// install transfers one revision, not the repository's history.
+// Every other request goes to the server unchanged.
+func (s *peelingSession) UploadPack(ctx context.Context, req *packp.UploadPackRequest) (*packp.UploadPackResponse, error) {
+	if req.Depth != packp.DepthCommits(1) || len(req.Haves) > 0 || len(req.Shallows) > 0 || len(req.Wants) == 0 {
+		return s.UploadPackSession.UploadPack(ctx, req)
+	}
+	seen := map[plumbing.Hash]bool{}
+	var objs, shallows []plumbing.Hash
+	for _, w := range req.Wants {
+		// An annotated tag is sent with the commit it names.
+		for depth := 0; ; depth++ {
+			tag, terr := object.GetTag(s.storer, w)
+			if terr != nil || depth > 8 {
+				break
+			}
+			if !seen[w] {
+				seen[w] = true
+				objs = append(objs, w)
+			}
+			w = tag.Target
+		}
+		c, err := object.GetCommit(s.storer, w)
+		if err != nil { // a tag of a tree or blob: the whole history, the server's way
+			return s.UploadPackSession.UploadPack(ctx, deepen(req))
+		}
+		if seen[c.Hash] {
+			continue
+		}
+		seen[c.Hash] = true
+		objs = append(objs, c.Hash)
+		if c.NumParents() > 0 {
+			shallows = append(shallows, c.Hash)
+		}
+		if objs, err = treeObjects(s.storer, c.TreeHash, seen, objs); err != nil {
+			return nil, err
+		}
+	}
+	pr, pw := io.Pipe()
+	e := packfile.NewEncoder(pw, s.storer, false)
+	go func() {
+		_, err := e.Encode(objs, 10)
+		pw.CloseWithError(err)
+	}()
+	resp := packp.NewUploadPackResponseWithPackfile(req, ioutil.NewContextReadCloser(ctx, pr))
+	resp.ShallowUpdate.Shallows = shallows
+	return resp, nil
+}
+
+// deepen is req without its depth, which the in-process server refuses.
+func deepen(req *packp.UploadPackRequest) *packp.UploadPackRequest {
+	r := *req
+	r.Depth = packp.DepthCommits(0)
+	r.Capabilities = capability.NewList()
+	for _, c := range req.Capabilities.All() {
+		if c != capability.Shallow {
+			_ = r.Capabilities.Set(c, req.Capabilities.Get(c)...)
+		}
+	}
+	return &r
+}
+
+// treeObjects appends tree h and everything under it (submodule entries
+// name commits of other repositories and are left out, as git does).
+func treeObjects(st storer.EncodedObjectStorer, h plumbing.Hash, seen map[plumbing.Hash]bool, objs []plumbing.Hash) ([]plumbing.Hash, error) {
+	if seen[h] {
+		return objs, nil
+	}
+	seen[h] = true
+	objs = append(objs, h)
+	t, err := object.GetTree(st, h)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range t.Entries {
+		switch {
+		case e.Mode == filemode.Submodule:
+		case e.Mode == filemode.Dir:
+			if objs, err = treeObjects(st, e.Hash, seen, objs); err != nil {
+				return nil, err
+			}
+		case !seen[e.Hash]:
+			seen[e.Hash] = true
+			objs = append(objs, e.Hash)
+		}
+	}
+	return objs, nil
 }
 
 // repoLoader opens a repository on disk for the in-process server, bare or
