@@ -466,12 +466,15 @@ func writeTreeFile(path string, t *treehash.Tree) error {
 	if err != nil {
 		return err
 	}
-	return renameio.WriteFile(path, data)
+	if err := renameio.WriteFile(path, data); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o644)
 }
 
 func redactErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	return errors.New(registry.RedactURL(err.Error()))
+	return errors.New(registry.RedactText(err.Error()))
 }

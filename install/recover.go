@@ -9,6 +9,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
 
@@ -38,13 +39,13 @@ func recoverLocked(paths home.Paths, store *lockfile.Store) error {
 		return err
 	}
 	trash, _ := os.ReadDir(paths.TrashDir())
-	pending := map[string]bool{}
+	acted := false
 	for _, t := range trash {
 		name, ok := trashOwner(t.Name())
 		if !ok {
 			continue
 		}
-		pending[name] = true
+		acted = true
 		aside := filepath.Join(paths.TrashDir(), t.Name())
 		final := paths.PluginDir(name)
 		entry, recorded := file.Get(name)
@@ -67,12 +68,76 @@ func recoverLocked(paths home.Paths, store *lockfile.Store) error {
 		if _, err := os.Stat(marker); err != nil {
 			continue
 		}
-		if _, recorded := file.Get(name); !recorded && !pending[name] {
+		acted = true
+		if _, recorded := file.Get(name); !recorded {
 			removeTreeOrLink(paths.PluginDir(name))
 		}
 		os.Remove(marker)
 	}
+	if acted {
+		reconcileLinks(paths, file)
+	}
 	return nil
+}
+
+// reconcileLinks makes the command links in BinDir match the record after
+// a recovery: links into a plugin's tree for commands it does not (or no
+// longer) provide go, and recorded commands get their link back. Links
+// pointing anywhere else are the user's and stay.
+func reconcileLinks(paths home.Paths, file *lockfile.File) {
+	entries, _ := os.ReadDir(paths.BinDir())
+	for _, e := range entries {
+		cmd, ok := strings.CutPrefix(e.Name(), "fledge-")
+		if !ok {
+			continue
+		}
+		link := filepath.Join(paths.BinDir(), e.Name())
+		target, err := os.Readlink(link)
+		if err != nil {
+			continue
+		}
+		rel, err := filepath.Rel(paths.PluginsDir(), target)
+		if err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		owner := strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]
+		if p, ok := file.Get(owner); !ok || !contains(p.Commands, cmd) {
+			os.Remove(link)
+		}
+	}
+	for i := range file.Plugins {
+		p := &file.Plugins[i]
+		cmds := p.CommandDetails
+		if len(cmds) == 0 { // an older record: the binaries are in the manifest
+			if m, err := manifest.Load(paths.PluginDir(p.Name)); err == nil {
+				for _, c := range m.Commands {
+					if contains(p.Commands, c.Name) {
+						cmds = append(cmds, c)
+					}
+				}
+			}
+		}
+		for _, c := range cmds {
+			link := paths.CommandLink(c.Name)
+			if _, err := os.Lstat(link); err == nil || manifest.CheckBinaryPath(c.Binary) != "" {
+				continue
+			}
+			if _, err := os.Stat(paths.PluginDir(p.Name)); err != nil {
+				continue
+			}
+			os.MkdirAll(paths.BinDir(), 0o755)
+			os.Symlink(filepath.Join(paths.PluginDir(p.Name), filepath.FromSlash(c.Binary)), link)
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // commitMarker is left in a plugin's data directory while its tree is being

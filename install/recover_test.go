@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
 
@@ -17,6 +18,9 @@ func recordTree(t *testing.T, e *env, name, dir string, commands ...string) {
 	t.Helper()
 	p := lockfile.Plugin{Name: name, Source: "/src/" + name, Version: "1.0.0", Installed: "2026-01-01T00:00:00Z",
 		Commands: commands, Kind: lockfile.KindLocalCopy}
+	for _, c := range commands { // as install records them
+		p.CommandDetails = append(p.CommandDetails, manifest.Command{Name: c, Binary: "bin/" + c})
+	}
 	if dir != "" {
 		tr, err := treehash.Hash(dir, treehash.Options{})
 		if err != nil {
@@ -268,10 +272,7 @@ func TestRecoverCorruptStateTouchesNothing(t *testing.T) {
 // commands, before the record: the tree comes back, and so must its links.
 // Pending (finding H1 in /work/notes/hardening-findings.md): recovery
 // restores trees, never links. Runs with FLEDGE_PENDING=1.
-func TestRecoverRemoveRestoresLinksPending(t *testing.T) {
-	if os.Getenv("FLEDGE_PENDING") == "" {
-		t.Skip("pending: recovery does not restore command links (hardening finding H1); run with FLEDGE_PENDING=1")
-	}
+func TestRecoverRemoveRestoresLinks(t *testing.T) {
 	e := newEnv(t)
 	const name = "fledge-plugin-r"
 	final := e.paths.PluginDir(name)
@@ -300,10 +301,7 @@ func TestRecoverRemoveRestoresLinksPending(t *testing.T) {
 // Pending (finding H5): the trash entry marks the name pending, so the
 // marker pass skips it, the aside is deleted and the unrecorded new tree
 // stays. Runs with FLEDGE_PENDING=1.
-func TestRecoverUnrecordedSwapPending(t *testing.T) {
-	if os.Getenv("FLEDGE_PENDING") == "" {
-		t.Skip("pending: an unrecorded swapped-in tree survives recovery (hardening finding H5); run with FLEDGE_PENDING=1")
-	}
+func TestRecoverUnrecordedSwap(t *testing.T) {
 	e := newEnv(t)
 	const name = "fledge-plugin-u"
 	if err := os.MkdirAll(e.paths.TrashDir(), 0o755); err != nil {

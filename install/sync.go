@@ -111,17 +111,17 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, replace bo
 		return fmt.Errorf("entry name %s", msg)
 	}
 	if w.IsLocal() {
-		return fmt.Errorf("%s %w: it was installed from a local directory (%s)", w.Name, ErrNotReproducible, w.Source)
+		return fmt.Errorf("%s %w: it was installed from a local directory (%s)", w.Name, ErrNotReproducible, registry.RedactText(w.Source))
 	}
 	if len(w.Commit) != 40 {
 		return fmt.Errorf("%s %w: no full commit is recorded", w.Name, ErrNotReproducible)
 	}
 	src, err := entrySource(&w, s.Installer.GitHubBase)
 	if err != nil {
-		return &SourceError{Source: w.Source, Err: err}
+		return &SourceError{Source: registry.RedactText(w.Source), Err: err}
 	}
 	if src.Kind != registry.SourceGit {
-		return fmt.Errorf("%s %w: its source %q is not a git repository", w.Name, ErrNotReproducible, w.Source)
+		return fmt.Errorf("%s %w: its source %q is not a git repository", w.Name, ErrNotReproducible, registry.RedactText(w.Source))
 	}
 	in := *s.Installer
 	in.Force = replace

@@ -275,13 +275,13 @@ func entrySource(p *lockfile.Plugin, githubBase string) (registry.Source, error)
 		if err != nil {
 			return s, err
 		}
-		s.Display, s.Ref = p.Source, p.PinnedRef
+		s.Display, s.Ref = registry.RedactText(p.Source), p.PinnedRef
 		return s, nil
 	}
 	// Records written by the Rust fledge: owner/repo meant GitHub.
 	s, err := registry.ParseSource(p.Source, githubBase)
 	if err != nil {
-		return s, fmt.Errorf("source %q of %s: %w", p.Source, p.Name, err)
+		return s, fmt.Errorf("source %q of %s: %w", registry.RedactText(p.Source), p.Name, err)
 	}
 	s.Ref = p.PinnedRef
 	return s, nil

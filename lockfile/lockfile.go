@@ -257,7 +257,9 @@ func (s *Store) Update(fn func(*File) error) error {
 	if err := renameio.WriteFile(target, data); err != nil {
 		return fmt.Errorf("write %s: %w", s.path, err)
 	}
-	return nil
+	// renameio creates 0600 files; plugins.toml is no secret, and a shared
+	// read-only home must stay listable (the Rust fledge wrote 0644).
+	return os.Chmod(target, 0o644)
 }
 
 func (s *Store) annotate(err error) error {

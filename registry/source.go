@@ -242,28 +242,28 @@ func isLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// RedactURL removes a password or token from a URL-like string, for display.
-// An ssh user name (git@…) is kept.
-func RedactURL(s string) string {
-	i := strings.Index(s, "://")
-	if i < 0 {
+var userinfoRe = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)([^/?#@\s]*)@`)
+
+// RedactText removes the credentials of every URL in s (an error message,
+// say): user:password and bare tokens alike. An ssh URL's user name is kept
+// when it has no password (ssh://git@host).
+func RedactText(s string) string {
+	if !strings.Contains(s, "://") {
 		return s
 	}
-	rest := s[i+3:]
-	end := strings.IndexByte(rest, '/')
-	if end < 0 {
-		end = len(rest)
-	}
-	at := strings.LastIndexByte(rest[:end], '@')
-	if at < 0 {
-		return s
-	}
-	user := rest[:at]
-	if c := strings.IndexByte(user, ':'); c >= 0 || !strings.HasPrefix(strings.ToLower(s), "ssh") {
-		if c >= 0 && strings.HasPrefix(strings.ToLower(s), "ssh") {
-			return s[:i+3] + user[:c] + rest[at:]
+	return userinfoRe.ReplaceAllStringFunc(s, func(m string) string {
+		sub := userinfoRe.FindStringSubmatch(m)
+		scheme, user := sub[1], sub[2]
+		if strings.HasPrefix(strings.ToLower(scheme), "ssh") {
+			if name, _, hasPw := strings.Cut(user, ":"); hasPw {
+				return scheme + name + "@"
+			}
+			return m
 		}
-		return s[:i+3] + rest[at+1:]
-	}
-	return s
+		return scheme
+	})
 }
+
+// RedactURL removes a password or token from a URL, for display. An ssh
+// user name (git@…) is kept.
+func RedactURL(s string) string { return RedactText(s) }

@@ -74,6 +74,19 @@ func TestRedactURL(t *testing.T) {
 	}
 }
 
+func TestRedactText(t *testing.T) {
+	for in, want := range map[string]string{
+		`clone https://ghp_tok123@host/o/r: Get "https://ghp_tok123@host/o/r/info/refs": 401`: `clone https://host/o/r: Get "https://host/o/r/info/refs": 401`,
+		"a https://u:p@h/x and http://t@127.0.0.1:1/y":                                        "a https://h/x and http://127.0.0.1:1/y",
+		"ssh://git@github.com/o/r ssh://git:pw@h/r":                                           "ssh://git@github.com/o/r ssh://git@h/r",
+		"no urls here, user@example.com":                                                      "no urls here, user@example.com",
+	} {
+		if got := RedactText(in); got != want {
+			t.Errorf("RedactText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestTierOf(t *testing.T) {
 	team := TrustConfig{Orgs: []string{"AcmeOrg"}, Users: []string{"alice"}}
 	tests := map[string]Tier{

@@ -95,12 +95,12 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 			if firstErr == nil {
 				firstErr = err
 			}
-			je := jsonError{Code: errorCode(err), Message: termsafe.Text(err.Error()), Hint: termsafe.Text(errorHint(err))}
-			doc.Failed = append(doc.Failed, installFailure{Source: termsafe.Line(registry.RedactURL(src)), Error: je})
+			je := *toJSONError(err)
+			doc.Failed = append(doc.Failed, installFailure{Source: termsafe.Line(registry.RedactText(src)), Error: je})
 			if !opts.JSON || len(opts.Sources) > 1 {
-				fmt.Fprintf(f.IO.ErrOut, "✗ %s: %s\n", termsafe.Line(registry.RedactURL(src)), termsafe.Text(err.Error()))
-				if h := errorHint(err); h != "" {
-					fmt.Fprintf(f.IO.ErrOut, "  hint: %s\n", termsafe.Text(h))
+				fmt.Fprintf(f.IO.ErrOut, "✗ %s: %s\n", termsafe.Line(registry.RedactText(src)), je.Message)
+				if je.Hint != "" {
+					fmt.Fprintf(f.IO.ErrOut, "  hint: %s\n", je.Hint)
 				}
 			}
 			continue
@@ -124,9 +124,9 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 			return err
 		}
 		if firstErr != nil && len(opts.Sources) == 1 {
-			fmt.Fprintf(f.IO.ErrOut, "error: %s\n", termsafe.Text(firstErr.Error()))
-			if h := errorHint(firstErr); h != "" {
-				fmt.Fprintf(f.IO.ErrOut, "hint: %s\n", termsafe.Text(h))
+			fmt.Fprintf(f.IO.ErrOut, "error: %s\n", doc.Error.Message)
+			if doc.Error.Hint != "" {
+				fmt.Fprintf(f.IO.ErrOut, "hint: %s\n", doc.Error.Hint)
 			}
 		}
 	}

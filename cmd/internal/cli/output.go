@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -71,18 +72,25 @@ func needsEscape(r rune) bool {
 	return r >= 0x80 && (unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029 || (r >= 0x80 && r <= 0x9f))
 }
 
+// toJSONError is the {"code","message","hint"} of err: sanitised for a
+// terminal and with credentials removed from any URL in it.
+func toJSONError(err error) *jsonError {
+	return &jsonError{Code: errorCode(err), Message: errorText(err.Error()), Hint: errorText(errorHint(err))}
+}
+
+// errorText makes error text safe to show: no escape sequences, no
+// credentials.
+func errorText(s string) string { return termsafe.Text(registry.RedactText(s)) }
+
 // printError reports err: a JSON document on stdout under --json (plus the
 // message on stderr for humans watching), a sanitised message otherwise.
 func printError(s *IOStreams, err error, asJSON bool) {
-	msg := err.Error()
-	hint := errorHint(err)
+	je := toJSONError(err)
 	if asJSON {
-		_ = writeJSON(s.Out, jsonErrorDoc{SchemaVersion: SchemaVersion, Error: jsonError{
-			Code: errorCode(err), Message: termsafe.Text(msg), Hint: termsafe.Text(hint),
-		}})
+		_ = writeJSON(s.Out, jsonErrorDoc{SchemaVersion: SchemaVersion, Error: *je})
 	}
-	fmt.Fprintf(s.ErrOut, "error: %s\n", termsafe.Text(msg))
-	if hint != "" {
-		fmt.Fprintf(s.ErrOut, "hint: %s\n", termsafe.Text(hint))
+	fmt.Fprintf(s.ErrOut, "error: %s\n", je.Message)
+	if je.Hint != "" {
+		fmt.Fprintf(s.ErrOut, "hint: %s\n", je.Hint)
 	}
 }

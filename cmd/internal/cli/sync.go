@@ -78,7 +78,7 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 		j := syncResultJSON{Name: r.Name, Status: r.Status, Commit: r.Commit}
 		if r.Err != nil {
 			failed = true
-			j.Error = &jsonError{Code: errorCode(r.Err), Message: termsafe.Text(r.Err.Error()), Hint: termsafe.Text(errorHint(r.Err))}
+			j.Error = toJSONError(r.Err)
 		}
 		doc.Summary[r.Status]++
 		doc.Results = append(doc.Results, j)

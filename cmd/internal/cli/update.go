@@ -102,7 +102,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 		j.NewerTags = append(j.NewerTags, r.NewerTags...)
 		if r.Err != nil {
 			failed = true
-			j.Error = &jsonError{Code: errorCode(r.Err), Message: termsafe.Text(r.Err.Error()), Hint: termsafe.Text(errorHint(r.Err))}
+			j.Error = toJSONError(r.Err)
 		}
 		doc.Results = append(doc.Results, j)
 		switch r.Status {

@@ -71,7 +71,7 @@ func verifyRun(f *Factory, opts *verifyOptions) error {
 		if err != nil {
 			doc.Results = append(doc.Results, verifyResultJSON{Name: n, Status: install.VerifyError,
 				Modified: []string{}, Added: []string{}, Missing: []string{},
-				Error: &jsonError{Code: errorCode(err), Message: termsafe.Text(err.Error())}})
+				Error: toJSONError(err)})
 			continue
 		}
 		targets = append(targets, p)
@@ -81,7 +81,7 @@ func verifyRun(f *Factory, opts *verifyOptions) error {
 		j := verifyResultJSON{Name: r.Name, Status: r.Status, RecordedHash: r.Recorded, CurrentHash: r.Current,
 			ManifestChanged: r.ManifestChanged, Modified: r.Diff.Modified, Added: r.Diff.Added, Missing: r.Diff.Missing}
 		if r.Err != nil {
-			j.Error = &jsonError{Code: errorCode(r.Err), Message: termsafe.Text(r.Err.Error())}
+			j.Error = toJSONError(r.Err)
 		}
 		doc.Results = append(doc.Results, j)
 	}

@@ -1,5 +1,3 @@
-//go:build pending
-
 package cli_test
 
 import (
@@ -10,13 +8,13 @@ import (
 	"testing"
 )
 
-// Known bugs, reported in /work/notes/hardening-findings.md; run with
-// go test -tags pending. Rename into the committed tests when fixed.
+// Regressions of bugs the hardening pass found (see the commit that fixed
+// them): each failed before its fix.
 
 // A crash after the new tree and its command links were placed but before
 // the record was written: recovery removes the tree, not the links, so
 // $FLEDGE_HOME/bin keeps a dangling fledge-<command>.
-func TestHardeningPendingCrashLeavesLink(t *testing.T) {
+func TestHardeningRegressionCrashLeavesLink(t *testing.T) {
 	e := newHEnv(t)
 	e.local("cp", hPlugin("fledge-plugin-cp", "1.0.0", "\n[hooks]\npost_install = '"+killSelf("cp-killed")+"'\n"))
 	e.crashed("plugins", "install", "./cp", "--copy", "--yes", "--grant", "hooks")
@@ -27,7 +25,7 @@ func TestHardeningPendingCrashLeavesLink(t *testing.T) {
 
 // The same for a force reinstall whose new version adds a command: the old
 // version comes back, and the new command's link must go with the new tree.
-func TestHardeningPendingCrashReinstallNewCommandLink(t *testing.T) {
+func TestHardeningRegressionCrashReinstallNewCommandLink(t *testing.T) {
 	e := newHEnv(t)
 	e.local("fr", hPlugin("fledge-plugin-fr", "1.0.0", ""))
 	e.ok("plugins", "install", "./fr", "--copy", "--json")
@@ -44,7 +42,7 @@ func TestHardeningPendingCrashReinstallNewCommandLink(t *testing.T) {
 // A force reinstall whose new version drops a command: the old link is
 // removed before post_install; a crash there, and recovery brings the old
 // tree back without its link.
-func TestHardeningPendingCrashReinstallDroppedCommandLink(t *testing.T) {
+func TestHardeningRegressionCrashReinstallDroppedCommandLink(t *testing.T) {
 	e := newHEnv(t)
 	e.local("fr", hPlugin("fledge-plugin-fr", "1.0.0", "\n[[commands]]\nname = \"frold\"\nbinary = \"bin/fr\"\n"))
 	e.ok("plugins", "install", "./fr", "--copy", "--json")
@@ -59,7 +57,7 @@ func TestHardeningPendingCrashReinstallDroppedCommandLink(t *testing.T) {
 // in FLEDGE_HOME is 0644/0755 and the Rust fledge wrote it 0644: a home
 // provisioned read-only for other users cannot even be listed, and an
 // existing 0644 file silently becomes 0600 on the first write.
-func TestHardeningPendingPluginsTomlMode(t *testing.T) {
+func TestHardeningRegressionPluginsTomlMode(t *testing.T) {
 	e := newHEnv(t)
 	e.local("a", hPlugin("fledge-plugin-a", "1.0.0", ""))
 	e.ok("plugins", "install", "./a", "--copy", "--json")
@@ -74,7 +72,7 @@ func TestHardeningPendingPluginsTomlMode(t *testing.T) {
 
 // A token alone as the URL's user (https://TOKEN@host/..., the usual form
 // for GitHub tokens) is not redacted: go-git's error repeats the URL.
-func TestHardeningPendingTokenOnlyURLShown(t *testing.T) {
+func TestHardeningRegressionTokenOnlyURLShown(t *testing.T) {
 	e := newHEnv(t)
 	const secret = "s3cretTOKEN"
 	for _, args := range [][]string{
@@ -89,7 +87,7 @@ func TestHardeningPendingTokenOnlyURLShown(t *testing.T) {
 }
 
 // sync's fetch errors name the entry's source unredacted.
-func TestHardeningPendingSyncShowsCredentials(t *testing.T) {
+func TestHardeningRegressionSyncShowsCredentials(t *testing.T) {
 	e := newHEnv(t)
 	const secret = "s3cretTOKEN"
 	team := filepath.Join(e.work, "team.toml")
@@ -116,7 +114,7 @@ commit = "`+strings.Repeat("a", 40)+`"
 // A fresh install over a directory no record owns, killed in post_install:
 // recovery deletes the old directory and keeps the never-recorded new tree
 // (finding H5).
-func TestHardeningPendingCrashOverUnrecordedDir(t *testing.T) {
+func TestHardeningRegressionCrashOverUnrecordedDir(t *testing.T) {
 	e := newHEnv(t)
 	hWrite(t, filepath.Join(e.fh, "plugins", "fledge-plugin-cp"), map[string]string{"stray.txt": "x"})
 	e.local("cp", hPlugin("fledge-plugin-cp", "1.0.0", "\n[hooks]\npost_install = '"+killSelf("cp-killed")+"'\n"))
