@@ -170,6 +170,8 @@ type CorruptError struct {
 	Path         string
 	Line, Column int
 	Err          error
+	// Input marks a file fledge only reads (sync --file), never writes.
+	Input bool
 }
 
 func (e *CorruptError) Error() string {
@@ -179,6 +181,9 @@ func (e *CorruptError) Error() string {
 	}
 	if e.Line > 0 {
 		where = fmt.Sprintf("%s:%d:%d", where, e.Line, e.Column)
+	}
+	if e.Input {
+		return fmt.Sprintf("%s is not a valid plugins.toml: %v", where, e.Err)
 	}
 	return fmt.Sprintf("%s is corrupt: %v; fledge will not overwrite it: fix or move it aside", where, e.Err)
 }
@@ -298,5 +303,9 @@ func LoadFile(path string) (*File, error) {
 		return nil, err
 	}
 	f, err := Parse(data)
+	var ce *CorruptError
+	if errors.As(err, &ce) {
+		ce.Input = true
+	}
 	return f, (&Store{path: path}).annotate(err)
 }
