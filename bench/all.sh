@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Every fledge performance figure next to its baseline, measured in the same
+# run, and the ratio:
+#   start-up     fledge --version vs a trivial Go program; plugins list --json
+#                with 1, 100 and 1,000 plugins vs fledge --version
+#   install      install of a file:// plugin repo (20 commits) vs
+#                git clone --depth 1 of it; a warm reinstall (--force)
+#   command      fledge <command> vs exec'ing the plugin directly
+#   stream       a plugin streaming 100k and 1M messages through fledge vs
+#                the same bytes straight to a pipe, and fledge's peak RSS
+#   runner       (bench/runner.sh, in process) output msgs/s vs a raw pipe,
+#                request round trips vs a raw JSON ping-pong
+#   store        a plugin store's load/store at 10, 100, 256 keys vs the raw
+#                file read / temp write + fsync + rename
+#   update       update of 50 up-to-date plugins vs update of one, over
+#                file:// and over loopback HTTP with 25 ms per request
+# Usage: bench/all.sh [benchtime]   (default 1s; e.g. 3s, or 5x for a quick look)
+# Figures vary with the machine and its load: compare ratios, not times.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+benchtime=${1:-1s}
+
+echo "# go test -bench ./bench/ (benchtime $benchtime)" >&2
+e2e=$(go test -run '^$' -bench . -benchtime "$benchtime" -count 1 -timeout 30m ./bench/)
+echo "# go test -bench Store ./runner/" >&2
+store=$(go test -run '^$' -bench '^BenchmarkStore' -benchtime "$benchtime" -count 1 ./runner/)
+echo "# bench/runner.sh" >&2
+runner=$(bench/runner.sh "$benchtime")
+
+printf '%s\n%s\n%s\n' "$e2e" "$store" "$runner" | grep '^Benchmark' >&2
+echo >&2
+
+printf '%s\n%s\n%s\n' "$e2e" "$store" "$runner" | awk '
+/^Benchmark/ {
+  name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)
+  ns[name] = $3
+  for (i = 4; i < NF; i++) if ($(i+1) ~ /^[a-zA-Z\/-]+$/ && $i ~ /^[0-9.e+]+$/) m[name, $(i+1)] = $i
+}
+function ms(x) { return sprintf("%.2f ms", x / 1e6) }
+function row(figure, a, b, ratio) { printf "| %-40s | %16s | %-36s | %-22s |\n", figure, a, b, ratio }
+function timed(figure, f, base, basename) {
+  if (!(f in ns) || !(base in ns)) return
+  row(figure, ms(ns[f]), ms(ns[base]) " " basename, sprintf("%.2fx (%+.2f ms)", ns[f] / ns[base], (ns[f] - ns[base]) / 1e6))
+}
+function rate(figure, f, base, unit, basename) {
+  if (!((f, unit) in m) || !((base, unit) in m)) return
+  row(figure, sprintf("%.0f %s", m[f, unit], unit), sprintf("%.0f %s", m[base, unit], unit) " " basename,
+      sprintf("%.1f%% of baseline", 100 * m[f, unit] / m[base, unit]))
+}
+END {
+  row("figure", "fledge", "baseline", "ratio")
+  print "|------------------------------------------|------------------|--------------------------------------|------------------------|"
+  timed("start-up: --version", "StartupVersion", "StartupTrivial", "(trivial Go)")
+  timed("list --json, 1 plugin", "ListJSON/plugins=1", "StartupVersion", "(--version)")
+  timed("list --json, 100 plugins", "ListJSON/plugins=100", "StartupVersion", "(--version)")
+  timed("list --json, 1,000 plugins", "ListJSON/plugins=1000", "StartupVersion", "(--version)")
+  timed("install file:// (20 commits)", "InstallFledge", "InstallGitClone", "(git clone --depth 1)")
+  timed("reinstall --force", "InstallReinstall", "InstallGitClone", "(git clone --depth 1)")
+  timed("fledge <command> (one output, exit)", "CommandFledge", "CommandDirect", "(exec plugin)")
+  rate("stream 100k msgs, fledge <command>", "StreamFledge/msgs=100000", "StreamDirect/msgs=100000", "msgs/s", "(direct)")
+  rate("stream 1M msgs, fledge <command>", "StreamFledge/msgs=1000000", "StreamDirect/msgs=1000000", "msgs/s", "(direct)")
+  if (("StreamFledge/msgs=100000", "peak-KiB") in m && ("StreamFledge/msgs=1000000", "peak-KiB") in m)
+    row("peak RSS streaming 1M vs 100k msgs", sprintf("%.1f MiB", m["StreamFledge/msgs=1000000", "peak-KiB"] / 1024),
+        sprintf("%.1f MiB (100k)", m["StreamFledge/msgs=100000", "peak-KiB"] / 1024),
+        sprintf("%.2fx", m["StreamFledge/msgs=1000000", "peak-KiB"] / m["StreamFledge/msgs=100000", "peak-KiB"]))
+  rate("runner output (in process)", "OutputRunner", "OutputRawPipe", "msgs/s", "(raw pipe)")
+  if ("RoundTripRunner" in ns && "RoundTripRaw" in ns)
+    row("runner round trips (in process)", sprintf("%.0f trips/s", m["RoundTripRunner", "trips/s"]),
+        sprintf("%.0f trips/s (raw)", m["RoundTripRaw", "trips/s"]), sprintf("%.2fx the raw time", ns["RoundTripRunner"] / ns["RoundTripRaw"]))
+  timed("runner start-up (in process)", "StartupRunner", "StartupDirect", "(exec plugin)")
+  split("10 100 256", sizes, " ")
+  for (k = 1; k <= 3; k++) {
+    s = sizes[k]
+    timed("store load, " s " keys", "StoreLoad/keys=" s, "StoreLoadRaw/keys=" s, "(read file)")
+    timed("store store, " s " keys", "StoreStore/keys=" s, "StoreStoreRaw/keys=" s, "(write+fsync+rename)")
+  }
+  timed("update 50 plugins, file://", "UpdateAll", "UpdateOne", "(update one)")
+  timed("update 50 plugins, HTTP +25 ms/request", "UpdateAllRemote", "UpdateOneRemote", "(update one)")
+}'
