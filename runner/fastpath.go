@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -91,19 +92,48 @@ func skipWS(b []byte, i int) int {
 }
 
 // scanString returns the body of the JSON string starting at b[i] (a
-// quote) and the index after its closing quote.
+// quote) and the index after its closing quote. It jumps from quote to
+// backslash with bytes.IndexByte and checks the bytes between for control
+// characters eight at a time: text messages are long runs of plain bytes.
 func scanString(b []byte, i int) (body []byte, next int, ok bool) {
-	for j := i + 1; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '"':
-			return b[i+1 : j], j + 1, true
-		case c == '\\':
-			j++
-		case c < 0x20:
+	j := i + 1
+	for j < len(b) {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
 			return nil, 0, false
 		}
+		seg := b[j : j+q]
+		bs := bytes.IndexByte(seg, '\\')
+		if bs < 0 {
+			if hasControl(seg) {
+				return nil, 0, false
+			}
+			return b[i+1 : j+q], j + q + 1, true
+		}
+		if hasControl(seg[:bs]) {
+			return nil, 0, false
+		}
+		j += bs + 2 // the backslash and the byte it escapes
 	}
 	return nil, 0, false
+}
+
+// hasControl reports whether b holds a byte below 0x20.
+func hasControl(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(b) >= 8 {
+		w := binary.LittleEndian.Uint64(b)
+		if (w-ones*0x20)&^w&highs != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // appendUnquote appends the decoded JSON string body b to dst, or reports
@@ -112,23 +142,20 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 	if !utf8.Valid(b) {
 		return dst, false
 	}
-	bs := -1
-	for k, c := range b {
-		if c == '\\' {
-			bs = k
-			break
-		}
-	}
+	bs := bytes.IndexByte(b, '\\')
 	if bs < 0 {
 		return append(dst, b...), true
 	}
-	sb := bytes.NewBuffer(dst)
-	sb.Grow(len(b))
-	sb.Write(b[:bs])
+	out := append(dst, b[:bs]...)
 	for i := bs; i < len(b); i++ {
 		c := b[i]
 		if c != '\\' {
-			sb.WriteByte(c)
+			k := bytes.IndexByte(b[i:], '\\')
+			if k < 0 {
+				k = len(b) - i
+			}
+			out = append(out, b[i:i+k]...)
+			i += k - 1
 			continue
 		}
 		i++
@@ -137,17 +164,17 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 		}
 		switch b[i] {
 		case 'n':
-			sb.WriteByte('\n')
+			out = append(out, '\n')
 		case 't':
-			sb.WriteByte('\t')
+			out = append(out, '\t')
 		case 'r':
-			sb.WriteByte('\r')
+			out = append(out, '\r')
 		case '"', '\\', '/':
-			sb.WriteByte(b[i])
+			out = append(out, b[i])
 		case 'b':
-			sb.WriteByte('\b')
+			out = append(out, '\b')
 		case 'f':
-			sb.WriteByte('\f')
+			out = append(out, '\f')
 		case 'u':
 			r, n := hex4(b, i+1)
 			if n == 0 {
@@ -166,12 +193,12 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 					r = utf8.RuneError
 				}
 			}
-			sb.WriteRune(r)
+			out = utf8.AppendRune(out, r)
 		default:
 			return dst, false
 		}
 	}
-	return sb.Bytes(), true
+	return out, true
 }
 
 func hex4(b []byte, i int) (rune, int) {
