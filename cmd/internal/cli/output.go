@@ -34,12 +34,13 @@ type jsonErrorDoc struct {
 func writeJSON(w io.Writer, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(escapeFormatRunes(buf.Bytes()))
+	// Indented as SetIndent("", "  ") would, faster (see indentJSON).
+	out := indentJSON(make([]byte, 0, buf.Len()*3/2), buf.Bytes())
+	_, err := w.Write(escapeFormatRunes(out))
 	return err
 }
 
