@@ -6,6 +6,7 @@
 package bench
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -48,6 +49,10 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	flag.Parse()
+	if f := flag.Lookup("test.bench"); f == nil || f.Value.String() == "" {
+		return m.Run() // no benchmarks asked for: build nothing (go test ./...)
+	}
 	dir, err := os.MkdirTemp("", "fledge-bench")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
