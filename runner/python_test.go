@@ -14,7 +14,9 @@ import (
 func TestPythonPluginRemembers(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Fatal("python3 is needed for the Python plugin tests")
+		// .ci/run installs python3, so CI always runs this; a bare machine
+		// with only Go and git skips it, saying why.
+		t.Skip("python3 is not on PATH: the Python plugin test needs it (CI installs it)")
 	}
 	e := newEnv(t)
 	e.installScript("fledge-plugin-deploy", "deploy", "deploy.py", "fledge-v1", manifest.Capabilities{Store: true})
