@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -184,15 +183,6 @@ func displayURL(rawURL string) string {
 }
 
 // isLoopback reports whether the URL's host is a loopback address.
-func isLoopback(u *url.URL) bool {
-	host := u.Hostname()
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // StatusError is an HTTP answer that is not the one wanted.
 type StatusError struct {
 	URL    string

@@ -38,7 +38,7 @@ func NewGitHubClient(o Options) (*GitHubClient, error) {
 		return nil, fmt.Errorf("GitHub API base %q must not carry credentials; set GH_TOKEN or GITHUB_TOKEN", displayURL(api))
 	}
 	token := o.Token
-	if u.Scheme != "https" && !isLoopback(u) {
+	if u.Scheme != "https" && !isLoopbackHost(u.Hostname()) {
 		token = ""
 	}
 	return &GitHubClient{

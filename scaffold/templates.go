@@ -1,5 +1,23 @@
 package scaffold
 
+// manifestBody is the plugin.toml both languages share; the Go plugin adds
+// its build hook.
+const manifestBody = `[plugin]
+name = "%PLUGIN%"
+version = "0.1.0"
+description = "Says hello through the fledge-v1 protocol"
+author = ""
+protocol = "fledge-v1"
+
+[[commands]]
+name = "%NAME%"
+description = "Say hello"
+binary = "bin/%NAME%"
+args = [
+  { name = "who", type = "string", required = false, description = "Who to greet" },
+]
+`
+
 var commonFiles = []file{
 	{path: ".gitignore", mode: 0o644, body: "/bin/*.exe\n/dist/\n"},
 	{path: "README.md", mode: 0o644, body: `# %PLUGIN%
@@ -19,21 +37,7 @@ Check the manifest with ` + "`fledge plugins validate`" + `.
 }
 
 var shellFiles = []file{
-	{path: "plugin.toml", mode: 0o644, body: `[plugin]
-name = "%PLUGIN%"
-version = "0.1.0"
-description = "Says hello through the fledge-v1 protocol"
-author = ""
-protocol = "fledge-v1"
-
-[[commands]]
-name = "%NAME%"
-description = "Say hello"
-binary = "bin/%NAME%"
-args = [
-  { name = "who", type = "string", required = false, description = "Who to greet" },
-]
-`},
+	{path: "plugin.toml", mode: 0o644, body: manifestBody},
 	{path: "bin/NAME", mode: 0o755, body: `#!/bin/sh
 # A fledge-v1 plugin: read the init message, answer with output and log lines.
 set -eu
@@ -54,24 +58,7 @@ printf '{"type":"output","text":"Hello, %s!\\n"}\n' "$(esc "$who")"
 }
 
 var goFiles = []file{
-	{path: "plugin.toml", mode: 0o644, body: `[plugin]
-name = "%PLUGIN%"
-version = "0.1.0"
-description = "Says hello through the fledge-v1 protocol"
-author = ""
-protocol = "fledge-v1"
-
-[[commands]]
-name = "%NAME%"
-description = "Say hello"
-binary = "bin/%NAME%"
-args = [
-  { name = "who", type = "string", required = false, description = "Who to greet" },
-]
-
-[hooks]
-build = "go build -o bin/%NAME% ."
-`},
+	{path: "plugin.toml", mode: 0o644, body: manifestBody + "\n[hooks]\nbuild = \"go build -o bin/%NAME% .\"\n"},
 	{path: "go.mod", mode: 0o644, body: "module %PLUGIN%\n\ngo 1.22\n"},
 	{path: "main.go", mode: 0o644, body: `// Command %NAME% is a fledge-v1 plugin: it reads the init message from
 // stdin and writes one JSON message per line to stdout.
