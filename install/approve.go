@@ -2,7 +2,6 @@ package install
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -176,14 +175,4 @@ func ParseGrants(list []string) (map[string]bool, error) {
 		}
 	}
 	return out, nil
-}
-
-// SortedKeys lists a grant set for messages.
-func SortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -3,6 +3,7 @@ package install
 import (
 	"errors"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -245,4 +246,14 @@ func TestParseGrants(t *testing.T) {
 			t.Errorf("ParseGrants(%q) = %q, want %q", tc.in, keys, tc.want)
 		}
 	}
+}
+
+// SortedKeys lists a grant set in order, for comparing.
+func SortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

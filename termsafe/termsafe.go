@@ -18,9 +18,6 @@ func Line(s string) string { return clean(s, false, false) }
 // movement, title changes, hyperlinks and clipboard writes are not.
 func Styled(s string) string { return clean(s, true, true) }
 
-// IsClean reports whether Text would leave s unchanged.
-func IsClean(s string) bool { return Text(s) == s }
-
 func clean(s string, keepSGR, multiline bool) string {
 	if isPlainASCII(s, multiline) {
 		return s

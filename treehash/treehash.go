@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -235,9 +234,4 @@ func Compare(was, now []Entry) Diff {
 func FileDigest(data []byte) string {
 	sum := sha256.Sum256(data)
 	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// Under reports whether rel is dir or lies below it (slash paths).
-func Under(rel, dir string) bool {
-	return rel == dir || strings.HasPrefix(rel, dir+"/") || path.Clean(rel) == dir
 }
