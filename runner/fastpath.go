@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -13,12 +14,40 @@ import (
 // unusual (other keys, odd escapes, invalid UTF-8), and the general
 // decoder takes over, so both always agree.
 func fastOutput(line []byte) (text string, ok bool) {
-	body, ok := fastOutputBody(line)
-	if !ok {
-		return "", false
-	}
-	b, ok := appendUnquote(nil, body)
+	b, ok := appendOutputText(nil, line)
 	return string(b), ok
+}
+
+// The two spellings of an output message that encoders write: fields in
+// declaration order (a struct) or sorted (a map).
+var (
+	outStructHead = []byte(`{"type":"output","text":"`)
+	outStructTail = []byte(`"}`)
+	outMapHead    = []byte(`{"text":"`)
+	outMapTail    = []byte(`","type":"output"}`)
+)
+
+// appendOutputText appends the decoded text of output message line to dst,
+// or reports false (see fastOutput). A line spelled exactly as encoders
+// write it is recognised by its head and tail; its body is then checked in
+// the same pass that decodes it (an unescaped quote inside means the line
+// has more fields, and the general scanner judges it).
+func appendOutputText(dst, line []byte) ([]byte, bool) {
+	var body []byte
+	switch {
+	case len(line) >= len(outStructHead)+len(outStructTail) &&
+		bytes.HasPrefix(line, outStructHead) && bytes.HasSuffix(line, outStructTail):
+		body = line[len(outStructHead) : len(line)-len(outStructTail)]
+	case len(line) >= len(outMapHead)+len(outMapTail) &&
+		bytes.HasPrefix(line, outMapHead) && bytes.HasSuffix(line, outMapTail):
+		body = line[len(outMapHead) : len(line)-len(outMapTail)]
+	default:
+		var ok bool
+		if body, ok = fastOutputBody(line); !ok {
+			return dst, false
+		}
+	}
+	return appendUnquote(dst, body)
 }
 
 // fastOutputBody returns the still-escaped body of an output message's
@@ -137,27 +166,40 @@ func hasControl(b []byte) bool {
 }
 
 // appendUnquote appends the decoded JSON string body b to dst, or reports
-// false for anything the general decoder should judge.
+// false for anything the general decoder should judge: an unescaped quote
+// or control character, an unknown or short escape, invalid UTF-8. Runs of
+// plain ASCII are skipped eight bytes at a time and copied in one piece.
 func appendUnquote(dst, b []byte) ([]byte, bool) {
-	if !utf8.Valid(b) {
-		return dst, false
-	}
-	bs := bytes.IndexByte(b, '\\')
-	if bs < 0 {
-		return append(dst, b...), true
-	}
-	out := append(dst, b[:bs]...)
-	for i := bs; i < len(b); i++ {
-		c := b[i]
-		if c != '\\' {
-			k := bytes.IndexByte(b[i:], '\\')
-			if k < 0 {
-				k = len(b) - i
+	out := dst
+	run := 0 // start of the plain bytes not yet copied
+	i := 0
+	for {
+		for i+8 <= len(b) {
+			if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
 			}
-			out = append(out, b[i:i+k]...)
-			i += k - 1
+			i += 8
+		}
+		for i < len(b) && plain(b[i]) {
+			i++
+		}
+		if i >= len(b) {
+			return append(out, b[run:]...), true
+		}
+		c := b[i]
+		if c >= utf8.RuneSelf {
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return dst, false
+			}
+			i += n
 			continue
 		}
+		if c != '\\' {
+			return dst, false // a control character or an unescaped quote
+		}
+		out = append(out, b[run:i]...)
 		i++
 		if i >= len(b) {
 			return dst, false
@@ -197,8 +239,25 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 		default:
 			return dst, false
 		}
+		i++
+		run = i
 	}
-	return out, true
+}
+
+// plain reports whether c stands for itself inside a JSON string.
+func plain(c byte) bool { return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' }
+
+// special8 flags the bytes of w (little-endian) that are not plain: below
+// 0x20, a quote, a backslash or non-ASCII. The lowest flag is always
+// exact (borrows only create false flags above a true one), which is all
+// the caller uses.
+func special8(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	bs := w ^ (ones * '\\')
+	lt := (w - ones*0x20) &^ w
+	eq := (q-ones)&^q | (bs-ones)&^bs
+	return (lt | eq | w) & highs
 }
 
 func hex4(b []byte, i int) (rune, int) {

@@ -35,15 +35,13 @@ func (s *session) loop() {
 
 // handle dispatches one line.
 func (s *session) handle(line []byte) {
-	if len(bytes.TrimSpace(line)) == 0 {
+	if b, ok := appendOutputText(s.scratch[:0], line); ok {
+		s.scratch = b
+		s.outputBytes(b)
 		return
 	}
-	if body, ok := fastOutputBody(line); ok {
-		if b, ok := appendUnquote(s.scratch[:0], body); ok {
-			s.scratch = b
-			s.outputBytes(b)
-			return
-		}
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
 	}
 	var m protocol.Outbound
 	if err := json.Unmarshal(line, &m); err != nil {
