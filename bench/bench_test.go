@@ -26,6 +26,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -181,12 +182,7 @@ func fakePlugins(b *testing.B, e *env, n int) {
 			if err := os.WriteFile(filepath.Join(dir, "bin", "run"), []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
 				return err
 			}
-			f.Put(lockfile.Plugin{
-				Name: name, Source: "https://github.com/example/" + name, Version: "1.2.3",
-				Installed: "2026-01-01", Commands: []string{fmt.Sprintf("p%04d", i)},
-				Description: fmt.Sprintf("plugin %d", i), Kind: lockfile.KindGit,
-				URL: "https://github.com/example/" + name, Commit: strings.Repeat("ab", 20),
-			})
+			f.Put(lockfiletest.Entry(i))
 		}
 		return nil
 	})

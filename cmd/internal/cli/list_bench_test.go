@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
 )
 
 // BenchmarkListJSON is list --json in process, for profiling (the end to
@@ -24,13 +24,7 @@ func BenchmarkListJSON(b *testing.B) {
 			}
 			err = lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock()).Update(func(f *lockfile.File) error {
 				for i := 0; i < n; i++ {
-					name := fmt.Sprintf("fledge-plugin-p%04d", i)
-					f.Put(lockfile.Plugin{
-						Name: name, Source: "https://github.com/example/" + name, Version: "1.2.3",
-						Installed: "2026-01-01", Commands: []string{fmt.Sprintf("p%04d", i)},
-						Description: fmt.Sprintf("plugin %d", i), Kind: lockfile.KindGit,
-						URL: "https://github.com/example/" + name, Commit: strings.Repeat("ab", 20),
-					})
+					f.Put(lockfiletest.Entry(i))
 				}
 				return nil
 			})
