@@ -3,10 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/corvidlabs/fledge-go/internal/bounded"
 )
 
 // MaxSize bounds how much of config.toml is read.
@@ -31,22 +32,39 @@ type Registry struct {
 
 // Load reads path; a missing file is an empty Config.
 func Load(path string) (*Config, error) {
+	data, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(path, data)
+}
+
+// Read returns config.toml's bytes, bounded; a missing file reads as empty.
+func Read(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Config{}, nil
+		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	data, err := bounded.ReadAll(f, MaxSize+1)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if len(data) > MaxSize {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxSize)
 	}
+	return data, nil
+}
+
+// Decode parses bytes returned by Read; path only names the file in errors.
+func Decode(path string, data []byte) (*Config, error) {
 	var c Config
+	if len(data) == 0 {
+		return &c, nil
+	}
 	if err := toml.Unmarshal(data, &c); err != nil {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/lockedfile"
 	"github.com/rogpeppe/go-internal/renameio"
 
+	"github.com/corvidlabs/fledge-go/internal/bounded"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -219,13 +219,25 @@ func (s *Store) Path() string { return s.path }
 // Load reads the file without taking the lock: writes are atomic renames,
 // so a reader always sees a whole file. A missing file is an empty one.
 func (s *Store) Load() (*File, error) {
-	data, err := readBounded(s.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return &File{}, nil
-	}
+	data, err := s.Read()
 	if err != nil {
 		return nil, err
 	}
+	return s.Decode(data)
+}
+
+// Read returns the file's bytes, bounded like Load; a missing file reads as
+// empty. With Decode it lets a caller key a cache on the exact contents.
+func (s *Store) Read() ([]byte, error) {
+	data, err := readBounded(s.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	return data, err
+}
+
+// Decode parses bytes returned by Read, naming the store's path in errors.
+func (s *Store) Decode(data []byte) (*File, error) {
 	f, err := Parse(data)
 	return f, s.annotate(err)
 }
@@ -285,7 +297,7 @@ func readBounded(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	data, err := bounded.ReadAll(f, MaxSize+1)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/renameio"
+
+	"github.com/corvidlabs/fledge-go/internal/bounded"
 )
 
 // IndexClient reads a plugin index from an http(s):// or file:// URL. An
@@ -253,7 +254,7 @@ func readBounded(path string, max int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	data, err := bounded.ReadAll(f, max+1)
 	if err != nil {
 		return nil, err
 	}

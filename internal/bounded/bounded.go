@@ -1,0 +1,37 @@
+// Package bounded reads files whose size fledge does not control.
+package bounded
+
+import (
+	"io"
+	"os"
+)
+
+// ReadAll reads f to its end or to limit bytes, whichever comes first: it
+// is io.ReadAll(io.LimitReader(f, limit)), but sized from f's length when
+// f is a regular file, so reading a large file costs one allocation and no
+// copying instead of a doubling buffer's. Callers that must refuse a file
+// over max pass max+1 and compare the length.
+func ReadAll(f *os.File, limit int64) ([]byte, error) {
+	size := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		// One byte more than the size, so the read that sees EOF
+		// needs no room of its own.
+		size = fi.Size() + 1
+	}
+	buf := make([]byte, 0, max(min(size, limit), 1))
+	r := io.LimitReader(f, limit)
+	for {
+		if len(buf) == cap(buf) {
+			// The file grew, or was not sized: let append pick.
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
