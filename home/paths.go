@@ -103,3 +103,7 @@ func (p Paths) TreeLock() string { return filepath.Join(p.root, ".plugins.lock")
 // RegistryCacheFile is the cached plugin index (and what is needed to
 // revalidate it) kept so search and install by name work offline.
 func (p Paths) RegistryCacheFile() string { return filepath.Join(p.CacheDir(), "registry-index.json") }
+
+// ListCacheFile holds the last plugins list --json document, keyed on the
+// inputs it was rendered from.
+func (p Paths) ListCacheFile() string { return filepath.Join(p.CacheDir(), "list.json") }

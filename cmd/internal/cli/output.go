@@ -32,16 +32,25 @@ type jsonErrorDoc struct {
 // zero-width) are escaped here too, so the data stays exact and a terminal
 // showing the document cannot be made to reorder or hide text.
 func writeJSON(w io.Writer, v any) error {
+	out, err := renderJSON(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// renderJSON is the document writeJSON prints.
+func renderJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return err
+		return nil, err
 	}
 	// Indented as SetIndent("", "  ") would, faster (see indentJSON).
 	out := indentJSON(make([]byte, 0, buf.Len()*3/2), buf.Bytes())
-	_, err := w.Write(escapeFormatRunes(out))
-	return err
+	return escapeFormatRunes(out), nil
 }
 
 // escapeFormatRunes rewrites invisible format runes as \uXXXX escapes. In a

@@ -1,0 +1,256 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
+)
+
+// listFixture is a FLEDGE_HOME with n recorded plugins, listed in process.
+type listFixture struct {
+	*searchFixture
+	plugins, cache string
+}
+
+func newListFixture(t *testing.T, n int) *listFixture {
+	t.Helper()
+	f := &listFixture{searchFixture: newSearchFixture(t)}
+	f.plugins = filepath.Join(f.home, "plugins.toml")
+	f.cache = filepath.Join(f.home, "cache", "list.json")
+	err := lockfile.NewStore(f.plugins, filepath.Join(f.home, "plugins.lock")).Update(func(lf *lockfile.File) error {
+		for i := 0; i < n; i++ {
+			lf.Put(lockfiletest.Entry(i))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *listFixture) list() string {
+	f.t.Helper()
+	code, out, errOut := f.fledge("plugins", "list", "--json")
+	if code != 0 {
+		f.t.Fatalf("list --json: exit %d: %s", code, errOut)
+	}
+	return out
+}
+
+// uncached is the document as rendered without a cache.
+func (f *listFixture) uncached() string {
+	f.t.Helper()
+	if err := os.RemoveAll(filepath.Dir(f.cache)); err != nil {
+		f.t.Fatal(err)
+	}
+	return f.list()
+}
+
+// rewrite replaces old with new (of the same length) in plugins.toml and
+// gives the file back its modification time, so that only its contents
+// tell the two versions apart.
+func (f *listFixture) rewrite(old, new string) {
+	f.t.Helper()
+	if len(old) != len(new) {
+		f.t.Fatalf("rewrite must keep the size: %q, %q", old, new)
+	}
+	fi, err := os.Stat(f.plugins)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	data, err := os.ReadFile(f.plugins)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(old)) {
+		f.t.Fatalf("plugins.toml has no %q", old)
+	}
+	data = bytes.Replace(data, []byte(old), []byte(new), 1)
+	if err := os.WriteFile(f.plugins, data, 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	if err := os.Chtimes(f.plugins, fi.ModTime(), fi.ModTime()); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func TestListCacheHitIsIdentical(t *testing.T) {
+	f := newListFixture(t, 20)
+	first := f.list()
+	if _, err := os.Stat(f.cache); err != nil {
+		t.Fatalf("list --json stored no cache: %v", err)
+	}
+	// The cache holds exactly the document printed (TestListCacheIsUsed
+	// shows the second run printed the cache).
+	second := f.list()
+	if first != second {
+		t.Fatalf("cached document differs from the rendered one:\n%s\n---\n%s", first, second)
+	}
+	data, err := os.ReadFile(f.cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, _ := bytes.Cut(data, []byte("\n"))
+	if string(body) != first {
+		t.Fatalf("cache body is not the document printed")
+	}
+}
+
+// The cache is read: a cache file whose header matches is printed as is.
+// (Here the body is altered by hand, with its length kept in the header,
+// to show which path printed it; fledge never writes such a file.)
+func TestListCacheIsUsed(t *testing.T) {
+	f := newListFixture(t, 3)
+	doc := f.list()
+	data, err := os.ReadFile(f.cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, body, _ := bytes.Cut(data, []byte("\n"))
+	marked := bytes.Replace(body, []byte(`"schema_version": 1`), []byte(`"schema_version": 7`), 1)
+	if bytes.Equal(marked, body) {
+		t.Fatal("document has no schema_version to mark")
+	}
+	if err := os.WriteFile(f.cache, append(append(head, '\n'), marked...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.list(); got != string(marked) || got == doc {
+		t.Fatalf("list --json did not print the cached document")
+	}
+}
+
+// Any change to plugins.toml's contents is seen, even one that keeps its
+// size and modification time.
+func TestListCacheSeesContentChanges(t *testing.T) {
+	f := newListFixture(t, 5)
+	before := f.list()
+	f.list() // from the cache
+	f.rewrite("version = '1.2.3'", "version = '9.8.7'")
+	after := f.list()
+	if after == before || !strings.Contains(after, `"version": "9.8.7"`) {
+		t.Fatalf("list --json did not see the new version:\n%s", after)
+	}
+	if after != f.uncached() {
+		t.Fatal("document after the change differs from an uncached render")
+	}
+}
+
+// config.toml's trust lists change tiers: a change there is seen too.
+func TestListCacheSeesConfigChanges(t *testing.T) {
+	f := newListFixture(t, 2)
+	if doc := f.list(); !strings.Contains(doc, `"trust_tier": "unverified"`) {
+		t.Fatalf("expected unverified plugins:\n%s", doc)
+	}
+	f.writeConfig("[trust]\norgs = [\"example\"]\n")
+	doc := f.list()
+	if strings.Contains(doc, `"trust_tier": "unverified"`) || !strings.Contains(doc, `"trust_tier": "team"`) {
+		t.Fatalf("trusting the org did not change the tier:\n%s", doc)
+	}
+}
+
+// A cache file that is cut short, foreign, empty, a directory or garbage is
+// a miss: the document is rendered again, right, and the cache repaired.
+func TestListCacheDamaged(t *testing.T) {
+	f := newListFixture(t, 4)
+	want := f.list()
+	good, err := os.ReadFile(f.cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, damage := range map[string]func() error{
+		"truncated": func() error { return os.WriteFile(f.cache, good[:len(good)-10], 0o644) },
+		"extended":  func() error { return os.WriteFile(f.cache, append(good, " "...), 0o644) },
+		"empty":     func() error { return os.WriteFile(f.cache, nil, 0o644) },
+		"garbage":   func() error { return os.WriteFile(f.cache, bytes.Repeat([]byte{0xff}, 300), 0o644) },
+		"no header": func() error { return os.WriteFile(f.cache, []byte(want), 0o644) },
+		"other key": func() error {
+			return os.WriteFile(f.cache, bytes.Replace(good, []byte(renderMagic+" "), []byte(renderMagic+" 0"), 1)[:len(good)], 0o644)
+		},
+		"directory": func() error {
+			if err := os.Remove(f.cache); err != nil {
+				return err
+			}
+			return os.Mkdir(f.cache, 0o755)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := damage(); err != nil {
+				t.Fatal(err)
+			}
+			if got := f.list(); got != want {
+				t.Fatalf("damaged cache changed the output:\n%s", got)
+			}
+			if name == "directory" {
+				if err := os.Remove(f.cache); err != nil {
+					t.Fatal(err)
+				}
+				f.list()
+			}
+			if data, err := os.ReadFile(f.cache); err != nil || !bytes.Equal(data, good) {
+				t.Fatalf("cache not repaired (%v)", err)
+			}
+		})
+	}
+}
+
+// The cache never hides an error: a plugins.toml broken after a cached
+// listing is reported as before.
+func TestListCacheDoesNotHideCorruption(t *testing.T) {
+	f := newListFixture(t, 2)
+	f.list()
+	f.rewrite("[[plugins]]", "[[plugins}]")
+	code, out, errOut := f.fledge("plugins", "list", "--json")
+	if code == 0 {
+		t.Fatalf("corrupt plugins.toml listed: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out+errOut, "corrupt") {
+		t.Fatalf("error does not say the file is corrupt:\n%s%s", out, errOut)
+	}
+}
+
+// A home whose cache cannot be written (read-only, shared) lists as usual.
+func TestListCacheUnwritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		// root writes through permissions; make the cache path unusable
+		// another way: a file where the cache directory should be.
+		f := newListFixture(t, 2)
+		if err := os.WriteFile(filepath.Join(f.home, "cache"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a, b := f.list(), f.list()
+		if a != b || !strings.Contains(a, "fledge-plugin-p0001") {
+			t.Fatalf("listing without a cache failed:\n%s", a)
+		}
+		return
+	}
+	f := newListFixture(t, 2)
+	if err := os.Chmod(f.home, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(f.home, 0o755) })
+	a, b := f.list(), f.list()
+	if a != b || !strings.Contains(a, "fledge-plugin-p0001") {
+		t.Fatalf("listing without a cache failed:\n%s", a)
+	}
+}
+
+// A fledge binary that changed (rebuilt, upgraded) renders afresh: the
+// binary's identity is part of the key.
+func TestListCacheKeyedOnBinary(t *testing.T) {
+	dir := t.TempDir()
+	a := newRenderCache(filepath.Join(dir, "c"), "k", "v1")
+	b := newRenderCache(filepath.Join(dir, "c"), "k", "v2")
+	c := newRenderCache(filepath.Join(dir, "c"), "k2", "v1")
+	if a.key == "" || a.key == b.key || a.key == c.key {
+		t.Fatalf("keys do not separate versions and kinds: %q %q %q", a.key, b.key, c.key)
+	}
+	if !strings.Contains(binaryIdentity(), filepath.Base(os.Args[0])) {
+		t.Fatalf("binary identity %q does not name the running binary", binaryIdentity())
+	}
+}
