@@ -71,6 +71,10 @@ func (l *lazyRE) MatchString(s string) bool { return l.re().MatchString(s) }
 
 func (l *lazyRE) FindStringSubmatch(s string) []string { return l.re().FindStringSubmatch(s) }
 
+func (l *lazyRE) ReplaceAllStringFunc(s string, fn func(string) string) string {
+	return l.re().ReplaceAllStringFunc(s, fn)
+}
+
 // ParseSource parses an install source. githubBase is what owner/repo
 // expands to (FLEDGE_GITHUB_URL, default https://github.com). Only explicit
 // path forms (., .., ./x, ../x, /abs) are local: owner/repo never is.
@@ -242,7 +246,7 @@ func isLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-var userinfoRe = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)([^/?#@\s]*)@`)
+var userinfoRe = lazyRegexp(`(?i)\b([a-z][a-z0-9+.-]*://)([^/?#@\s]*)@`)
 
 // RedactText removes the credentials of every URL in s (an error message,
 // say): user:password and bare tokens alike. An ssh URL's user name is kept
