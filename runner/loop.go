@@ -44,9 +44,12 @@ func (s *session) handle(line []byte) {
 		return
 	}
 	var m protocol.Outbound
-	if err := json.Unmarshal(line, &m); err != nil {
-		s.undecodable(line, err)
-		return
+	if !fastDecode(line, &m, &s.scratch) {
+		m = protocol.Outbound{}
+		if err := json.Unmarshal(line, &m); err != nil {
+			s.undecodable(line, err)
+			return
+		}
 	}
 	switch m.Type {
 	case protocol.TypeOutput:
@@ -142,17 +145,31 @@ func validID(id json.RawMessage) bool {
 
 // respond answers request id.
 func (s *session) respond(id json.RawMessage, value any) {
-	if value == nil {
-		value = json.RawMessage("null")
+	var err error
+	if b, ok := appendResponse(s.enc[:0], id, value); ok {
+		s.enc = b
+		err = s.in.sendLine(b)
+	} else {
+		if value == nil {
+			value = json.RawMessage("null")
+		}
+		err = s.in.send(protocol.Response{Type: protocol.TypeResponse, ID: id, Value: value})
 	}
-	if err := s.in.send(protocol.Response{Type: protocol.TypeResponse, ID: id, Value: value}); err != nil {
+	if err != nil {
 		s.fail(CodeMalformedResponse, err)
 	}
 }
 
 // cancelRequest withdraws request id.
 func (s *session) cancelRequest(id json.RawMessage, reason string) {
-	if err := s.in.send(protocol.Cancel{Type: protocol.TypeCancel, ID: id, Reason: reason}); err != nil {
+	var err error
+	if b, ok := appendCancel(s.enc[:0], id, reason); ok {
+		s.enc = b
+		err = s.in.sendLine(b)
+	} else {
+		err = s.in.send(protocol.Cancel{Type: protocol.TypeCancel, ID: id, Reason: reason})
+	}
+	if err != nil {
 		s.fail(CodeMalformedResponse, err)
 	}
 }

@@ -46,6 +46,7 @@ type session struct {
 
 	out     *bufio.Writer // plugin output to Stdout (nil when capturing)
 	scratch []byte        // reused for decoding output text
+	enc     []byte        // reused for encoding answers (loop only)
 	capture *capBuffer
 
 	cwd     string
