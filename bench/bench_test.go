@@ -69,12 +69,17 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	for _, b := range [][]string{
-		{"-o", fledgeBin, "../cmd/fledge"},
+		// fledge is built as releases are (.goreleaser.yaml): static,
+		// which saves the dynamic loader's work on every start.
+		append(releaseFlags, "-o", fledgeBin, "../cmd/fledge"),
 		{"-o", goPlugin, "../runner/testdata/goplugin"},
 		{"-o", trivial, filepath.Join(tmpRoot, "trivial.go")},
 	} {
 		cmd := exec.Command("go", append([]string{"build"}, b...)...)
 		cmd.Stderr = os.Stderr
+		if b[0] == releaseFlags[0] {
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		}
 		if err := cmd.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "go build", b, err)
 			return 1
@@ -82,6 +87,10 @@ func testMain(m *testing.M) int {
 	}
 	return m.Run()
 }
+
+// releaseFlags are the go build flags of .goreleaser.yaml (with
+// CGO_ENABLED=0), less the version stamp.
+var releaseFlags = []string{"-trimpath", "-ldflags=-s -w"}
 
 // env is one FLEDGE_HOME with a HOME beside it.
 type env struct {
