@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,13 +9,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 type listOptions struct{ JSON bool }
 
-// listCacheKind names list's document in the render cache key.
+// listCacheKind names list's document among derived files.
 const listCacheKind = "plugins list --json"
 
 func newListCmd(f *Factory) *cobra.Command {
@@ -42,14 +42,13 @@ func listRun(f *Factory, opts *listOptions) error {
 		return err
 	}
 	// The JSON document is a pure function of plugins.toml and
-	// config.toml: scripts and agents that list often get it from the
-	// render cache, after hashing the two files.
+	// config.toml: scripts and agents that list often get it from a
+	// derived file, after hashing the two (see package derived).
 	if opts.JSON {
-		pd, ok1 := digestFile(store.Path(), lockfile.MaxSize)
-		cd, ok2 := digestFile(paths.ConfigFile(), config.MaxSize)
+		pd, ok1 := derived.DigestFile(store.Path(), lockfile.MaxSize)
+		cd, ok2 := derived.DigestFile(paths.ConfigFile(), config.MaxSize)
 		if ok1 && ok2 {
-			cache := newRenderCache(paths.ListCacheFile(), listCacheKind, f.Version, pd, cd)
-			if hit, err := cache.copyTo(f.IO.Out); hit {
+			if hit, err := derived.New(paths.ListCacheFile(), listCacheKind, pd, cd).CopyTo(f.IO.Out); hit {
 				return err
 			}
 		}
@@ -84,7 +83,7 @@ func listRun(f *Factory, opts *listOptions) error {
 			return err
 		}
 		// Keyed on the bytes just decoded, whatever the files hold now.
-		newRenderCache(paths.ListCacheFile(), listCacheKind, f.Version, sha256.Sum256(raw), sha256.Sum256(cfgRaw)).put(out)
+		derived.New(paths.ListCacheFile(), listCacheKind, derived.Sum(raw), derived.Sum(cfgRaw)).Put(out)
 		return nil
 	}
 	if len(doc.Plugins) == 0 {

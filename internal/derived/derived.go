@@ -1,0 +1,208 @@
+// Package derived keeps files computed from other files — the last
+// `plugins list --json` document, the command index of plugins.toml — next
+// to a key: the SHA-256 of every input they were computed from (the exact
+// bytes of those files) and of the fledge binary that computed them. A later
+// run with the same inputs uses the stored result instead of decoding and
+// encoding again; any change to an input, however small and whatever its
+// mtime, changes the key. Callers store only what they computed without
+// error, so a derived file never hides an error. Derived files are
+// disposable: a missing, unreadable, foreign or truncated one is a miss,
+// and a home that cannot be written just goes without.
+//
+// Anyone who can write a derived file can write the files it derives from
+// (they live in the same FLEDGE_HOME), so a derived file is trusted exactly
+// as far as its inputs are.
+package derived
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+
+	"github.com/corvidlabs/fledge-go/internal/bounded"
+)
+
+// magic starts every derived file; a new layout gets a new magic.
+const magic = "fledge-derived-v1"
+
+// MaxSize bounds what is read back from a derived file.
+const MaxSize = 128 << 20
+
+// Digest is the SHA-256 of one input.
+type Digest = [sha256.Size]byte
+
+// Sum returns the digest of data, an input already read.
+func Sum(data []byte) Digest { return sha256.Sum256(data) }
+
+// File is one derived file for one set of inputs.
+type File struct {
+	path string
+	key  string // hex SHA-256 of kind, binary and inputs; "" disables it
+}
+
+// New returns the derived file at path for the result called kind of the
+// inputs with the given digests.
+func New(path, kind string, inputs ...Digest) File {
+	exe := binaryIdentity()
+	if exe == "" {
+		return File{}
+	}
+	h := sha256.New()
+	var n [8]byte
+	for _, part := range []string{magic, exe, kind} {
+		// Length-prefixed, so no two lists of parts hash alike.
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		io.WriteString(h, part)
+	}
+	for _, d := range inputs {
+		h.Write(d[:])
+	}
+	return File{path: path, key: hex.EncodeToString(h.Sum(nil))}
+}
+
+// DigestFile returns the digest of the file at path, or of nothing when
+// there is no file, reading it in small pieces so that a large input costs
+// no large allocation. It fails on any error and on a file larger than max:
+// the caller's own read of the file reports those.
+func DigestFile(path string, max int64) (Digest, bool) {
+	var sum Digest
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Sum(nil), true
+	}
+	if err != nil {
+		return sum, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return sum, false
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, max+1))
+	if err != nil || n > max {
+		return sum, false
+	}
+	h.Sum(sum[:0])
+	return sum, true
+}
+
+// header is the first line of a derived file: magic, key and body length.
+func (c File) header(bodyLen int64) string {
+	return magic + " " + c.key + " " + strconv.FormatInt(bodyLen, 10) + "\n"
+}
+
+// open returns the derived file positioned at its body, and the body's
+// length, when the file is there and its header matches.
+func (c File) open() (*os.File, int64, bool) {
+	if c.key == "" {
+		return nil, 0, false
+	}
+	f, err := os.Open(c.path)
+	if err != nil {
+		return nil, 0, false
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, false
+	}
+	var head [128]byte
+	n, _ := io.ReadFull(f, head[:])
+	line, _, ok := bytes.Cut(head[:n], []byte("\n"))
+	hl := int64(len(line) + 1)
+	body := fi.Size() - hl
+	if !ok || body < 0 || body > MaxSize || string(line)+"\n" != c.header(body) {
+		f.Close()
+		return nil, 0, false
+	}
+	if _, err := f.Seek(hl, io.SeekStart); err != nil {
+		f.Close()
+		return nil, 0, false
+	}
+	return f, body, true
+}
+
+// CopyTo writes the stored result to w and reports whether there was one.
+// The body streams from the file, never held whole in memory; its length
+// was checked against the file's before the first byte is written.
+func (c File) CopyTo(w io.Writer) (bool, error) {
+	f, n, ok := c.open()
+	if !ok {
+		return false, nil
+	}
+	defer f.Close()
+	_, err := io.CopyN(w, f, n)
+	return true, err
+}
+
+// Read returns the stored result, or false.
+func (c File) Read() ([]byte, bool) {
+	f, n, ok := c.open()
+	if !ok {
+		return nil, false
+	}
+	defer f.Close()
+	data, err := bounded.ReadAll(f, n+1)
+	if err != nil || int64(len(data)) != n {
+		return nil, false
+	}
+	return data, true
+}
+
+// Put stores result, replacing the file atomically. It is best effort: the
+// result was already used, and the derived file only saves time.
+func (c File) Put(result []byte) {
+	if c.key == "" || int64(len(result)) > MaxSize {
+		return
+	}
+	dir := filepath.Dir(c.path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(c.path)+"-*.tmp")
+	if err != nil {
+		return
+	}
+	// No fsync: a file cut short by a crash fails the length check.
+	_, err = io.WriteString(tmp, c.header(int64(len(result))))
+	if err == nil {
+		_, err = tmp.Write(result)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		// Readable like plugins.toml, for a shared home.
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), c.path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// binaryIdentity names the running fledge binary by path, size and
+// modification time, so a rebuilt or upgraded fledge (whose results may
+// differ) never uses what an older one stored.
+var binaryIdentity = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
+})
