@@ -90,7 +90,13 @@ func (s *session) prompt(m *protocol.Outbound) {
 // confirm asks yes or no.
 func (s *session) confirm(m *protocol.Outbound) {
 	var def bool
-	hasDef := len(m.Default) > 0 && json.Unmarshal(m.Default, &def) == nil
+	var hasDef bool
+	switch string(m.Default) {
+	case "true", "false": // the usual defaults, without the decoder
+		def, hasDef = string(m.Default) == "true", true
+	default:
+		hasDef = len(m.Default) > 0 && json.Unmarshal(m.Default, &def) == nil
+	}
 	s.ask(m.ID, m.Type, m.Message, def, hasDef, func(ctx context.Context) (any, error) {
 		return s.r.UI.Confirm(ctx, s.question(m.Message), def)
 	})

@@ -122,7 +122,7 @@ func fastDecode(line []byte, m *protocol.Outbound, scratch *[]byte) bool {
 			if !ok {
 				return false
 			}
-			*raw = append(json.RawMessage(nil), line[i:j]...)
+			*raw = rawScalar(line[i:j])
 			i = j
 		}
 		i = skipWS(line, i)
@@ -168,6 +168,28 @@ func messageType(b []byte) string {
 		return protocol.TypeMetadata
 	}
 	return string(b)
+}
+
+// Shared copies of the commonest raw values. Nothing writes to a decoded
+// message's raw fields, and a full slice expression keeps an append from
+// writing into them.
+var (
+	rawTrue  = json.RawMessage("true")
+	rawFalse = json.RawMessage("false")
+	rawNull  = json.RawMessage("null")
+)
+
+// rawScalar returns a copy of a scanned scalar value.
+func rawScalar(b []byte) json.RawMessage {
+	switch string(b) {
+	case "true":
+		return rawTrue[:4:4]
+	case "false":
+		return rawFalse[:5:5]
+	case "null":
+		return rawNull[:4:4]
+	}
+	return append(json.RawMessage(nil), b...)
 }
 
 // scanScalar returns the index after the number or literal (true, false,

@@ -43,10 +43,14 @@ func (s *session) handle(line []byte) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	var m protocol.Outbound
-	if !fastDecode(line, &m, &s.scratch) {
-		m = protocol.Outbound{}
-		if err := json.Unmarshal(line, &m); err != nil {
+	// The message lives in the session, not on the heap per line: the
+	// handlers (and the questions they ask) are done with it before the
+	// next line is read.
+	m := &s.msg
+	*m = protocol.Outbound{}
+	if !fastDecode(line, m, &s.scratch) {
+		*m = protocol.Outbound{}
+		if err := json.Unmarshal(line, m); err != nil {
 			s.undecodable(line, err)
 			return
 		}
@@ -60,10 +64,10 @@ func (s *session) handle(line []byte) {
 		s.r.UI.Log(s.name, ParseLevel(m.Level), termsafe.Text(m.Message))
 		return
 	case protocol.TypeProgress:
-		s.showProgress(&m)
+		s.showProgress(m)
 		return
 	case protocol.TypeStore:
-		s.store(&m)
+		s.store(m)
 		return
 	case "":
 		s.malformed("a message without a type")
@@ -86,19 +90,19 @@ func (s *session) handle(line []byte) {
 	}
 	switch m.Type {
 	case protocol.TypePrompt:
-		s.prompt(&m)
+		s.prompt(m)
 	case protocol.TypeConfirm:
-		s.confirm(&m)
+		s.confirm(m)
 	case protocol.TypeSelect:
-		s.choose(&m)
+		s.choose(m)
 	case protocol.TypeMultiSelect:
-		s.chooseMany(&m)
+		s.chooseMany(m)
 	case protocol.TypeLoad:
-		s.load(&m)
+		s.load(m)
 	case protocol.TypeExec:
-		s.exec(&m)
+		s.exec(m)
 	case protocol.TypeMetadata:
-		s.metadata(&m)
+		s.metadata(m)
 	}
 }
 
