@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/runner/protocol"
@@ -73,4 +74,17 @@ func FuzzFastOutput(f *testing.F) {
 			t.Errorf("%q: fast %q, json %q (%v)", line, text, m.Text, err)
 		}
 	})
+}
+
+// BenchmarkOutputText: decoding one flood line (as the plugin writes it).
+func BenchmarkOutputText(b *testing.B) {
+	line := []byte(`{"text":"` + strings.Repeat("y", benchMsgSize-1) + `\n","type":"output"}`)
+	var dst []byte
+	b.SetBytes(int64(len(line)))
+	for i := 0; i < b.N; i++ {
+		var ok bool
+		if dst, ok = appendOutputText(dst[:0], line); !ok {
+			b.Fatal("not taken")
+		}
+	}
 }
