@@ -107,3 +107,7 @@ func (p Paths) RegistryCacheFile() string { return filepath.Join(p.CacheDir(), "
 // ListCacheFile holds the last plugins list --json document, keyed on the
 // inputs it was rendered from.
 func (p Paths) ListCacheFile() string { return filepath.Join(p.CacheDir(), "list.json") }
+
+// CommandIndexFile indexes plugins.toml by command, so running a command
+// decodes one entry rather than the whole file.
+func (p Paths) CommandIndexFile() string { return filepath.Join(p.CacheDir(), "commands.idx") }

@@ -39,13 +39,17 @@ func (t *Target) Grants() manifest.Capabilities { return t.Entry.Capabilities }
 // the plugin's installed tree and the binary is checked, after resolving
 // symlinks, to stay inside that tree.
 func Resolve(paths home.Paths, command string) (*Target, error) {
-	lf, err := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock()).Load()
+	store := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock())
+	entry, ok, err := store.CommandOwner(command, paths.CommandIndexFile())
 	if err != nil {
 		return nil, &Error{Code: CodeStateCorrupt, Err: err}
 	}
-	entry, ok := lf.CommandOwner(command)
 	if !ok {
 		msg := "no installed plugin provides it"
+		lf, err := store.Load()
+		if err != nil {
+			return nil, &Error{Code: CodeStateCorrupt, Err: err}
+		}
 		if p, err := lf.Resolve(command); err == nil && len(p.Commands) > 0 {
 			// A plugin's name is not a command, but say what it provides.
 			msg = fmt.Sprintf("it is the name of plugin %s, whose commands are: %s", p.Name, strings.Join(p.Commands, ", "))

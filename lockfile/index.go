@@ -1,0 +1,100 @@
+package lockfile
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/corvidlabs/fledge-go/internal/derived"
+)
+
+// indexKind names the command index among derived files.
+const indexKind = "plugins.toml command index"
+
+// CommandOwner returns the plugin that provides command, as
+// Load followed by File.CommandOwner would, but without decoding the whole
+// file when it has not changed since the last lookup: every `fledge
+// <command>` needs one entry, and decoding a hundred cost about 2.5 ms.
+//
+// The index at indexPath (a derived file, keyed on the SHA-256 of
+// plugins.toml) holds one line per command, "command<TAB>entry as JSON", in
+// the order CommandOwner searches; a lookup digests plugins.toml, finds the
+// line and decodes that entry only. Any miss falls back to Load, which
+// reports errors exactly as before, and rebuilds the index from what it
+// decoded.
+func (s *Store) CommandOwner(command, indexPath string) (*Plugin, bool, error) {
+	if d, ok := derived.DigestFile(s.path, MaxSize); ok {
+		if body, ok := derived.New(indexPath, indexKind, d).Read(); ok {
+			if p, found, ok := lookupIndex(body, command); ok {
+				return p, found, nil
+			}
+		}
+	}
+	data, err := s.Read()
+	if err != nil {
+		return nil, false, err
+	}
+	f, err := s.Decode(data)
+	if err != nil {
+		return nil, false, err
+	}
+	if body, err := buildIndex(f); err == nil {
+		derived.New(indexPath, indexKind, derived.Sum(data)).Put(body)
+	}
+	p, found := f.CommandOwner(command)
+	return p, found, nil
+}
+
+// buildIndex writes f's command index: for each command, the first entry
+// that provides it.
+func buildIndex(f *File) ([]byte, error) {
+	var b bytes.Buffer
+	seen := map[string]bool{}
+	for i := range f.Plugins {
+		var entry []byte
+		for _, c := range f.Plugins[i].Commands {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			if entry == nil {
+				var err error
+				if entry, err = json.Marshal(&f.Plugins[i]); err != nil {
+					return nil, err
+				}
+			}
+			// Parse checked every command name: no tab, no newline.
+			b.WriteString(c)
+			b.WriteByte('\t')
+			b.Write(entry)
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes(), nil
+}
+
+// lookupIndex finds command's line in an index body. ok is false when the
+// body cannot be used (the caller then decodes plugins.toml itself).
+func lookupIndex(body []byte, command string) (p *Plugin, found, ok bool) {
+	if command == "" || bytes.ContainsAny([]byte(command), "\t\n") {
+		return nil, false, false
+	}
+	prefix := []byte(command + "\t")
+	start := 0
+	if !bytes.HasPrefix(body, prefix) {
+		i := bytes.Index(body, append([]byte("\n"), prefix...))
+		if i < 0 {
+			return nil, false, true
+		}
+		start = i + 1
+	}
+	line := body[start+len(prefix):]
+	end := bytes.IndexByte(line, '\n')
+	if end < 0 {
+		return nil, false, false
+	}
+	var entry Plugin
+	if err := json.Unmarshal(line[:end], &entry); err != nil {
+		return nil, false, false
+	}
+	return &entry, true, true
+}

@@ -1,0 +1,70 @@
+package lockfile_test
+
+import (
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
+)
+
+// BenchmarkParse decodes a plugins.toml of n realistic records: what every
+// command that reads the file pays before anything else.
+func BenchmarkParse(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run("plugins="+strconv.Itoa(n), func(b *testing.B) {
+			f := &lockfile.File{}
+			for i := 0; i < n; i++ {
+				f.Put(lockfiletest.Entry(i))
+			}
+			data, err := lockfile.Marshal(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := lockfile.Parse(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCommandOwner finds one command's entry through the command
+// index, as `fledge <command>` does; compare BenchmarkParse, the cost of
+// decoding the whole file, which the index saves while the file is
+// unchanged.
+func BenchmarkCommandOwner(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run("plugins="+strconv.Itoa(n), func(b *testing.B) {
+			dir := b.TempDir()
+			s := lockfile.NewStore(filepath.Join(dir, "plugins.toml"), filepath.Join(dir, "plugins.lock"))
+			err := s.Update(func(f *lockfile.File) error {
+				for i := 0; i < n; i++ {
+					f.Put(lockfiletest.Entry(i))
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			idx := filepath.Join(dir, "cache", "commands.idx")
+			want := lockfiletest.Entry(n / 2).Commands[0]
+			if _, _, err := s.CommandOwner(want, idx); err != nil { // builds the index
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				p, ok, err := s.CommandOwner(want, idx)
+				if err != nil || !ok || p.Commands[0] != want {
+					b.Fatalf("%s: %v %v", want, ok, err)
+				}
+			}
+		})
+	}
+}
