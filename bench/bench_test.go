@@ -313,11 +313,26 @@ func goEnv(b *testing.B) *env {
 
 // BenchmarkCommandFledge: `fledge gp exit 0`, the whole path from the
 // shell: start-up, resolve, spawn, init, one output, exit.
+// With plugins=100, 99 other plugins are recorded too, so plugins.toml is
+// about 120 KB: the lookup must not decode all of it on every run.
 func BenchmarkCommandFledge(b *testing.B) {
-	e := goEnv(b)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		run(b, e.cmd(fledgeBin, "gp", "exit", "0"))
+	for _, n := range []int{1, 100} {
+		b.Run("plugins="+strconv.Itoa(n), func(b *testing.B) {
+			e := goEnv(b)
+			err := lockfile.NewStore(e.paths.PluginsFile(), e.paths.PluginsLock()).Update(func(f *lockfile.File) error {
+				for i := 1; i < n; i++ {
+					f.Put(lockfiletest.Entry(i))
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				run(b, e.cmd(fledgeBin, "gp", "exit", "0"))
+			}
+		})
 	}
 }
 
