@@ -75,10 +75,12 @@ func New(path, kind string, inputs ...Digest) File {
 // the caller's own read of the file reports those.
 func DigestFile(path string, max int64) (Digest, bool) {
 	var sum Digest
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return Sum(nil), true
+	} else if err != nil || !fi.Mode().IsRegular() {
+		return sum, false // a FIFO would block the open
 	}
+	f, err := os.Open(path)
 	if err != nil {
 		return sum, false
 	}
@@ -105,6 +107,9 @@ func (c File) header(bodyLen int64) string {
 func (c File) open() (*os.File, int64, bool) {
 	if c.key == "" {
 		return nil, 0, false
+	}
+	if fi, err := os.Stat(c.path); err != nil || !fi.Mode().IsRegular() {
+		return nil, 0, false // a FIFO would block the open
 	}
 	f, err := os.Open(c.path)
 	if err != nil {

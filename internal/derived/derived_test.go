@@ -79,3 +79,19 @@ func TestDigestFile(t *testing.T) {
 		t.Fatal("a directory must fail")
 	}
 }
+
+// A FIFO where a derived file or an input should be is a miss, at once:
+// opening it would block.
+func TestFIFOIsAMiss(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	if _, ok := DigestFile(fifo, 100); ok {
+		t.Fatal("a FIFO input was digested")
+	}
+	if _, ok := New(fifo, "k").Read(); ok {
+		t.Fatal("a FIFO read as a derived file")
+	}
+}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package derived
+
+import "errors"
+
+func mkfifo(string) error { return errors.New("not supported") }
