@@ -41,6 +41,9 @@ func Load(path string) (*Config, error) {
 
 // Read returns config.toml's bytes, bounded; a missing file reads as empty.
 func Read(path string) ([]byte, error) {
+	if err := bounded.CheckRegular(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

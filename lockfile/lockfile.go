@@ -292,9 +292,8 @@ func (s *Store) annotate(err error) error {
 }
 
 func readBounded(path string) ([]byte, error) {
-	// Opening a FIFO or a device would block or read forever.
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s); fledge reads only regular files there", path, fi.Mode().Type())
+	if err := bounded.CheckRegular(path); err != nil {
+		return nil, err
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -2,6 +2,7 @@
 package bounded
 
 import (
+	"fmt"
 	"io"
 	"os"
 )
@@ -34,4 +35,27 @@ func ReadAll(f *os.File, limit int64) ([]byte, error) {
 			return buf, err
 		}
 	}
+}
+
+// CheckRegular returns an error when path exists but is not a regular file
+// (after following symlinks): opening a named pipe blocks until a writer
+// comes, and a device can be read forever. A missing path is no error
+// here; the caller's open reports it.
+func CheckRegular(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return nil
+	}
+	what := "not a regular file"
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		what = "a directory"
+	case m&os.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&os.ModeDevice != 0:
+		what = "a device"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	}
+	return fmt.Errorf("%s is %s; fledge reads it only as a regular file: replace it with one", path, what)
 }
