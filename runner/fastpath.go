@@ -248,16 +248,17 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 func plain(c byte) bool { return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' }
 
 // special8 flags the bytes of w (little-endian) that are not plain: below
-// 0x20, a quote, a backslash or non-ASCII. The lowest flag is always
-// exact (borrows only create false flags above a true one), which is all
-// the caller uses.
+// 0x20, a quote, a backslash or non-ASCII. Only the lowest flag is used,
+// and it is exact: below it every byte is plain ASCII, so no subtraction
+// borrows into it, and for an ASCII byte the high bit of b-0x20, of
+// (b^'"')-1 and of (b^'\\')-1 is set exactly when b is below 0x20, a
+// quote or a backslash. Non-ASCII bytes are flagged by their own high bit.
 func special8(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q := w ^ (ones * '"')
-	bs := w ^ (ones * '\\')
-	lt := (w - ones*0x20) &^ w
-	eq := (q-ones)&^q | (bs-ones)&^bs
-	return (lt | eq | w) & highs
+	lt := w - ones*0x20
+	q := (w ^ ones*'"') - ones
+	bs := (w ^ ones*'\\') - ones
+	return (lt | q | bs | w) & highs
 }
 
 func hex4(b []byte, i int) (rune, int) {

@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -85,6 +88,37 @@ func BenchmarkOutputText(b *testing.B) {
 		var ok bool
 		if dst, ok = appendOutputText(dst[:0], line); !ok {
 			b.Fatal("not taken")
+		}
+	}
+}
+
+// TestSpecial8: the lowest byte special8 flags is the first byte that is
+// not plain, for words built from the bytes that matter.
+func TestSpecial8(t *testing.T) {
+	t.Parallel()
+	interesting := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', 0x23, 0x5b, '\\', 0x5d, 0x7f, 0x80, 0xc3, 0xff, 'a'}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < 200000; n++ {
+		var b [8]byte
+		for i := range b {
+			b[i] = interesting[rng.IntN(len(interesting))]
+			if rng.IntN(3) == 0 {
+				b[i] = byte(rng.IntN(256))
+			}
+		}
+		want := 8
+		for i, c := range b {
+			if !plain(c) {
+				want = i
+				break
+			}
+		}
+		got := 8
+		if m := special8(binary.LittleEndian.Uint64(b[:])); m != 0 {
+			got = bits.TrailingZeros64(m) >> 3
+		}
+		if got != want {
+			t.Fatalf("% x: first special byte %d, want %d", b, got, want)
 		}
 	}
 }
