@@ -1,8 +1,11 @@
 package runner
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"math/bits"
 	"math/rand/v2"
 	"strings"
@@ -121,4 +124,19 @@ func TestSpecial8(t *testing.T) {
 			t.Fatalf("% x: first special byte %d, want %d", b, got, want)
 		}
 	}
+}
+
+// BenchmarkLoopOutput: the message loop over flood lines already in
+// memory: reading, decoding and writing, without the pipe.
+func BenchmarkLoopOutput(b *testing.B) {
+	line := `{"text":"` + strings.Repeat("y", benchMsgSize-1) + `\n","type":"output"}` + "\n"
+	data := []byte(strings.Repeat(line, 10000))
+	r := (&Runner{Stdout: io.Discard, Stderr: io.Discard}).withDefaults()
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		s := &session{r: r, name: "p", out: bufio.NewWriterSize(io.Discard, 64<<10)}
+		s.lines = newLineReader(bytes.NewReader(data), r.Limits.Line)
+		s.loop()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*10000), "ns/line")
 }
