@@ -7,6 +7,9 @@
 #               line ping-pong with the same plugin binary;
 #   start-up    a protocol run that does nothing, vs exec'ing the plugin
 #               directly with an init line.
+# For context (not a ratio target) it also prints the round trips of a host
+# that does no protocol work with the same plugin (RoundTripFloor): the
+# part of the gap to the raw ping-pong that is the plugin's own work.
 # Usage: bench/runner.sh [benchtime]   (default 10x; e.g. 3s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +30,9 @@ END {
   if (ns["RoundTripRunner"] && ns["RoundTripRaw"])
     printf "round trips: %.0f trips/s through the runner, %.0f trips/s raw: %.1fx slower (%.1f%% of raw ping-pong)\n",
       rate["RoundTripRunner"], rate["RoundTripRaw"], ns["RoundTripRunner"]/ns["RoundTripRaw"], 100*ns["RoundTripRaw"]/ns["RoundTripRunner"]
+  if (ns["RoundTripFloor"] && ns["RoundTripRaw"])
+    printf "             (a host doing no protocol work, same plugin: %.0f trips/s, %.1fx raw)\n",
+      rate["RoundTripFloor"], ns["RoundTripFloor"]/ns["RoundTripRaw"]
   if (ns["StartupRunner"] && ns["StartupDirect"])
     printf "start-up:    %.2f ms through the runner, %.2f ms direct: %.2fx (%+.2f ms)\n",
       ns["StartupRunner"]/1e6, ns["StartupDirect"]/1e6, ns["StartupRunner"]/ns["StartupDirect"], (ns["StartupRunner"]-ns["StartupDirect"])/1e6

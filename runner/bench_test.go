@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"os/exec"
@@ -106,6 +107,55 @@ func BenchmarkRoundTripRaw(b *testing.B) {
 		in.Close()
 		if err := cmd.Wait(); err != nil {
 			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(benchRoundTrips)*float64(b.N)/b.Elapsed().Seconds(), "trips/s")
+}
+
+// BenchmarkRoundTripFloor: the runner benchmark's plugin and requests
+// (goplugin ping, which encodes and decodes each message with
+// encoding/json and maps) against a host that does no protocol work: it
+// finds each request's id by searching for it and writes back a fixed
+// answer. No host can answer faster than this, so it shows how much of the
+// gap to the raw ping-pong is the plugin's own work. Not a baseline for a
+// ratio; bench/runner.sh prints it as context.
+func BenchmarkRoundTripFloor(b *testing.B) {
+	init := []byte(`{"type":"init","protocol":"fledge-v1","command":"go","args":["ping"]}` + "\n")
+	idKey := []byte(`"id":"`)
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(goPlugin, "ping", strconv.Itoa(benchRoundTrips))
+		in, _ := cmd.StdinPipe()
+		outPipe, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		out := bufio.NewReaderSize(outPipe, 64<<10)
+		if _, err := in.Write(init); err != nil {
+			b.Fatal(err)
+		}
+		const head = `{"type":"response","id":"`
+		var answer []byte
+		trips := 0
+		for {
+			line, err := out.ReadSlice('\n')
+			if err != nil {
+				break
+			}
+			k := bytes.Index(line, idKey)
+			if k < 0 {
+				continue // the final output line
+			}
+			id := line[k+len(idKey):]
+			id = id[:bytes.IndexByte(id, '"')]
+			answer = append(append(append(answer[:0], head...), id...), `","value":true}`+"\n"...)
+			if _, err := in.Write(answer); err != nil {
+				b.Fatal(err)
+			}
+			trips++
+		}
+		in.Close()
+		if err := cmd.Wait(); err != nil || trips != benchRoundTrips {
+			b.Fatalf("floor: %d trips, %v", trips, err)
 		}
 	}
 	b.ReportMetric(float64(benchRoundTrips)*float64(b.N)/b.Elapsed().Seconds(), "trips/s")
