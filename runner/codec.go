@@ -49,10 +49,11 @@ func fastDecode(line []byte, m *protocol.Outbound, scratch *[]byte) bool {
 		if i >= len(line) || line[i] != '"' {
 			return false
 		}
-		key, j, ok := scanString(line, i)
+		key, j, ok := appendString((*scratch)[:0], line, i)
 		if !ok {
 			return false
 		}
+		*scratch = key
 		i = skipWS(line, j)
 		if i >= len(line) || line[i] != ':' {
 			return false
@@ -95,11 +96,7 @@ func fastDecode(line []byte, m *protocol.Outbound, scratch *[]byte) bool {
 		}
 		seen |= bit
 		if line[i] == '"' {
-			body, j, ok := scanString(line, i)
-			if !ok {
-				return false
-			}
-			b, ok := appendUnquote((*scratch)[:0], body)
+			b, j, ok := appendString((*scratch)[:0], line, i)
 			if !ok {
 				return false
 			}

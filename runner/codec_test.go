@@ -163,3 +163,15 @@ func FuzzAppendResponse(f *testing.F) {
 		checkCancel(t, json.RawMessage(id), s)
 	})
 }
+
+// BenchmarkFastDecode: one confirm request as the benchmark plugin writes it.
+func BenchmarkFastDecode(b *testing.B) {
+	line := []byte(`{"default":true,"id":"4711","message":"ok?","type":"confirm"}`)
+	var scratch []byte
+	for i := 0; i < b.N; i++ {
+		var m protocol.Outbound
+		if !fastDecode(line, &m, &scratch) {
+			b.Fatal("not taken")
+		}
+	}
+}

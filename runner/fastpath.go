@@ -167,12 +167,31 @@ func hasControl(b []byte) bool {
 
 // appendUnquote appends the decoded JSON string body b to dst, or reports
 // false for anything the general decoder should judge: an unescaped quote
-// or control character, an unknown or short escape, invalid UTF-8. Runs of
-// plain ASCII are skipped eight bytes at a time and copied in one piece.
+// or control character, an unknown or short escape, invalid UTF-8.
 func appendUnquote(dst, b []byte) ([]byte, bool) {
-	out := dst
-	run := 0 // start of the plain bytes not yet copied
-	i := 0
+	out, _, ok := unquote(dst, b, 0, false)
+	return out, ok
+}
+
+// appendString decodes the JSON string whose opening quote is b[i] into
+// dst, as appendUnquote does, and returns the index after its closing
+// quote.
+func appendString(dst, b []byte, i int) (out []byte, next int, ok bool) {
+	out, end, ok := unquote(dst, b, i+1, true)
+	if !ok || end >= len(b) {
+		return dst, 0, false
+	}
+	return out, end + 1, true
+}
+
+// unquote decodes the string body that starts at b[start] into dst, up to
+// the end of b or, when quoteEnds, up to the first unescaped quote, whose
+// index it returns as end (len(b) when there is none). Runs of plain ASCII
+// are skipped eight bytes at a time and copied in one piece.
+func unquote(dst, b []byte, start int, quoteEnds bool) (out []byte, end int, ok bool) {
+	out = dst
+	run := start // start of the plain bytes not yet copied
+	i := start
 	for {
 		for i+8 <= len(b) {
 			if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
@@ -185,24 +204,27 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 			i++
 		}
 		if i >= len(b) {
-			return append(out, b[run:]...), true
+			return append(out, b[run:]...), len(b), true
 		}
 		c := b[i]
 		if c >= utf8.RuneSelf {
 			r, n := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && n <= 1 {
-				return dst, false
+				return dst, 0, false
 			}
 			i += n
 			continue
 		}
+		if c == '"' && quoteEnds {
+			return append(out, b[run:i]...), i, true
+		}
 		if c != '\\' {
-			return dst, false // a control character or an unescaped quote
+			return dst, 0, false // a control character or an unescaped quote
 		}
 		out = append(out, b[run:i]...)
 		i++
 		if i >= len(b) {
-			return dst, false
+			return dst, 0, false
 		}
 		switch b[i] {
 		case 'n':
@@ -220,7 +242,7 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 		case 'u':
 			r, n := hex4(b, i+1)
 			if n == 0 {
-				return dst, false
+				return dst, 0, false
 			}
 			i += 4
 			if utf16.IsSurrogate(r) {
@@ -237,7 +259,7 @@ func appendUnquote(dst, b []byte) ([]byte, bool) {
 			}
 			out = utf8.AppendRune(out, r)
 		default:
-			return dst, false
+			return dst, 0, false
 		}
 		i++
 		run = i
