@@ -49,11 +49,12 @@ func fastDecode(line []byte, m *protocol.Outbound, scratch *[]byte) bool {
 		if i >= len(line) || line[i] != '"' {
 			return false
 		}
-		key, j, ok := appendString((*scratch)[:0], line, i)
+		// A key spelled with escapes matches none of the cases below
+		// and goes to encoding/json.
+		key, j, ok := scanString(line, i)
 		if !ok {
 			return false
 		}
-		*scratch = key
 		i = skipWS(line, j)
 		if i >= len(line) || line[i] != ':' {
 			return false

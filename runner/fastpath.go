@@ -121,48 +121,36 @@ func skipWS(b []byte, i int) int {
 }
 
 // scanString returns the body of the JSON string starting at b[i] (a
-// quote) and the index after its closing quote. It jumps from quote to
-// backslash with bytes.IndexByte and checks the bytes between for control
-// characters eight at a time: text messages are long runs of plain bytes.
+// quote) and the index after its closing quote. It skips plain bytes eight
+// at a time and refuses control characters; escapes and UTF-8 are only
+// skipped over, for whoever decodes the body to check.
 func scanString(b []byte, i int) (body []byte, next int, ok bool) {
 	j := i + 1
-	for j < len(b) {
-		q := bytes.IndexByte(b[j:], '"')
-		if q < 0 {
-			return nil, 0, false
-		}
-		seg := b[j : j+q]
-		bs := bytes.IndexByte(seg, '\\')
-		if bs < 0 {
-			if hasControl(seg) {
-				return nil, 0, false
+	for {
+		for j+8 <= len(b) {
+			if m := special8(binary.LittleEndian.Uint64(b[j:])); m != 0 {
+				j += bits.TrailingZeros64(m) >> 3
+				break
 			}
-			return b[i+1 : j+q], j + q + 1, true
+			j += 8
 		}
-		if hasControl(seg[:bs]) {
+		for j < len(b) && plain(b[j]) {
+			j++
+		}
+		if j >= len(b) {
 			return nil, 0, false
 		}
-		j += bs + 2 // the backslash and the byte it escapes
-	}
-	return nil, 0, false
-}
-
-// hasControl reports whether b holds a byte below 0x20.
-func hasControl(b []byte) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for len(b) >= 8 {
-		w := binary.LittleEndian.Uint64(b)
-		if (w-ones*0x20)&^w&highs != 0 {
-			return true
-		}
-		b = b[8:]
-	}
-	for _, c := range b {
-		if c < 0x20 {
-			return true
+		switch c := b[j]; {
+		case c == '"':
+			return b[i+1 : j], j + 1, true
+		case c == '\\':
+			j += 2 // the backslash and the byte it escapes
+		case c < 0x20:
+			return nil, 0, false
+		default:
+			j++ // non-ASCII
 		}
 	}
-	return false
 }
 
 // appendUnquote appends the decoded JSON string body b to dst, or reports
