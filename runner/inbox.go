@@ -27,10 +27,12 @@ type inbox struct {
 	broken  bool // the plugin's stdin is gone: drop everything
 	wake    chan struct{}
 	done    chan struct{}
+	nb      nbWriter // the non-blocking write (under mu)
 }
 
 func newInbox(f *os.File, max int) *inbox {
 	q := &inbox{f: f, max: max, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	q.initTryWrite()
 	go q.run()
 	return q
 }
@@ -61,7 +63,7 @@ func (q *inbox) write(msg []byte, owned bool) error {
 	if len(q.queue) == 0 && !q.writing {
 		// Nothing queued: try the write now, without blocking, and save
 		// the round trip through the writer goroutine.
-		n, err := tryWrite(q.f, msg)
+		n, err := q.tryWrite(msg)
 		if err != nil {
 			q.broken = true
 			q.mu.Unlock()

@@ -4,23 +4,44 @@ package runner
 
 import (
 	"errors"
-	"os"
 	"syscall"
 )
 
-// tryWrite writes what the pipe takes right now, without waiting. It
-// returns an error only when the pipe is broken.
-func tryWrite(f *os.File, b []byte) (int, error) {
-	rc, err := f.SyscallConn()
+// nbWriter writes to the plugin's stdin without waiting. The raw
+// connection and the callback are made once per run, not per message:
+// each would otherwise be a heap allocation on every answer.
+type nbWriter struct {
+	rc  syscall.RawConn
+	fn  func(fd uintptr) bool
+	buf []byte
+	n   int
+	err error
+}
+
+func (q *inbox) initTryWrite() {
+	rc, err := q.f.SyscallConn()
 	if err != nil {
+		return
+	}
+	w := &q.nb
+	w.rc = rc
+	w.fn = func(fd uintptr) bool {
+		w.n, w.err = syscall.Write(int(fd), w.buf)
+		return true
+	}
+}
+
+// tryWrite writes what the pipe takes right now, without waiting. It
+// returns an error only when the pipe is broken. q.mu must be held.
+func (q *inbox) tryWrite(b []byte) (int, error) {
+	w := &q.nb
+	if w.rc == nil {
 		return 0, nil
 	}
-	var n int
-	var werr error
-	err = rc.Write(func(fd uintptr) bool {
-		n, werr = syscall.Write(int(fd), b)
-		return true
-	})
+	w.buf, w.n, w.err = b, 0, nil
+	err := w.rc.Write(w.fn)
+	n, werr := w.n, w.err
+	w.buf = nil
 	switch {
 	case err != nil:
 		return 0, err
