@@ -9,7 +9,8 @@
 #   stream       a plugin streaming 100k and 1M messages through fledge vs
 #                the same bytes straight to a pipe, and fledge's peak RSS
 #   runner       (bench/runner.sh, in process) output msgs/s vs a raw pipe,
-#                request round trips vs a raw JSON ping-pong
+#                request round trips vs a raw line echo, and vs the same
+#                plugin answered by a host that does no protocol work
 #   store        a plugin store's load/store at 10, 100, 256 keys vs the raw
 #                file read / temp write + fsync + rename
 #   update       update of 50 up-to-date plugins vs update of one, over
@@ -68,6 +69,9 @@ END {
   if ("RoundTripRunner" in ns && "RoundTripRaw" in ns)
     row("runner round trips (in process)", sprintf("%.0f trips/s", m["RoundTripRunner", "trips/s"]),
         sprintf("%.0f trips/s (raw)", m["RoundTripRaw", "trips/s"]), sprintf("%.2fx the raw time", ns["RoundTripRunner"] / ns["RoundTripRaw"]))
+  if ("RoundTripRunner" in ns && "RoundTripFloor" in ns)
+    row("runner round trips vs no-op host", sprintf("%.0f trips/s", m["RoundTripRunner", "trips/s"]),
+        sprintf("%.0f trips/s (no-op host)", m["RoundTripFloor", "trips/s"]), sprintf("%.2fx the no-op time", ns["RoundTripRunner"] / ns["RoundTripFloor"]))
   timed("runner start-up (in process)", "StartupRunner", "StartupDirect", "(exec plugin)")
   split("10 100 256", sizes, " ")
   for (k = 1; k <= 3; k++) {
