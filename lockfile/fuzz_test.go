@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -77,4 +78,42 @@ func normalise(f *File) *File {
 		}
 	}
 	return out
+}
+
+// FuzzCommandIndex checks that for any plugins.toml Parse accepts, the
+// command index built from it answers every command (and a few others)
+// exactly as File.CommandOwner does, and that lookups in arbitrary bytes
+// never panic.
+func FuzzCommandIndex(f *testing.F) {
+	f.Add([]byte(rustLayout), "hello")
+	f.Add([]byte("[[plugins]]\nname = \"a\"\ncommands = [\"x\", \"x\"]\n[[plugins]]\nname = \"b\"\ncommands = [\"x\", \"y\"]\n[plugins.hooks]\nbuild = \"make\"\n"), "y")
+	f.Add([]byte("[[plugins]]\nname = \"a\"\ndescription = \"\\u2028\\t\\\"q\\\"\"\ncommands = [\"c\"]\n[[plugins.command_details]]\nname = \"c\"\nargs = [{name = \"n\", type = \"integer\"}]\n"), "c")
+	f.Fuzz(func(t *testing.T, data []byte, extra string) {
+		lookupIndex(data, extra) // arbitrary bytes as an index: no panic
+		file, err := Parse(data)
+		if err != nil {
+			return
+		}
+		body, err := buildIndex(file)
+		if err != nil {
+			t.Fatalf("buildIndex: %v", err)
+		}
+		commands := []string{extra, "", "\t", "nope"}
+		for _, p := range file.Plugins {
+			commands = append(commands, p.Commands...)
+		}
+		for _, c := range commands {
+			want, wantOK := file.CommandOwner(c)
+			got, found, ok := lookupIndex(body, c)
+			if !ok {
+				if c == "" || strings.ContainsAny(c, "\t\n") {
+					continue // not a command name: the caller decodes the file
+				}
+				t.Fatalf("%q: index unusable", c)
+			}
+			if found != wantOK || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: index gives %+v %v, decoding gives %+v %v", c, got, found, want, wantOK)
+			}
+		}
+	})
 }
