@@ -37,7 +37,8 @@ func (s *Store) CommandOwner(command, indexPath string) (*Plugin, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	if body, err := buildIndex(f); err == nil {
+	// No file, nothing worth indexing (and no home to write into).
+	if body, err := buildIndex(f); err == nil && data != nil {
 		derived.New(indexPath, indexKind, derived.Sum(data)).Put(body)
 	}
 	p, found := f.CommandOwner(command)

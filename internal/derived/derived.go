@@ -169,8 +169,10 @@ func (c File) Put(result []byte) {
 	if c.key == "" || int64(len(result)) > MaxSize {
 		return
 	}
+	// The cache directory is made inside an existing home, never the home
+	// itself: a lookup must not create FLEDGE_HOME as a side effect.
 	dir := filepath.Dir(c.path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(c.path)+"-*.tmp")

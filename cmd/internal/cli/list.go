@@ -83,7 +83,10 @@ func listRun(f *Factory, opts *listOptions) error {
 			return err
 		}
 		// Keyed on the bytes just decoded, whatever the files hold now.
-		derived.New(paths.ListCacheFile(), listCacheKind, derived.Sum(raw), derived.Sum(cfgRaw)).Put(out)
+		// With no plugins.toml there is nothing worth keeping.
+		if raw != nil {
+			derived.New(paths.ListCacheFile(), listCacheKind, derived.Sum(raw), derived.Sum(cfgRaw)).Put(out)
+		}
 		return nil
 	}
 	if len(doc.Plugins) == 0 {

@@ -242,3 +242,18 @@ func TestListCacheUnwritable(t *testing.T) {
 		t.Fatalf("listing without a cache failed:\n%s", a)
 	}
 }
+
+// Listing, or running a command, in a home that does not exist yet leaves
+// it not existing: caching is no reason to create FLEDGE_HOME.
+func TestListAndLookupDoNotCreateHome(t *testing.T) {
+	f := newSearchFixture(t)
+	if code, out, errOut := f.fledge("plugins", "list", "--json"); code != 0 || !strings.Contains(out, `"plugins": []`) {
+		t.Fatalf("list --json: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, _ := f.fledge("nosuchcommand"); code == 0 {
+		t.Fatal("an unknown command succeeded")
+	}
+	if _, err := os.Stat(f.home); !os.IsNotExist(err) {
+		t.Fatalf("FLEDGE_HOME was created: %v", err)
+	}
+}
