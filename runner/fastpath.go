@@ -127,16 +127,7 @@ func skipWS(b []byte, i int) int {
 func scanString(b []byte, i int) (body []byte, next int, ok bool) {
 	j := i + 1
 	for {
-		for j+8 <= len(b) {
-			if m := special8(binary.LittleEndian.Uint64(b[j:])); m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			j += 8
-		}
-		for j < len(b) && plain(b[j]) {
-			j++
-		}
+		j = skipPlain(b, j)
 		if j >= len(b) {
 			return nil, 0, false
 		}
@@ -151,6 +142,22 @@ func scanString(b []byte, i int) (body []byte, next int, ok bool) {
 			j++ // non-ASCII
 		}
 	}
+}
+
+// skipPlain returns the index of the first byte at or after i that is not
+// plain (a quote, backslash, control character or non-ASCII byte), or
+// len(b), testing eight bytes at a time.
+func skipPlain(b []byte, i int) int {
+	for i+8 <= len(b) {
+		if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && plain(b[i]) {
+		i++
+	}
+	return i
 }
 
 // appendUnquote appends the decoded JSON string body b to dst, or reports
@@ -181,16 +188,7 @@ func unquote(dst, b []byte, start int, quoteEnds bool) (out []byte, end int, ok 
 	run := start // start of the plain bytes not yet copied
 	i := start
 	for {
-		for i+8 <= len(b) {
-			if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
-		}
-		for i < len(b) && plain(b[i]) {
-			i++
-		}
+		i = skipPlain(b, i)
 		if i >= len(b) {
 			return append(out, b[run:]...), len(b), true
 		}
