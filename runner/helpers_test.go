@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
@@ -40,24 +40,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// lockedBuffer is a bytes.Buffer safe for the runner's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // testEnv is a FLEDGE_HOME, a project directory to run in, and captured
 // streams.
 type testEnv struct {
@@ -65,8 +47,8 @@ type testEnv struct {
 	paths   home.Paths
 	dir     string
 	project string
-	stdout  *lockedBuffer
-	stderr  *lockedBuffer
+	stdout  *testutil.SyncBuffer
+	stderr  *testutil.SyncBuffer
 	ui      *scriptUI
 	environ []string
 }
@@ -87,7 +69,7 @@ func newEnv(t testing.TB) *testEnv {
 	writeFile(t, filepath.Join(proj, "fledge.toml"), "[project]\nname = \"myproj\"\n", 0o644)
 	e := &testEnv{
 		t: t, paths: paths, dir: dir, project: proj,
-		stdout: &lockedBuffer{}, stderr: &lockedBuffer{},
+		stdout: &testutil.SyncBuffer{}, stderr: &testutil.SyncBuffer{},
 		environ: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(dir, "home"), "LANG=C"},
 	}
 	e.ui = &scriptUI{w: e.stderr}

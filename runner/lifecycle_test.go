@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -99,7 +100,7 @@ func TestInitOutsideAProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Getwd = func() (string, error) { return proj, nil }
-	e.stdout = &lockedBuffer{}
+	e.stdout = &testutil.SyncBuffer{}
 	r.Stdout = e.stdout
 	if _, err := e.runWith(r, Request{Command: "goecho", Args: []string{"echo"}}); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -32,7 +33,7 @@ func TestPythonPluginRemembers(t *testing.T) {
 	if got := strings.Join(e.ui.asked, "|"); got != "prompt:Deploy target:|confirm:Deploy to production?" {
 		t.Errorf("asked %q", got)
 	}
-	e.stdout = &lockedBuffer{}
+	e.stdout = &testutil.SyncBuffer{}
 	res, err := e.run(Request{Command: "deploy", NonInteractive: true})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("second run: %v, exit %d\n%s", err, res.ExitCode, e.stderr)

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/runner"
@@ -120,7 +121,7 @@ func builtTree(t *testing.T) string {
 	return treeDir
 }
 
-func (e *fledgeEnv) runner(ui runner.UI, interactive bool, stdout, stderr *syncBuffer) *runner.Runner {
+func (e *fledgeEnv) runner(ui runner.UI, interactive bool, stdout, stderr *testutil.SyncBuffer) *runner.Runner {
 	return &runner.Runner{
 		Paths: e.paths, Version: "0.0.0-test", UI: ui, Interactive: interactive,
 		Stdout: stdout, Stderr: stderr,
@@ -129,23 +130,6 @@ func (e *fledgeEnv) runner(ui runner.UI, interactive bool, stdout, stderr *syncB
 		UserHome: e.home,
 		Timeouts: runner.Timeouts{Term: 2 * time.Second, Kill: 4 * time.Second},
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // scriptedUI answers like a person who types "Ada", picks the magpie and
@@ -237,7 +221,7 @@ func TestThroughRunnerInteractiveThenNot(t *testing.T) {
 	t.Parallel()
 	env := newFledgeEnv(t, everything)
 	ui := &scriptedUI{}
-	var stdout, stderr syncBuffer
+	var stdout, stderr testutil.SyncBuffer
 	res, err := env.runner(ui, true, &stdout, &stderr).Run(context.Background(),
 		runner.Request{Command: "hello", Args: []string{"", "3", "0"}})
 	if err != nil || res.ExitCode != 0 || res.Protocol != "fledge-v1" || len(res.Denied) > 0 {
@@ -279,7 +263,7 @@ func TestThroughRunnerInteractiveThenNot(t *testing.T) {
 
 	// Without a terminal: every answer is a default, and the store
 	// remembers the first run.
-	stdout = syncBuffer{}
+	stdout = testutil.SyncBuffer{}
 	res, err = env.runner(&scriptedUI{}, false, &stdout, &stderr).Run(context.Background(),
 		runner.Request{Command: "hello", Args: []string{"Lin", "1", "0"}, NonInteractive: true})
 	if err != nil || res.ExitCode != 0 {
@@ -307,7 +291,7 @@ func TestThroughRunnerInteractiveThenNot(t *testing.T) {
 func TestThroughRunnerNothingGranted(t *testing.T) {
 	t.Parallel()
 	env := newFledgeEnv(t, manifest.Capabilities{})
-	var stdout, stderr syncBuffer
+	var stdout, stderr testutil.SyncBuffer
 	res, err := env.runner(&scriptedUI{}, false, &stdout, &stderr).Run(context.Background(),
 		runner.Request{Command: "hello", Args: []string{"", "0"}, Capture: true})
 	if err != nil || res.ExitCode != 0 {
@@ -341,7 +325,7 @@ func TestThroughRunnerInterrupted(t *testing.T) {
 			interrupt()
 		}
 	}}
-	var stdout, stderr syncBuffer
+	var stdout, stderr testutil.SyncBuffer
 	res, err := env.runner(ui, false, &stdout, &stderr).Run(ctx,
 		runner.Request{Command: "hello", Args: []string{"", "50", "5000"}})
 	if runner.CodeOf(err) != runner.CodeInterrupted {

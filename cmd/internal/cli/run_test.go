@@ -9,33 +9,15 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/runner"
 )
-
-// syncBuffer is a bytes.Buffer the runner's goroutines may share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 type runFixture struct {
 	t     *testing.T
@@ -95,7 +77,7 @@ func (f *runFixture) install(name, protocol string, commands map[string]string, 
 // fledge runs fledge in-process with no terminal.
 func (f *runFixture) fledge(args ...string) (code int, stdout, stderr string) {
 	f.t.Helper()
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := &testutil.SyncBuffer{}, &testutil.SyncBuffer{}
 	s := &IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut, Getenv: func(k string) string { return f.env[k] }}
 	done := make(chan int, 1)
 	go func() { done <- Main(args, s, "test") }()
