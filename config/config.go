@@ -41,25 +41,11 @@ func Load(path string) (*Config, error) {
 
 // Read returns config.toml's bytes, bounded; a missing file reads as empty.
 func Read(path string) ([]byte, error) {
-	if err := bounded.CheckRegular(path); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
+	data, err := bounded.ReadFile(path, MaxSize)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := bounded.ReadAll(f, MaxSize+1)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxSize)
-	}
-	return data, nil
+	return data, err
 }
 
 // Decode parses bytes returned by Read; path only names the file in errors.

@@ -291,24 +291,7 @@ func (s *Store) annotate(err error) error {
 	return err
 }
 
-func readBounded(path string) ([]byte, error) {
-	if err := bounded.CheckRegular(path); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := bounded.ReadAll(f, MaxSize+1)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%s is larger than %d bytes; fledge will not read it", path, MaxSize)
-	}
-	return data, nil
-}
+func readBounded(path string) ([]byte, error) { return bounded.ReadFile(path, MaxSize) }
 
 // LoadFile reads a plugins.toml from anywhere (such as a team's copy for
 // sync), bounded like the store's own.

@@ -115,7 +115,7 @@ func (c *IndexClient) loadFile(u *url.URL) (*loadedIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := readBounded(path, MaxIndexSize)
+	data, err := bounded.ReadFile(path, MaxIndexSize)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
@@ -215,7 +215,7 @@ func readCache(path, rawURL string) *cacheRecord {
 	if path == "" {
 		return nil
 	}
-	data, err := readBounded(path, MaxIndexSize+64<<10)
+	data, err := bounded.ReadFile(path, MaxIndexSize+64<<10)
 	if err != nil {
 		return nil
 	}
@@ -238,30 +238,6 @@ func writeCache(path string, rec *cacheRecord) error {
 		return err
 	}
 	return renameio.WriteFile(path, data)
-}
-
-// readBounded reads a regular file, refusing anything larger than max.
-func readBounded(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	data, err := bounded.ReadAll(f, max+1)
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, max)
-	}
-	return data, nil
 }
 
 // fileURLPath turns file:///abs/path (or file://localhost/abs/path) into a

@@ -46,16 +46,38 @@ func CheckRegular(path string) error {
 	if err != nil || fi.Mode().IsRegular() {
 		return nil
 	}
-	what := "not a regular file"
+	what := ""
 	switch m := fi.Mode(); {
 	case m.IsDir():
-		what = "a directory"
+		what = "a directory, "
 	case m&os.ModeNamedPipe != 0:
-		what = "a named pipe"
+		what = "a named pipe, "
 	case m&os.ModeDevice != 0:
-		what = "a device"
+		what = "a device, "
 	case m&os.ModeSocket != 0:
-		what = "a socket"
+		what = "a socket, "
 	}
-	return fmt.Errorf("%s is %s; fledge reads it only as a regular file: replace it with one", path, what)
+	return fmt.Errorf("%s is %snot a regular file; fledge reads only regular files there: replace it with one", path, what)
+}
+
+// ReadFile reads the regular file at path, refusing one larger than max
+// bytes (reading no more than max+1) and, through CheckRegular, anything
+// that is not a regular file. A missing file's error wraps os.ErrNotExist.
+func ReadFile(path string, max int64) ([]byte, error) {
+	if err := CheckRegular(path); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := ReadAll(f, max+1)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is larger than %d bytes; fledge will not read it", path, max)
+	}
+	return data, nil
 }
