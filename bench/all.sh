@@ -5,7 +5,10 @@
 #                with 1, 100 and 1,000 plugins vs fledge --version
 #   install      install of a file:// plugin repo (20 commits) vs
 #                git clone --depth 1 of it; a warm reinstall (--force)
-#   command      fledge <command> vs exec'ing the plugin directly
+#   command      fledge <command> vs exec'ing the plugin directly; fledge
+#                <command> inside a clean 5,000-file git project (the init
+#                message carries its git state) vs outside any repo, and vs
+#                git status --porcelain there (what the Rust fledge runs)
 #   stream       a plugin streaming 100k and 1M messages through fledge vs
 #                the same bytes straight to a pipe, and fledge's peak RSS
 #   runner       (bench/runner.sh, in process) output msgs/s vs a raw pipe,
@@ -59,6 +62,8 @@ END {
   timed("reinstall --force", "InstallReinstall", "InstallGitClone", "(git clone --depth 1)")
   timed("fledge <command> (one output, exit)", "CommandFledge/plugins=1", "CommandDirect", "(exec plugin)")
   timed("fledge <command>, 100 plugins installed", "CommandFledge/plugins=100", "CommandDirect", "(exec plugin)")
+  timed("fledge <command> in a 5,000-file repo", "CommandFledgeInRepo/files=5000", "CommandFledge/plugins=1", "(outside a repo)")
+  timed("fledge <command> in a 5,000-file repo", "CommandFledgeInRepo/files=5000", "GitStatusPorcelain/files=5000", "(git status --porcelain)")
   rate("stream 100k msgs, fledge <command>", "StreamFledge/msgs=100000", "StreamDirect/msgs=100000", "msgs/s", "(direct)")
   rate("stream 1M msgs, fledge <command>", "StreamFledge/msgs=1000000", "StreamDirect/msgs=1000000", "msgs/s", "(direct)")
   if (("StreamFledge/msgs=100000", "peak-KiB") in m && ("StreamFledge/msgs=1000000", "peak-KiB") in m)

@@ -1,11 +1,14 @@
 // Package bench measures the fledge binary end to end against physical
 // baselines measured in the same run: start-up against a trivial Go
 // program, install against git clone --depth 1, `fledge <command>` against
-// exec'ing the plugin directly, peak memory while a plugin streams, and
-// update of many plugins against one. bench/all.sh prints the ratios.
+// exec'ing the plugin directly and, inside a 5,000-file git project,
+// against running outside one and against `git status --porcelain`, peak
+// memory while a plugin streams, and update of many plugins against one.
+// bench/all.sh prints the ratios.
 package bench
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -28,6 +31,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/runner/protocol"
 )
 
 // Binaries built once by TestMain.
@@ -331,6 +335,179 @@ func BenchmarkCommandFledge(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				run(b, e.cmd(fledgeBin, "gp", "exit", "0"))
+			}
+		})
+	}
+}
+
+// ---- fledge <command> inside a git project ----
+
+const (
+	projectDirs = 50 // the tracked files are spread over this many directories
+	projectURL  = "https://example.com/corvidlabs/project.git"
+)
+
+var (
+	projectMu sync.Mutex
+	projects  = map[int]string{} // file count -> project root
+)
+
+// gitProject returns a clean git project with files small tracked files,
+// made once per process for each size (the benchmarks' envs come and go;
+// the project lives in tmpRoot as long as the process).
+func gitProject(b *testing.B, files int) string {
+	b.Helper()
+	projectMu.Lock()
+	defer projectMu.Unlock()
+	if dir, ok := projects[files]; ok {
+		return dir
+	}
+	dir, err := makeGitProject(filepath.Join(tmpRoot, "project-"+strconv.Itoa(files)), files)
+	if err != nil {
+		b.Fatal(err)
+	}
+	projects[files] = dir
+	return dir
+}
+
+// makeGitProject builds, with the git CLI, a repository on branch main
+// holding files small files over projectDirs directories and a .gitignore,
+// committed, with an https remote origin, plus a few ignored files (as a
+// build leaves): `git status --porcelain` prints nothing there.
+func makeGitProject(dir string, files int) (string, error) {
+	h := filepath.Join(tmpRoot, "project-home")
+	if err := os.MkdirAll(h, 0o755); err != nil {
+		return "", err
+	}
+	vars := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + h, "LANG=C", "GIT_CONFIG_NOSYSTEM=1"}
+	git := func(args ...string) (string, error) {
+		c := exec.Command("git", args...)
+		c.Dir, c.Env = dir, vars
+		out, err := c.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out), nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if _, err := git("init", "-q", "-b", "main"); err != nil {
+		return "", err
+	}
+	write := func(path, data string) error {
+		p := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(p, []byte(data), 0o644)
+	}
+	if err := write(".gitignore", "/build/\n*.log\n"); err != nil {
+		return "", err
+	}
+	for i := 0; i < files; i++ {
+		d := i % projectDirs
+		if err := write(fmt.Sprintf("pkg%02d/f%04d.txt", d, i), fmt.Sprintf("file %d in pkg%02d\nsome small content\n", i, d)); err != nil {
+			return "", err
+		}
+	}
+	for _, p := range []string{"build/out.bin", "build/obj/a.o", "debug.log"} {
+		if err := write(p, "ignored\n"); err != nil {
+			return "", err
+		}
+	}
+	// Date the files an hour back, as a project's files are older than its
+	// index: with the index written in the same clock tick as the files,
+	// every entry would be "racily clean" and git would re-read each file
+	// on every status.
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		return os.Chtimes(p, old, old)
+	})
+	if err != nil {
+		return "", err
+	}
+	for _, args := range [][]string{
+		{"add", "-A"},
+		{"-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "init"},
+		{"remote", "add", "origin", projectURL},
+	} {
+		if _, err := git(args...); err != nil {
+			return "", err
+		}
+	}
+	if out, err := git("status", "--porcelain"); err != nil || out != "" {
+		return "", fmt.Errorf("project not clean after commit: %v\n%s", err, out)
+	}
+	if out, err := git("ls-files"); err != nil || strings.Count(out, "\n") != files+1 {
+		return "", fmt.Errorf("project tracks %d files, want %d: %v", strings.Count(out, "\n"), files+1, err)
+	}
+	return dir, nil
+}
+
+// checkInitGit runs `fledge gp echo` in dir and fails unless the init
+// message's project.git is the project's: branch main, clean, remote
+// origin. A benchmark of a wrong answer would be no benchmark.
+func checkInitGit(b *testing.B, e *env, dir string) {
+	b.Helper()
+	c := e.cmd(fledgeBin, "gp", "echo")
+	c.Dir = dir
+	var stdout, stderr strings.Builder
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		b.Fatalf("fledge gp echo: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		Init protocol.Init `json:"init"`
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &got); err != nil {
+		b.Fatalf("fledge gp echo: %v\n%s", err, stdout.String())
+	}
+	want := protocol.Git{Branch: "main", Remote: "origin", RemoteURL: projectURL}
+	if p := got.Init.Project; p == nil || p.Root != dir || p.Git == nil || *p.Git != want {
+		b.Fatalf("init project in %s: %s\nwant root %s, git %+v", dir, stdout.String(), dir, want)
+	}
+}
+
+// BenchmarkCommandFledgeInRepo: `fledge gp exit 0` as
+// BenchmarkCommandFledge/plugins=1 runs it, but from the root of a clean
+// git project of files files, so the run also computes the init message's
+// project.git (branch, dirty, remote).
+func BenchmarkCommandFledgeInRepo(b *testing.B) {
+	for _, n := range []int{500, 5000} {
+		b.Run("files="+strconv.Itoa(n), func(b *testing.B) {
+			dir := gitProject(b, n)
+			e := goEnv(b)
+			checkInitGit(b, e, dir)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c := e.cmd(fledgeBin, "gp", "exit", "0")
+				c.Dir = dir
+				run(b, c)
+			}
+		})
+	}
+}
+
+// BenchmarkGitStatusPorcelain: `git status --porcelain` in the same
+// project, the cost the Rust fledge pays for the same answer (it runs git
+// rev-parse, git status --porcelain and git remote; status dominates).
+func BenchmarkGitStatusPorcelain(b *testing.B) {
+	for _, n := range []int{500, 5000} {
+		b.Run("files="+strconv.Itoa(n), func(b *testing.B) {
+			dir := gitProject(b, n)
+			e := newEnv(b)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				c := e.cmd("git", "status", "--porcelain")
+				c.Dir = dir
+				run(b, c)
 			}
 		})
 	}
