@@ -1,23 +1,467 @@
 package gitdirty
 
 import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/corvidlabs/fledge-go/internal/bounded"
 )
 
 // Dirty reports whether `git status --porcelain` would print anything for
-// r's worktree: staged or unstaged changes, or untracked files that no
-// ignore rule covers. A bare repository is never dirty.
+// r's worktree: staged or unstaged changes, conflicts, or untracked files
+// that no ignore rule covers. A bare repository is never dirty.
+//
+// Like git, it trusts the stat data the index recorded: a tracked file
+// whose size, times, inode and mode are what the index says, and which is
+// not racily clean, is unchanged without being read. A file whose stat
+// data changed is hashed. Unlike git, it applies no clean filters or line
+// ending conversion when it hashes (neither does go-git): a file under
+// such a filter that was touched but not changed counts as dirty.
 func Dirty(r *git.Repository) (bool, error) {
+	return dirty(r, 0, false)
+}
+
+// dirty is Dirty for r at submodule depth depth; noUntracked leaves
+// untracked files out (a submodule whose ignore setting is "untracked").
+func dirty(r *git.Repository, depth int, noUntracked bool) (bool, error) {
 	wt, err := r.Worktree()
 	if err != nil {
-		if err == git.ErrIsBareRepository {
+		if errors.Is(err, git.ErrIsBareRepository) {
 			return false, nil
 		}
 		return false, err
 	}
-	st, err := wt.Status()
+	st, ok := r.Storer.(*filesystem.Storage)
+	if !ok {
+		return goGitDirty(wt)
+	}
+	c, err := newChecker(r, wt.Filesystem.Root(), st.Filesystem().Root(), depth)
+	if errors.Is(err, errUnsupported) {
+		return goGitDirty(wt)
+	}
 	if err != nil {
 		return false, err
 	}
-	return !st.IsClean(), nil
+	if noUntracked {
+		c.untrack = false
+	}
+	return c.run()
+}
+
+// goGitDirty is the slow, general answer: go-git's full status.
+func goGitDirty(wt *git.Worktree) (bool, error) {
+	s, err := wt.Status()
+	if err != nil {
+		return false, err
+	}
+	return !s.IsClean(), nil
+}
+
+// checker holds what one Dirty call needs. Its three checks (index against
+// HEAD, tracked files against the index, untracked files) run
+// concurrently; the first to find a difference stops the others.
+type checker struct {
+	repo     *git.Repository
+	root     string // the worktree, absolute
+	gitDir   string // this worktree's git directory (holds index, info/exclude)
+	idx      *index
+	names    []string // idx's entry names, sorted, for lookups
+	indexMod statTime // the index file's mtime, for racy entries
+	fileMode bool     // core.fileMode: the executable bit counts
+	minStat  bool     // core.checkStat=minimal: only mtime seconds and size
+	noCtime  bool     // core.trustCtime=false: the ctime does not count
+	untrack  bool     // status.showUntrackedFiles is not "no"
+	global   []pattern
+	ignore   map[string]string // submodule path → its .gitmodules ignore setting
+	depth    int               // how deep in submodules this repository is
+
+	found atomic.Bool
+}
+
+func newChecker(r *git.Repository, root, gitDir string, depth int) (*checker, error) {
+	c := &checker{repo: r, root: root, gitDir: gitDir, depth: depth, fileMode: true, untrack: true}
+	indexPath := filepath.Join(gitDir, "index")
+	fi, err := os.Stat(indexPath)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		c.idx = &index{} // a fresh repository: nothing staged yet
+	case err != nil:
+		return nil, err
+	default:
+		// The mtime is taken before the read: if the index is rewritten
+		// in between, more entries look racy, never fewer.
+		t := fi.ModTime()
+		c.indexMod = statTime{uint32(t.Unix()), uint32(t.Nanosecond())}
+		if c.idx, err = readIndex(indexPath); err != nil {
+			return nil, err
+		}
+	}
+	c.names = make([]string, 0, len(c.idx.entries))
+	for i := range c.idx.entries {
+		e := &c.idx.entries[i]
+		if !validPath(e.name) {
+			return nil, fmt.Errorf("git index entry %q is not a path inside the worktree", e.name)
+		}
+		c.names = append(c.names, e.name)
+	}
+	if !sort.StringsAreSorted(c.names) {
+		sort.Strings(c.names)
+	}
+	if err := c.readConfig(); err != nil {
+		return nil, err
+	}
+	if err := c.readModules(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// validPath is git's verify_path in short: a relative, slash-separated path
+// with no empty, "." or ".." component and no .git component. Entries that
+// fail it are never looked up on disk.
+func validPath(p string) bool {
+	if p == "" || p[0] == '/' {
+		return false
+	}
+	for _, part := range strings.Split(p, "/") {
+		switch {
+		case part == "", part == ".", part == "..", strings.EqualFold(part, ".git"):
+			return false
+		}
+	}
+	return !strings.ContainsRune(p, 0)
+}
+
+// run runs the three checks and combines them: any difference makes the
+// worktree dirty, whatever errors the other checks met.
+func (c *checker) run() (bool, error) {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	check := func(f func() (bool, error)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dirty, err := f()
+			if dirty {
+				c.found.Store(true)
+			}
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	check(c.staged)
+	// Tracked files in chunks, one per core, as git's preload-index does.
+	n := runtime.GOMAXPROCS(0)
+	entries := c.idx.entries
+	per := (len(entries) + n - 1) / n
+	for lo := 0; lo < len(entries); lo += per {
+		chunk := entries[lo:min(lo+per, len(entries))]
+		check(func() (bool, error) { return c.tracked(chunk) })
+	}
+	if c.untrack {
+		check(c.untracked)
+	}
+	wg.Wait()
+	if c.found.Load() {
+		return true, nil
+	}
+	return false, errors.Join(errs...)
+}
+
+// ---- the index against HEAD ----
+
+// staged reports whether the index differs from HEAD's tree: what
+// porcelain's first column shows, and conflicts.
+func (c *checker) staged() (bool, error) {
+	for i := range c.idx.entries {
+		if e := &c.idx.entries[i]; e.stage != 0 || e.intentToAdd {
+			return true, nil
+		}
+	}
+	head, err := c.repo.Head()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return len(c.idx.entries) > 0, nil // unborn branch: everything is new
+	}
+	if err != nil {
+		return false, err
+	}
+	commit, err := c.repo.CommitObject(head.Hash())
+	if err != nil {
+		return false, err
+	}
+	// The cached tree is the tree the index would write: when it is valid
+	// the comparison is one hash.
+	if c.idx.treeValid {
+		return c.idx.treeHash != commit.TreeHash, nil
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return false, err
+	}
+	return c.differsFromTree(tree)
+}
+
+// differsFromTree walks tree's files in git's order beside the index's
+// entries (the same order) and stops at the first difference.
+func (c *checker) differsFromTree(tree *object.Tree) (bool, error) {
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	entries := c.idx.entries
+	i := 0
+	for !c.found.Load() {
+		name, te, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			return i != len(entries), nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if te.Mode == filemode.Dir {
+			continue
+		}
+		if i == len(entries) {
+			return true, nil
+		}
+		e := &entries[i]
+		if e.name != name || e.hash != te.Hash || e.mode != te.Mode {
+			return true, nil
+		}
+		i++
+	}
+	return false, nil
+}
+
+// ---- tracked files against the index ----
+
+// fileStat is what one lstat says of a worktree path, as the index
+// records it.
+type fileStat struct {
+	kind         fileKind
+	exec         bool // the owner's executable bit
+	size         int64
+	mtime, ctime statTime
+	ino          uint64
+	uid, gid     uint32
+	full         bool // ctime, inode and owner are known (not on every platform)
+}
+
+type fileKind int
+
+const (
+	kindOther fileKind = iota
+	kindRegular
+	kindSymlink
+	kindDir
+)
+
+// statTime is a file time as the index records it.
+type statTime struct{ sec, nsec uint32 }
+
+// changed compares one entry with what lstat says of its path, as git's
+// ie_match_stat does; hash is called only when that cannot decide (the
+// stat data moved, or the entry is racily clean).
+func (c *checker) changed(e *indexEntry, st fileStat, hash func() (plumbing.Hash, error)) bool {
+	switch e.mode {
+	case filemode.Symlink:
+		if st.kind != kindSymlink {
+			return true
+		}
+	case filemode.Regular, filemode.Executable, filemode.Deprecated:
+		if st.kind != kindRegular {
+			return true
+		}
+		if c.fileMode && st.exec != (e.mode == filemode.Executable) {
+			return true
+		}
+	default:
+		return true
+	}
+	if e.size != 0 && e.size != uint32(st.size) {
+		return true // git: a size change is a change, unread
+	}
+	if c.statMatches(e, st) && !c.racy(e) {
+		return false
+	}
+	h, err := hash()
+	return err != nil || h != e.hash
+}
+
+// statMatches reports whether st is what e recorded: times, inode, owner
+// and size (git's default core.checkStat; the device is left out, as git
+// leaves it out), less what core.checkStat and core.trustCtime leave out.
+// Where the platform gives only mtime and size, those.
+func (c *checker) statMatches(e *indexEntry, st fileStat) bool {
+	if e.mtimeSec != st.mtime.sec || e.size != uint32(st.size) {
+		return false
+	}
+	if c.minStat {
+		return true
+	}
+	if e.mtimeNsec != st.mtime.nsec {
+		return false
+	}
+	if !st.full {
+		return true
+	}
+	if !c.noCtime && (e.ctimeSec != st.ctime.sec || e.ctimeNsec != st.ctime.nsec) {
+		return false
+	}
+	return e.ino == uint32(st.ino) && e.uid == st.uid && e.gid == st.gid
+}
+
+// racy reports whether e may have changed within the timestamp granularity
+// of the index's own write: its mtime is not older than the index file's.
+func (c *checker) racy(e *indexEntry) bool {
+	if c.indexMod.sec == 0 {
+		return true
+	}
+	return e.mtimeSec > c.indexMod.sec || (e.mtimeSec == c.indexMod.sec && e.mtimeNsec >= c.indexMod.nsec)
+}
+
+// hashReader streams a file of size bytes into its blob hash: a tracked
+// file can be large.
+func hashReader(r io.Reader, size int64) (plumbing.Hash, error) {
+	h := plumbing.NewHasher(plumbing.BlobObject, size)
+	n, err := io.Copy(h, io.LimitReader(r, size+1))
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if n != size {
+		return plumbing.ZeroHash, errors.New("file changed while it was read")
+	}
+	return h.Sum(), nil
+}
+
+// symlinkHash is the blob hash of a symlink: its target, slash-separated.
+func symlinkHash(target string) plumbing.Hash {
+	return plumbing.ComputeHash(plumbing.BlobObject, []byte(filepath.ToSlash(target)))
+}
+
+// ---- untracked files ----
+
+// commonDir is the git directory shared by all worktrees: a linked
+// worktree's git directory names it in its commondir file.
+func (c *checker) commonDir() string {
+	data, err := bounded.ReadFile(filepath.Join(c.gitDir, "commondir"), 4096)
+	if err != nil {
+		return c.gitDir
+	}
+	dir := strings.TrimSpace(string(data))
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(c.gitDir, dir)
+	}
+	return dir
+}
+
+// untracked walks the worktree for a file that is neither tracked nor
+// ignored: what porcelain's "??" lines show.
+func (c *checker) untracked() (bool, error) {
+	ps := append([]pattern(nil), c.global...)
+	if more, err := readPatterns(filepath.Join(c.commonDir(), "info", "exclude"), nil); err == nil {
+		ps = append(ps, more...)
+	}
+	return c.walk("", nil, ps, false)
+}
+
+// walk looks through the directory rel (relative, slash-separated, "" for
+// the root; parts is the same path split) for untracked, unignored files.
+// Inside an untracked directory (onlyUntracked) nothing is tracked, and
+// one such file is enough.
+func (c *checker) walk(rel string, parts []string, ps []pattern, onlyUntracked bool) (bool, error) {
+	if c.found.Load() {
+		return false, nil
+	}
+	f, err := os.Open(filepath.Join(c.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return false, nil // unreadable: git warns and goes on
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil {
+		return false, nil
+	}
+	for _, de := range entries {
+		if de.Name() == ".gitignore" && de.Type().IsRegular() {
+			more, err := readPatterns(filepath.Join(c.root, filepath.FromSlash(rel), ".gitignore"), parts)
+			if err != nil {
+				return false, err
+			}
+			ps = append(ps[:len(ps):len(ps)], more...)
+		}
+	}
+	for _, de := range entries {
+		name := de.Name()
+		if name == ".git" {
+			if onlyUntracked {
+				return true, nil // an untracked repository inside: git lists it
+			}
+			continue
+		}
+		path := name
+		if rel != "" {
+			path = rel + "/" + name
+		}
+		sub := append(parts[:len(parts):len(parts)], name)
+		switch t := de.Type(); {
+		case t.IsRegular() || t&os.ModeSymlink != 0:
+			if !onlyUntracked && c.isTracked(path) {
+				continue
+			}
+			if !match(ps, sub, false) {
+				return true, nil
+			}
+		case t.IsDir():
+			if !onlyUntracked && c.isTracked(path) {
+				continue // a submodule: tracked() looks at it
+			}
+			if match(ps, sub, true) {
+				continue // ignored: untracked files below it are too
+			}
+			under := !onlyUntracked && c.hasTrackedUnder(path+"/")
+			dirty, err := c.walk(path, sub, ps, !under)
+			if dirty || err != nil {
+				return dirty, err
+			}
+		}
+		// Anything else (FIFOs, sockets, devices) git neither tracks nor lists.
+	}
+	return false, nil
+}
+
+func (c *checker) isTracked(path string) bool {
+	i := sort.SearchStrings(c.names, path)
+	return i < len(c.names) && c.names[i] == path
+}
+
+func (c *checker) hasTrackedUnder(prefix string) bool {
+	i := sort.SearchStrings(c.names, prefix)
+	return i < len(c.names) && strings.HasPrefix(c.names[i], prefix)
+}
+
+// splitDir splits "a/b/c" into "a/b" and "c".
+func splitDir(p string) (dir, name string) {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i], p[i+1:]
+	}
+	return "", p
 }

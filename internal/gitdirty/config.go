@@ -1,0 +1,236 @@
+package gitdirty
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/config"
+
+	"github.com/corvidlabs/fledge-go/internal/bounded"
+)
+
+// maxConfigFile bounds one git config file read for the settings below.
+const maxConfigFile = 1 << 20
+
+// maxIncludeDepth bounds include chains, as git's own limit does.
+const maxIncludeDepth = 10
+
+// readConfig takes the settings that change git status's answer from the
+// config files git reads, lowest priority first: system, XDG, ~/.gitconfig
+// (or $GIT_CONFIG_GLOBAL), then the repository's own, each followed by the
+// files its include and includeIf (gitdir, gitdir/i, onbranch) sections
+// name.
+func (c *checker) readConfig() error {
+	var files []*config.Config
+	for _, path := range append(configPaths(), filepath.Join(c.commonDir(), "config")) {
+		files = c.appendConfig(files, path, 0)
+	}
+
+	get := func(section, key string) (string, bool) {
+		for i := len(files) - 1; i >= 0; i-- {
+			for j := len(files[i].Sections) - 1; j >= 0; j-- {
+				s := files[i].Sections[j]
+				if s.IsName(section) && s.HasOption(key) {
+					return s.Option(key), true
+				}
+			}
+		}
+		return "", false
+	}
+	if v, ok := get("core", "fileMode"); ok {
+		c.fileMode = gitBool(v)
+	}
+	if v, ok := get("core", "checkStat"); ok {
+		c.minStat = strings.EqualFold(v, "minimal")
+	}
+	if v, ok := get("core", "trustCtime"); ok {
+		c.noCtime = !gitBool(v)
+	}
+	if v, ok := get("status", "showUntrackedFiles"); ok {
+		c.untrack = !(strings.EqualFold(v, "no") || !gitBool(v))
+	}
+	if !c.untrack {
+		return nil
+	}
+	excludes, ok := get("core", "excludesFile")
+	if !ok {
+		excludes = xdgPath("ignore")
+	}
+	if excludes == "" {
+		return nil
+	}
+	excludes = expandHome(excludes)
+	ps, err := readPatterns(excludes, nil)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	c.global = ps
+	return nil
+}
+
+// appendConfig appends the config file at path, then the files it
+// includes. A missing, unreadable or broken file adds nothing.
+func (c *checker) appendConfig(files []*config.Config, path string, depth int) []*config.Config {
+	if depth > maxIncludeDepth {
+		return files
+	}
+	data, err := bounded.ReadFile(path, maxConfigFile)
+	if err != nil {
+		return files
+	}
+	cfg := config.New()
+	if err := config.NewDecoder(bytes.NewReader(data)).Decode(cfg); err != nil {
+		return files
+	}
+	files = append(files, cfg)
+	for _, s := range cfg.Sections {
+		switch {
+		case s.IsName("include"):
+			for _, inc := range s.Options.GetAll("path") {
+				files = c.appendConfig(files, includePath(path, inc), depth+1)
+			}
+		case s.IsName("includeIf"):
+			for _, sub := range s.Subsections {
+				if !c.includeIf(sub.Name, path) {
+					continue
+				}
+				for _, inc := range sub.Options.GetAll("path") {
+					files = c.appendConfig(files, includePath(path, inc), depth+1)
+				}
+			}
+		}
+	}
+	return files
+}
+
+// includePath resolves an include's path: ~/ is the home directory, and a
+// relative path is relative to the including file.
+func includePath(from, inc string) string {
+	inc = expandHome(inc)
+	if !filepath.IsAbs(inc) {
+		inc = filepath.Join(filepath.Dir(from), inc)
+	}
+	return inc
+}
+
+func expandHome(p string) string {
+	if strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[2:])
+		}
+	}
+	return p
+}
+
+// includeIf evaluates an includeIf condition for this repository.
+func (c *checker) includeIf(cond, from string) bool {
+	kind, pat, ok := strings.Cut(cond, ":")
+	if !ok {
+		return false
+	}
+	switch kind {
+	case "gitdir", "gitdir/i":
+		switch {
+		case strings.HasPrefix(pat, "~/"):
+			pat = filepath.ToSlash(expandHome(pat))
+		case strings.HasPrefix(pat, "./"):
+			pat = filepath.ToSlash(filepath.Dir(from)) + pat[1:]
+		case !strings.HasPrefix(pat, "/"):
+			pat = "**/" + pat
+		}
+		if strings.HasSuffix(pat, "/") {
+			pat += "**"
+		}
+		dir := filepath.ToSlash(c.gitDir)
+		real := dir
+		if r, err := filepath.EvalSymlinks(c.gitDir); err == nil {
+			real = filepath.ToSlash(r)
+		}
+		fold := kind == "gitdir/i"
+		return globMatch(pat, dir, fold) || globMatch(pat, real, fold)
+	case "onbranch":
+		if strings.HasSuffix(pat, "/") {
+			pat += "**"
+		}
+		ref, err := c.repo.Storer.Reference(plumbing.HEAD)
+		if err != nil || ref.Type() != plumbing.SymbolicReference || !ref.Target().IsBranch() {
+			return false
+		}
+		return globMatch(pat, ref.Target().Short(), false)
+	}
+	return false
+}
+
+// globMatch matches name against a wildmatch pattern in pathname mode: *
+// and ? stay within one path component, ** crosses them. (Bracket classes
+// are matched literally.)
+func globMatch(pat, name string, fold bool) bool {
+	var re strings.Builder
+	if fold {
+		re.WriteString("(?i)")
+	}
+	re.WriteString("^")
+	for i := 0; i < len(pat); i++ {
+		switch ch := pat[i]; {
+		case strings.HasPrefix(pat[i:], "**/"):
+			re.WriteString("(?:.*/)?")
+			i += 2
+		case strings.HasPrefix(pat[i:], "**"):
+			re.WriteString(".*")
+			i++
+		case ch == '*':
+			re.WriteString("[^/]*")
+		case ch == '?':
+			re.WriteString("[^/]")
+		default:
+			re.WriteString(regexp.QuoteMeta(pat[i : i+1]))
+		}
+	}
+	re.WriteString("$")
+	ok, err := regexp.MatchString(re.String(), name)
+	return err == nil && ok
+}
+
+// configPaths lists the system and global config files in git's order.
+func configPaths() []string {
+	var paths []string
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		paths = append(paths, "/etc/gitconfig")
+	}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		return append(paths, g)
+	}
+	if p := xdgPath("config"); p != "" {
+		paths = append(paths, p)
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		paths = append(paths, filepath.Join(home, ".gitconfig"))
+	}
+	return paths
+}
+
+// xdgPath is $XDG_CONFIG_HOME/git/name, or ~/.config/git/name.
+func xdgPath(name string) string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		return filepath.Join(x, "git", name)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".config", "git", name)
+}
+
+// gitBool reads a git boolean: a key with no value is true.
+func gitBool(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "false", "no", "off", "0":
+		return false
+	}
+	return true
+}
