@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/corvidlabs/fledge-go/internal/gitdirty"
 	"github.com/corvidlabs/fledge-go/runner/protocol"
 )
 
@@ -37,9 +38,12 @@ func openRepo(dir string) *git.Repository {
 // primary remote with credentials stripped from its URL.
 func gitState(r *git.Repository) *protocol.Git {
 	g := &protocol.Git{Branch: branchName(r)}
-	if st, err := worktreeStatus(r); err == nil {
-		g.Dirty = !st.IsClean()
-	}
+	// Asked on every run, in whatever project the caller stands in: the
+	// fast check, not go-git's full status (see internal/gitdirty). A
+	// worktree it cannot read counts as dirty: a plugin that checks before
+	// it acts must not be told "clean" unverified.
+	dirty, err := gitdirty.Dirty(r)
+	g.Dirty = dirty || err != nil
 	if rem := primaryRemote(r); rem != nil {
 		g.Remote = rem.Config().Name
 		if urls := rem.Config().URLs; len(urls) > 0 {

@@ -87,11 +87,16 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 		s.cwd = wd
 	}
 	s.project = DetectProject(s.cwd, r.UserHome)
-	init := s.initMessage()
-
+	// The project's git state is read while the plugin starts: both take
+	// about a millisecond and neither needs the other. start touches
+	// nothing initMessage reads.
+	initc := make(chan protocol.Init, 1)
+	go func() { initc <- s.initMessage() }()
 	if err := s.start(); err != nil {
+		<-initc
 		return err
 	}
+	init := <-initc
 	res.Started = true
 	if err := s.in.send(init); err != nil {
 		s.fail(CodeMalformedResponse, err)
