@@ -161,13 +161,15 @@ type indexParser struct {
 	off int
 }
 
-func (p *indexParser) u32(at int) uint32 {
-	s := p.s[at : at+4]
+func (p *indexParser) u32(at int) uint32 { return be32(p.s[at:]) }
+
+func be32(s string) uint32 {
+	_ = s[3]
 	return uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
 }
 
-func (p *indexParser) u16(at int) uint16 {
-	s := p.s[at : at+2]
+func be16(s string) uint16 {
+	_ = s[1]
 	return uint16(s[0])<<8 | uint16(s[1])
 }
 
@@ -184,28 +186,32 @@ func (p *indexParser) entries(idx *index, count uint32) error {
 		if len(p.s)-at < entryFixedLen {
 			return fmt.Errorf("%w: entry %d of %d runs past the end", errCorrupt, i, count)
 		}
-		flags := p.u16(at + 60)
-		e := indexEntry{
-			ctimeSec:  p.u32(at),
-			ctimeNsec: p.u32(at + 4),
-			mtimeSec:  p.u32(at + 8),
-			mtimeNsec: p.u32(at + 12),
-			dev:       p.u32(at + 16),
-			ino:       p.u32(at + 20),
-			mode:      filemode.FileMode(p.u32(at + 24)),
-			uid:       p.u32(at + 28),
-			gid:       p.u32(at + 32),
-			size:      p.u32(at + 36),
+		h := p.s[at : at+entryFixedLen] // one bounds check for the fixed part
+		flags := be16(h[60:])
+		// Decoded in place: an indexEntry is 96 bytes to copy.
+		idx.entries = append(idx.entries, indexEntry{})
+		e := &idx.entries[len(idx.entries)-1]
+		*e = indexEntry{
+			ctimeSec:  be32(h[0:]),
+			ctimeNsec: be32(h[4:]),
+			mtimeSec:  be32(h[8:]),
+			mtimeNsec: be32(h[12:]),
+			dev:       be32(h[16:]),
+			ino:       be32(h[20:]),
+			mode:      filemode.FileMode(be32(h[24:])),
+			uid:       be32(h[28:]),
+			gid:       be32(h[32:]),
+			size:      be32(h[36:]),
 			stage:     int(flags>>flagStageShift) & 3,
 		}
-		copy(e.hash[:], p.s[at+40:at+60])
+		copy(e.hash[:], h[40:60])
 		fixed := entryFixedLen
 		if flags&flagExtended != 0 {
 			// git and go-git read extended flags whatever the version.
 			if len(p.s)-at < fixed+2 {
 				return fmt.Errorf("%w: entry %d of %d runs past the end", errCorrupt, i, count)
 			}
-			ext := p.u16(at + fixed)
+			ext := be16(p.s[at+fixed:])
 			if ext&^extKnown != 0 {
 				return fmt.Errorf("%w: entry %d has extended flags %#04x", errUnsupported, i, ext)
 			}
@@ -215,14 +221,13 @@ func (p *indexParser) entries(idx *index, count uint32) error {
 		}
 		var err error
 		if v4 != nil {
-			err = p.nameV4(&e, at+fixed, v4)
+			err = p.nameV4(e, at+fixed, v4)
 		} else {
-			err = p.nameV2(&e, at, fixed, flags)
+			err = p.nameV2(e, at, fixed, flags)
 		}
 		if err != nil {
 			return fmt.Errorf("entry %d of %d: %w", i, count, err)
 		}
-		idx.entries = append(idx.entries, e)
 	}
 	if v4 != nil {
 		v4.build(idx.entries)
