@@ -641,6 +641,7 @@ func TestIndexHostile(t *testing.T) {
 		{"lower-case unknown", newIxBuilder(2, 0).ext("zzzz", "").file(), errUnsupported},
 		{"EOIE short", newIxBuilder(2, 0).ext("EOIE", "1234").file(), errCorrupt},
 		{"EOIE", newIxBuilder(2, 0).ext("EOIE", strings.Repeat("\x00", 24)).file(), nil},
+		{"EOIE long", newIxBuilder(2, 0).ext("EOIE", strings.Repeat("\x00", 5000)).ext("ZZZZ", "").file(), nil},
 		{"TREE", newIxBuilder(2, 0).ext("TREE", treeRoot).file(), nil},
 		{"TREE bad count", newIxBuilder(2, 0).ext("TREE", "\x00x 1\n").file(), errCorrupt},
 		{"TREE bad subtrees", newIxBuilder(2, 0).ext("TREE", "\x003 x\n").file(), errCorrupt},
@@ -665,6 +666,36 @@ func TestIndexHostile(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIndexGoGitDepartures pins go-git's side of each departure listed at
+// the top of index.go, so that a go-git upgrade that changes one shows up
+// here and the exception in ixDiff can go.
+func TestIndexGoGitDepartures(t *testing.T) {
+	t.Parallel()
+	goGit := func(data []byte) error {
+		var idx gogitindex.Index
+		return gogitindex.NewDecoder(bytes.NewReader(data)).Decode(&idx)
+	}
+	zeroTrailer := newIxBuilder(2, 0).b
+	zeroTrailer = append(zeroTrailer, make([]byte, sha1.Size)...)
+	for _, tc := range []struct {
+		name     string
+		data     []byte
+		goGitErr bool
+		ours     error
+	}{
+		{"zero trailer", zeroTrailer, true, nil},
+		{"unknown extended flag", newIxBuilder(3, 1).entry(flagExtended|1).u16(1<<15).v2name("a", 64).file(), false, errUnsupported},
+		{"EOIE longer than go-git's buffer", newIxBuilder(2, 0).ext("EOIE", strings.Repeat("\x00", 5000)).file(), true, nil},
+	} {
+		if err := goGit(tc.data); (err != nil) != tc.goGitErr {
+			t.Errorf("%s: go-git's decoder returns %v; the departure documented in index.go has changed", tc.name, err)
+		}
+		if _, err := parseIndex(tc.data); !errors.Is(err, tc.ours) && !(err == nil && tc.ours == nil) {
+			t.Errorf("%s: parseIndex = %v, want %v", tc.name, err, tc.ours)
+		}
 	}
 }
 
