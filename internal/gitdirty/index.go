@@ -64,6 +64,7 @@ type indexEntry struct {
 	ctimeSec, ctimeNsec, mtimeSec, mtimeNsec uint32
 	dev, ino, uid, gid, size                 uint32
 	stage                                    int  // 0..3 from the flags
+	assumeValid                              bool // `git update-index --assume-unchanged`: git status trusts the entry without a stat
 	skipWorktree, intentToAdd                bool // extended flags (v3+)
 }
 
@@ -83,6 +84,7 @@ const (
 	// strip length and the suffix's NUL.
 	minEntryLen = 64
 
+	flagAssumeValid = 0x8000
 	flagExtended    = 0x4000
 	flagStageShift  = 12
 	flagNameMask    = 0xfff
@@ -192,17 +194,18 @@ func (p *indexParser) entries(idx *index, count uint32) error {
 		idx.entries = append(idx.entries, indexEntry{})
 		e := &idx.entries[len(idx.entries)-1]
 		*e = indexEntry{
-			ctimeSec:  be32(h[0:]),
-			ctimeNsec: be32(h[4:]),
-			mtimeSec:  be32(h[8:]),
-			mtimeNsec: be32(h[12:]),
-			dev:       be32(h[16:]),
-			ino:       be32(h[20:]),
-			mode:      filemode.FileMode(be32(h[24:])),
-			uid:       be32(h[28:]),
-			gid:       be32(h[32:]),
-			size:      be32(h[36:]),
-			stage:     int(flags>>flagStageShift) & 3,
+			ctimeSec:    be32(h[0:]),
+			ctimeNsec:   be32(h[4:]),
+			mtimeSec:    be32(h[8:]),
+			mtimeNsec:   be32(h[12:]),
+			dev:         be32(h[16:]),
+			ino:         be32(h[20:]),
+			mode:        filemode.FileMode(be32(h[24:])),
+			uid:         be32(h[28:]),
+			gid:         be32(h[32:]),
+			size:        be32(h[36:]),
+			stage:       int(flags>>flagStageShift) & 3,
+			assumeValid: flags&flagAssumeValid != 0,
 		}
 		copy(e.hash[:], h[40:60])
 		fixed := entryFixedLen

@@ -93,6 +93,7 @@ type ixWant struct {
 	exts         []string // extension signatures the file must hold, so the fixture tests what it claims
 	checkTree    bool     // treeValid must equal tree != ""
 	tree         string   // the root tree's hash when valid
+	assumeValid  []string
 	skipWorktree []string
 	intentToAdd  []string
 	stages       map[string][]int // a path's stages, in file order
@@ -184,6 +185,12 @@ var ixFixtureDefs = []ixFixtureDef{
 		r.write("new.txt", "new\n")
 		r.git("add", "-N", "new.txt")
 		return ixWant{version: 3, skipWorktree: []string{"dir/b.txt", "src/pkg1/file01.go"}, intentToAdd: []string{"new.txt"}}
+	}},
+	{"assume-unchanged", func(r *ixRepo) ixWant {
+		baseFiles(r)
+		r.commitAll("c")
+		r.git("update-index", "--assume-unchanged", "a.txt", "dir/sub/c.txt")
+		return ixWant{version: 2, assumeValid: []string{"a.txt", "dir/sub/c.txt"}}
 	}},
 	{"v4", func(r *ixRepo) ixWant {
 		baseFiles(r)
@@ -472,9 +479,12 @@ func TestIndexGit(t *testing.T) {
 					t.Errorf("treeValid %v treeHash %s, want tree %q", idx.treeValid, idx.treeHash, w.tree)
 				}
 			}
-			var skip, ita []string
+			var assume, skip, ita []string
 			stages := map[string][]int{}
 			for _, e := range idx.entries {
+				if e.assumeValid {
+					assume = append(assume, e.name)
+				}
 				if e.skipWorktree {
 					skip = append(skip, e.name)
 				}
@@ -482,6 +492,9 @@ func TestIndexGit(t *testing.T) {
 					ita = append(ita, e.name)
 				}
 				stages[e.name] = append(stages[e.name], e.stage)
+			}
+			if !slices.Equal(assume, w.assumeValid) {
+				t.Errorf("assume-valid %q, want %q", assume, w.assumeValid)
 			}
 			if !slices.Equal(skip, w.skipWorktree) {
 				t.Errorf("skip-worktree %q, want %q", skip, w.skipWorktree)
