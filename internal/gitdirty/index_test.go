@@ -784,30 +784,37 @@ func TestReadIndex(t *testing.T) {
 // so that no other test's allocations are counted.
 func TestIndexAllocationBounded(t *testing.T) {
 	const size = 1 << 20
-	// A v4 index whose every entry repeats the previous name plus a
-	// byte: 64 bytes of file per copy of a name as long as half the file.
-	w := newIxBuilder(4, 0)
-	w.entry(1).raw("\x00" + strings.Repeat("n", size/2) + "\x00")
-	count := 1
-	for len(w.b) < size {
-		w.entry(1).raw("\x00x\x00")
-		count++
+	// quadraticV4 is a v4 index whose every entry after the first
+	// repeats the previous name plus a byte: 64 bytes of file per copy of
+	// a name of first bytes, until the names add up to names bytes.
+	quadraticV4 := func(first, names int) []byte {
+		w := newIxBuilder(4, 0)
+		w.entry(1).raw("\x00" + strings.Repeat("n", first) + "\x00")
+		count, total := 1, first
+		for total < names {
+			w.entry(1).raw("\x00x\x00")
+			count++
+			total += first + count
+		}
+		binary.BigEndian.PutUint32(w.b[8:], uint32(count))
+		return w.file()
 	}
-	binary.BigEndian.PutUint32(w.b[8:], uint32(count))
-	quadratic := w.file()
 	// A count of 2^32-1 over a file of empty entries.
-	w = newIxBuilder(2, 0xffffffff)
+	w := newIxBuilder(2, 0xffffffff)
 	for len(w.b) < size {
 		w.entry(0).v2name("", 62)
 	}
-	huge := w.file()
 	for _, tc := range []struct {
-		name string
-		data []byte
-		want error
+		name  string
+		data  []byte
+		want  error
+		limit int // bytes allocated per byte of file
 	}{
-		{"v4 names", quadratic, errUnsupported},
-		{"count", huge, errCorrupt},
+		// 8 GiB of names described in 1 MiB.
+		{"v4 names past the budget", quadraticV4(size/2, 8<<30), errUnsupported, 4},
+		// Names six times the file's size: within the budget, built.
+		{"v4 names within the budget", quadraticV4(size/16, 6*(size/16+64*6)), nil, 12},
+		{"count", w.file(), errCorrupt, 4},
 	} {
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -817,7 +824,7 @@ func TestIndexAllocationBounded(t *testing.T) {
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
-		if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(24*len(tc.data)); got > limit {
+		if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(tc.limit*len(tc.data)); got > limit {
 			t.Errorf("%s: %d bytes allocated for a %d-byte file, more than %d", tc.name, got, len(tc.data), limit)
 		}
 	}
