@@ -1047,6 +1047,36 @@ func dtScenarios() []dtScenario {
 			r.git("update-index", "--assume-unchanged", "main.go")
 			r.write("main.go", "package main // local\n")
 		})},
+		{name: "assume-unchanged/deleted", want: false, setup: dtSimple(func(r *dtRepo) {
+			r.git("update-index", "--assume-unchanged", "main.go")
+			r.remove("main.go")
+		})},
+		{name: "assume-unchanged/whole-dir-deleted", want: false, setup: dtSimple(func(r *dtRepo) {
+			r.git("update-index", "--assume-unchanged", "src/lib.go", "src/util/util.go")
+			r.remove("src")
+		})},
+		{name: "assume-unchanged/replaced-by-empty-dir", want: false, setup: dtSimple(func(r *dtRepo) {
+			r.git("update-index", "--assume-unchanged", "main.go")
+			r.remove("main.go")
+			r.mkdir("main.go")
+		})},
+		{name: "assume-unchanged/replaced-by-dir-with-file", want: false, setup: dtSimple(func(r *dtRepo) {
+			// git does not look inside a directory whose path the index
+			// holds as a file, so main.go/inner is not reported untracked.
+			r.git("update-index", "--assume-unchanged", "main.go")
+			r.remove("main.go")
+			r.write("main.go/inner", "i\n")
+		})},
+		{name: "assume-unchanged/staged-change-still-dirty", want: true, setup: dtSimple(func(r *dtRepo) {
+			r.write("main.go", "package main // staged\n")
+			r.git("add", "main.go")
+			r.git("update-index", "--assume-unchanged", "main.go")
+		})},
+		{name: "skip-worktree/replaced-by-dir-with-file", want: false, setup: dtSimple(func(r *dtRepo) {
+			r.git("update-index", "--skip-worktree", "main.go")
+			r.remove("main.go")
+			r.write("main.go/inner", "i\n")
+		})},
 		{name: "sparse/cone-clean", want: false, setup: func(t *testing.T) (*dtRepo, string) {
 			return dtSparse(t, false), ""
 		}},
@@ -1569,7 +1599,7 @@ var (
 	fzTargets  = []string{"a.txt", "d1", "nowhere", "aaaa"}
 	fzPatterns = []string{"*.log", "!keep.log", "d2/", "/new.txt", "*.bin", "x.txt", "d4", "!*.txt",
 		"d1/", "*", "!d.log", "e.txt", "d5/", "/d3", "**/z", "#c"}
-	fzIgnoreDirs = []string{"", "d1", "d1/d2", "d4"}
+	fzIgnoreDirs = []string{"", "d1", "d1/d2", "d4", ".git/info"}
 	fzConfigs    = [][2]string{{"core.fileMode", "false"}, {"status.showUntrackedFiles", "no"},
 		{"core.trustctime", "false"}, {"core.untrackedCache", "true"}}
 )
@@ -1699,6 +1729,9 @@ func (r *fzRepo) op(code, arg byte) {
 		pat := fzPatterns[int(arg)%len(fzPatterns)]
 		dir := fzIgnoreDirs[j%len(fzIgnoreDirs)]
 		gi := filepath.ToSlash(filepath.Join(dir, ".gitignore"))
+		if dir == ".git/info" {
+			gi = ".git/info/exclude"
+		}
 		old, _ := os.ReadFile(r.path(gi))
 		r.trace = append(r.trace, fmt.Sprintf("ignore %q in %s", pat, gi))
 		r.put(gi, string(old)+pat+"\n", 0o644, nil)
