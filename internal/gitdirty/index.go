@@ -35,17 +35,17 @@ import (
 //     format"; go-git ignores the bits);
 //   - an EOIE extension longer than the 24 bytes git writes is skipped
 //     whole, by its declared size, as git skips it (go-git reads 24 bytes
-//     and then consumes however much of the rest its buffers happened to
-//     hold, so what it parses next depends on the file's layout in memory);
+//     and skips only as much of the rest as its 4 KiB read buffer held,
+//     so it parses the rest of a long one as further extensions);
 //   - a v4 index whose names, expanded, would take more than
 //     maxNameBytes(len(data)) gives errUnsupported: prefix compression lets
 //     a hostile file of n bytes describe n²/256 bytes of names.
 
-// maxIndexSize caps the index file readIndex will read. The largest
-// indexes in the wild are monorepos' (Chromium's is about 40 MiB for
-// 400,000 files; Microsoft's Windows repository reached about 270 MiB
-// before it moved to a sparse index), so 512 MiB reads any real index
-// while refusing a runaway or hostile file before it costs gigabytes.
+// maxIndexSize caps the index file readIndex will read. An entry takes
+// about 100 bytes (62 fixed, the path, padding), so 512 MiB holds some
+// five million entries, more than the largest repositories git serves
+// (Windows', about 3.5 million files), while a runaway or hostile file is
+// refused before it costs gigabytes.
 const maxIndexSize = 512 << 20
 
 // errUnsupported marks an index this reader does not handle: a split
