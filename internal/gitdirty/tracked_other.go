@@ -20,8 +20,8 @@ func (c *checker) tracked(entries []indexEntry) (bool, error) {
 			return false, nil
 		}
 		e := &entries[i]
-		if e.skipWorktree {
-			continue // sparse checkout: git does not look at it
+		if e.skipWorktree || e.assumeValid {
+			continue // sparse checkout or assume-unchanged: git does not look
 		}
 		if dir, _ := splitDir(e.name); dir != "" && !c.realDir(dirs, dir) {
 			return true, nil // removed, or behind a symlink git will not follow

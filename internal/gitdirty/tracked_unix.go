@@ -32,8 +32,8 @@ func (c *checker) tracked(entries []indexEntry) (bool, error) {
 			return false, nil
 		}
 		e := &entries[i]
-		if e.skipWorktree {
-			continue // sparse checkout: git does not look at it
+		if e.skipWorktree || e.assumeValid {
+			continue // sparse checkout or assume-unchanged: git does not look
 		}
 		dir, name := splitDir(e.name)
 		fd, ok := d.cd(dir)
