@@ -1601,7 +1601,7 @@ var (
 		"d1/", "*", "!d.log", "e.txt", "d5/", "/d3", "**/z", "#c"}
 	fzIgnoreDirs = []string{"", "d1", "d1/d2", "d4", ".git/info"}
 	fzConfigs    = [][2]string{{"core.fileMode", "false"}, {"status.showUntrackedFiles", "no"},
-		{"core.trustctime", "false"}, {"core.untrackedCache", "true"}}
+		{"core.trustctime", "false"}, {"core.untrackedCache", "true"}, {"core.excludesFile", ""}}
 )
 
 const fzMaxOps = 10
@@ -1755,9 +1755,18 @@ func (r *fzRepo) op(code, arg byte) {
 		r.chtimes(rel, dtOld)
 	case 12:
 		kv := fzConfigs[j%len(fzConfigs)]
+		if kv[0] == "core.excludesFile" {
+			// An excludes file outside the repository.
+			kv[1] = filepath.Join(r.hold, "..", "excludes")
+			pat := fzPatterns[int(arg)%len(fzPatterns)]
+			r.trace = append(r.trace, fmt.Sprintf("excludes file %q", pat))
+			if err := os.WriteFile(kv[1], []byte(pat+"\n"), 0o644); err != nil {
+				r.t.Fatal(err)
+			}
+		}
 		r.gitOp("config", kv[0], kv[1])
 	case 13:
-		switch j % 6 {
+		switch j % 8 {
 		case 0:
 			r.gitOp("add", "-N", "--", rel)
 		case 1:
@@ -1772,6 +1781,12 @@ func (r *fzRepo) op(code, arg byte) {
 			os.Chtimes(dtIndexFile(r.root), dtOld, dtOld)
 		case 5:
 			r.gitOp("update-index", "--index-version", "4")
+		case 6:
+			// A plain git status refreshes the index and writes it back
+			// (with an untracked cache if so configured).
+			r.gitOp("status", "--porcelain")
+		case 7:
+			r.gitOp("update-index", "--untracked-cache")
 		}
 	}
 }
