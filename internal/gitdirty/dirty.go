@@ -113,7 +113,11 @@ func newChecker(r *git.Repository, root, gitDir string, depth int) (*checker, er
 	c.names = make([]string, 0, len(c.idx.entries))
 	for i := range c.idx.entries {
 		e := &c.idx.entries[i]
-		if !validPath(e.name) {
+		name := e.name
+		if c.idx.sparse && e.mode == filemode.Dir {
+			name = strings.TrimSuffix(name, "/") // a sparse directory entry
+		}
+		if !validPath(name) {
 			return nil, fmt.Errorf("git index entry %q is not a path inside the worktree", e.name)
 		}
 		c.names = append(c.names, e.name)
@@ -228,6 +232,7 @@ func (c *checker) differsFromTree(tree *object.Tree) (bool, error) {
 	defer w.Close()
 	entries := c.idx.entries
 	i := 0
+	skip := "" // a sparse directory entry's prefix: its files are not in the index
 	for !c.found.Load() {
 		name, te, err := w.Next()
 		if errors.Is(err, io.EOF) {
@@ -236,7 +241,18 @@ func (c *checker) differsFromTree(tree *object.Tree) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		if skip != "" && strings.HasPrefix(name, skip) {
+			continue
+		}
+		skip = ""
 		if te.Mode == filemode.Dir {
+			if i < len(entries) && entries[i].mode == filemode.Dir && entries[i].name == name+"/" {
+				if entries[i].hash != te.Hash {
+					return true, nil
+				}
+				skip = name + "/"
+				i++
+			}
 			continue
 		}
 		if i == len(entries) {

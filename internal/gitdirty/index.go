@@ -39,7 +39,9 @@ import (
 //     so it parses the rest of a long one as further extensions);
 //   - a v4 index whose names, expanded, would take more than
 //     maxNameBytes(len(data)) gives errUnsupported: prefix compression lets
-//     a hostile file of n bytes describe n²/256 bytes of names.
+//     a hostile file of n bytes describe n²/256 bytes of names;
+//   - a sparse index (the sdir extension) is read, directory entries and
+//     all (go-git rejects every lowercase extension).
 
 // maxIndexSize caps the index file readIndex will read. An entry takes
 // about 100 bytes (62 fixed, the path, padding), so 512 MiB holds some
@@ -49,7 +51,7 @@ import (
 const maxIndexSize = 512 << 20
 
 // errUnsupported marks an index this reader does not handle: a split
-// (link) or sparse (sdir) index, another required extension, an unknown
+// (link) index, another required extension, an unknown
 // version or entry flag. The caller falls back to go-git's Status.
 var errUnsupported = errors.New("git index uses a feature this reader does not handle")
 
@@ -72,6 +74,7 @@ type index struct {
 	version   uint32
 	entries   []indexEntry // in file order (git keeps them sorted by name, then stage)
 	treeValid bool         // the TREE extension is present and its root entry is valid
+	sparse    bool         // the sdir extension: directory entries may appear
 	treeHash  plumbing.Hash
 }
 
@@ -353,8 +356,13 @@ func (p *indexParser) extensions(idx *index) error {
 		}
 		sig := p.s[p.off : p.off+4]
 		size := p.u32(p.off + 4)
-		if sig[0] < 'A' || sig[0] > 'Z' {
-			// Required: link (split index), sdir (sparse index), ...
+		if sig == "sdir" {
+			// A sparse index: some entries are directories (mode 040000,
+			// a name ending in '/', skip-worktree) standing for a whole
+			// tree outside the sparse cone.
+			idx.sparse = true
+		} else if sig[0] < 'A' || sig[0] > 'Z' {
+			// Required: link (split index), ...
 			return fmt.Errorf("%w: required extension %q", errUnsupported, sig)
 		}
 		body := p.off + 8

@@ -90,6 +90,7 @@ func (r *ixRepo) indexPath() string { return filepath.Join(r.dir, ".git", "index
 type ixWant struct {
 	version      uint32
 	unsupported  bool     // parseIndex must return errUnsupported
+	sparse       bool     // a sparse index (sdir), compared with ls-files --sparse
 	exts         []string // extension signatures the file must hold, so the fixture tests what it claims
 	checkTree    bool     // treeValid must equal tree != ""
 	tree         string   // the root tree's hash when valid
@@ -258,7 +259,7 @@ var ixFixtureDefs = []ixFixtureDef{
 		r.commitAll("c")
 		r.git("sparse-checkout", "init", "--cone", "--sparse-index")
 		r.git("sparse-checkout", "set", "dir")
-		return ixWant{unsupported: true, exts: []string{"sdir"}}
+		return ixWant{version: 3, sparse: true, exts: []string{"sdir"}, skipWorktree: []string{"src/"}}
 	}},
 }
 
@@ -300,7 +301,10 @@ func ixFixture(tb testing.TB, name string) *ixFile {
 			tb.Fatal(err)
 		}
 		f := &ixFile{data: data, want: want}
-		if !want.unsupported {
+		switch {
+		case want.sparse:
+			f.lsFiles = r.git("ls-files", "--stage", "--sparse", "-z")
+		case !want.unsupported:
 			f.lsFiles = r.git("ls-files", "--stage", "-z")
 		}
 		o.file = f
@@ -325,8 +329,8 @@ func withTrailer(body []byte) []byte {
 // bytes (what go-git parses after one depends on its buffering).
 func ixDiff(data []byte) error {
 	mine, err := parseIndex(data)
-	if errors.Is(err, errUnsupported) {
-		return nil
+	if errors.Is(err, errUnsupported) || (err == nil && mine.sparse) {
+		return nil // go-git 5.19.3 rejects the sdir extension: nothing to compare
 	}
 	if len(data) >= sha1.Size && allZero(data[len(data)-sha1.Size:]) {
 		data = withTrailer(data[:len(data)-sha1.Size])
@@ -470,6 +474,9 @@ func TestIndexGit(t *testing.T) {
 			}
 			if err := sameAsLsFiles(idx, f.lsFiles); err != nil {
 				t.Error(err)
+			}
+			if idx.sparse != w.sparse {
+				t.Errorf("sparse = %v, want %v", idx.sparse, w.sparse)
 			}
 			if idx.version != w.version {
 				t.Errorf("version %d, want %d", idx.version, w.version)
@@ -650,7 +657,7 @@ func TestIndexHostile(t *testing.T) {
 		{"extension past the end", newIxBuilder(2, 0).raw("ZZZZ").u32(1).file(), errCorrupt},
 		{"optional extension", newIxBuilder(2, 0).ext("ZZZZ", "anything").file(), nil},
 		{"link", newIxBuilder(2, 0).ext("link", strings.Repeat("\x00", 20)).file(), errUnsupported},
-		{"sdir", newIxBuilder(2, 0).ext("sdir", "").file(), errUnsupported},
+		{"sdir", newIxBuilder(2, 0).ext("sdir", "").file(), nil},
 		{"lower-case unknown", newIxBuilder(2, 0).ext("zzzz", "").file(), errUnsupported},
 		{"EOIE short", newIxBuilder(2, 0).ext("EOIE", "1234").file(), errCorrupt},
 		{"EOIE", newIxBuilder(2, 0).ext("EOIE", strings.Repeat("\x00", 24)).file(), nil},
