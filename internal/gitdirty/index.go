@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -50,8 +51,8 @@ import (
 // refused before it costs gigabytes.
 const maxIndexSize = 512 << 20
 
-// errUnsupported marks an index this reader does not handle: a split
-// (link) index, another required extension, an unknown
+// errUnsupported marks an index this reader does not handle: a required
+// extension other than link and sdir, an unknown
 // version or entry flag. The caller falls back to go-git's Status.
 var errUnsupported = errors.New("git index uses a feature this reader does not handle")
 
@@ -75,6 +76,7 @@ type index struct {
 	entries   []indexEntry // in file order (git keeps them sorted by name, then stage)
 	treeValid bool         // the TREE extension is present and its root entry is valid
 	sparse    bool         // the sdir extension: directory entries may appear
+	link      *splitLink   // a split index's link extension, until readIndex merges the shared index
 	treeHash  plumbing.Hash
 }
 
@@ -114,6 +116,11 @@ func readIndex(path string) (*index, error) {
 	idx, err := parseIndex(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if idx.link != nil {
+		if err := mergeShared(idx, filepath.Dir(path)); err != nil {
+			return nil, err
+		}
 	}
 	return idx, nil
 }
@@ -356,13 +363,13 @@ func (p *indexParser) extensions(idx *index) error {
 		}
 		sig := p.s[p.off : p.off+4]
 		size := p.u32(p.off + 4)
-		if sig == "sdir" {
-			// A sparse index: some entries are directories (mode 040000,
-			// a name ending in '/', skip-worktree) standing for a whole
-			// tree outside the sparse cone.
-			idx.sparse = true
-		} else if sig[0] < 'A' || sig[0] > 'Z' {
-			// Required: link (split index), ...
+		switch {
+		case sig == "link", sig == "sdir":
+			// Required, and read: a split index (split.go) and a sparse
+			// index, whose directory entries (mode 040000, a name ending
+			// in '/', skip-worktree) stand for whole trees outside the
+			// sparse cone.
+		case sig[0] < 'A' || sig[0] > 'Z':
 			return fmt.Errorf("%w: required extension %q", errUnsupported, sig)
 		}
 		body := p.off + 8
@@ -374,6 +381,10 @@ func (p *indexParser) extensions(idx *index) error {
 		switch sig {
 		case "TREE":
 			err = readTree(idx, data)
+		case "link":
+			idx.link, err = parseLink(data)
+		case "sdir":
+			idx.sparse = true
 		case "REUC":
 			err = checkResolveUndo(data)
 		case "EOIE":
