@@ -891,7 +891,6 @@ func dtScenarios() []dtScenario {
 			// entry older than the index, so git never reads the file.
 			// This is what the Rust fledge reports, deterministically.
 			r.git("config", "core.trustctime", "false")
-			dtNextSecond()
 			r.rewrite("README.md", "bbbb\n")
 		})},
 		{name: "config/checkstat-minimal-modified", want: true, setup: dtSimple(func(r *dtRepo) {
