@@ -897,7 +897,7 @@ func dtScenarios() []dtScenario {
 			r.git("config", "core.checkStat", "minimal")
 			r.write("README.md", "bbbbbb\n")
 		})},
-		{name: "config/includeif-excludesfile", want: false, setup: func(t *testing.T) (*dtRepo, string) {
+		{name: "config/include-path-excludesfile", want: false, setup: func(t *testing.T) (*dtRepo, string) {
 			// Config reached through [include] must count too.
 			r := dtCommitted(t)
 			dir := t.TempDir()
@@ -1397,6 +1397,31 @@ func dtScenarios() []dtScenario {
 			dtWriteFile(t, filepath.Join(home, ".config", "git", "config"), "[status]\n\tshowUntrackedFiles = no\n")
 			r := dtCommitted(t)
 			r.write("new.txt", "")
+			return r, ""
+		}},
+		{name: "global/includeif-gitdir-excludesfile", want: false, global: true, setup: func(t *testing.T) (*dtRepo, string) {
+			// The common "work repos get work settings" user config.
+			home := os.Getenv("HOME")
+			r := dtCommitted(t)
+			ex := filepath.Join(home, "work-ignore")
+			extra := filepath.Join(home, "work.gitconfig")
+			dtWriteFile(t, ex, "*.local\n")
+			dtWriteFile(t, extra, "[core]\n\texcludesFile = "+filepath.ToSlash(ex)+"\n")
+			dtWriteFile(t, filepath.Join(home, ".gitconfig"),
+				"[includeIf \"gitdir:"+filepath.ToSlash(filepath.Dir(r.root))+"/\"]\n\tpath = "+filepath.ToSlash(extra)+"\n")
+			r.write("settings.local", "")
+			return r, ""
+		}},
+		{name: "global/includeif-gitdir-not-matching", want: true, global: true, setup: func(t *testing.T) (*dtRepo, string) {
+			home := os.Getenv("HOME")
+			r := dtCommitted(t)
+			ex := filepath.Join(home, "work-ignore")
+			extra := filepath.Join(home, "work.gitconfig")
+			dtWriteFile(t, ex, "*.local\n")
+			dtWriteFile(t, extra, "[core]\n\texcludesFile = "+filepath.ToSlash(ex)+"\n")
+			dtWriteFile(t, filepath.Join(home, ".gitconfig"),
+				"[includeIf \"gitdir:"+filepath.ToSlash(filepath.Join(home, "elsewhere"))+"/\"]\n\tpath = "+filepath.ToSlash(extra)+"\n")
+			r.write("settings.local", "")
 			return r, ""
 		}},
 		{name: "global/showUntrackedFiles-no", want: false, global: true, setup: func(t *testing.T) (*dtRepo, string) {
