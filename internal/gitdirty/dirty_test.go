@@ -481,6 +481,18 @@ func dtScenarios() []dtScenario {
 			r.symlink("main.go", "link")
 			return r, ""
 		}},
+		{name: "typechange/tracked-dir-to-symlink", want: true, unix: true, setup: func(t *testing.T) (*dtRepo, string) {
+			// The same files, reached through a link: git does not follow
+			// it, so src/lib.go and src/util/util.go are gone and src is
+			// an untracked symlink.
+			r := dtCommitted(t)
+			copyDir := filepath.Join(t.TempDir(), "src")
+			dtWriteFile(t, filepath.Join(copyDir, "lib.go"), "package src\n")
+			dtWriteFile(t, filepath.Join(copyDir, "util", "util.go"), "package util\n")
+			r.remove("src")
+			r.symlink(copyDir, "src")
+			return r, ""
+		}},
 		{name: "symlink/clean", want: false, unix: true, setup: func(t *testing.T) (*dtRepo, string) {
 			r := dtCommitted(t)
 			r.symlink("README.md", "link")
@@ -797,6 +809,41 @@ func dtScenarios() []dtScenario {
 			r.write("a.pyc", "")
 			r.write("src/b.pyo", "")
 		})},
+		{name: "ignore/dir-pattern-covers-tracked-dir", want: false, setup: dtSimple(func(r *dtRepo) {
+			// src/ is tracked, and ignored: its tracked files stay
+			// tracked, new files in it are ignored.
+			r.write(".git/info/exclude", "src/\n")
+			r.write("src/new.go", "n\n")
+			r.write("src/util/new.go", "n\n")
+		})},
+		{name: "ignore/crlf-line-endings", want: false, setup: dtIgnoring("*.o\r\nbuild/\r\n", func(r *dtRepo) {
+			r.write("a.o", "")
+			r.write("build/x", "")
+		})},
+		{name: "ignore/utf8-bom", want: false, setup: dtIgnoring("\ufeff*.o\n", func(r *dtRepo) {
+			r.write("a.o", "")
+		})},
+		{name: "ignore/double-star-suffix-allows-reinclude", want: true, setup: dtIgnoring("foo/**\n!foo/keep\n", func(r *dtRepo) {
+			// foo/** ignores what is inside foo, not foo itself, so the
+			// negation can bring foo/keep back (unlike foo/).
+			r.write("foo/keep", "")
+			r.write("foo/other", "")
+		})},
+		{name: "ignore/double-star-suffix-rest-ignored", want: false, setup: dtIgnoring("foo/**\n!foo/keep\n", func(r *dtRepo) {
+			r.write("foo/other", "")
+			r.write("foo/deep/er", "")
+		})},
+		{name: "ignore/symlinked-gitignore-not-followed", want: true, unix: true, setup: func(t *testing.T) (*dtRepo, string) {
+			// git (since 2.32) opens .gitignore with O_NOFOLLOW: a
+			// symlinked one is warned about and not read.
+			r := dtCommitted(t)
+			target := filepath.Join(t.TempDir(), "ignore-rules")
+			dtWriteFile(t, target, "*.o\n")
+			r.symlink(target, ".gitignore")
+			r.commitAll("symlinked ignore")
+			r.write("a.o", "")
+			return r, ""
+		}},
 		{name: "ignore/info-exclude", want: false, setup: dtSimple(func(r *dtRepo) {
 			r.write(".git/info/exclude", "secrets/\n*.swp\n")
 			r.write("secrets/key", "k")
@@ -1622,7 +1669,7 @@ var (
 	fzContents = []string{"aaaa", "bbbb", "", "aaaa\n", "x", "aaaab"}
 	fzTargets  = []string{"a.txt", "d1", "nowhere", "aaaa"}
 	fzPatterns = []string{"*.log", "!keep.log", "d2/", "/new.txt", "*.bin", "x.txt", "d4", "!*.txt",
-		"d1/", "*", "!d.log", "e.txt", "d5/", "/d3", "**/z", "#c"}
+		"d1/", "*", "!d.log", "e.txt", "d5/", "/d3", "**/z", "#c", "d1/**", "!d1/d2/z", "d4/**", "!d2"}
 	fzIgnoreDirs = []string{"", "d1", "d1/d2", "d4", ".git/info"}
 	fzConfigs    = [][2]string{{"core.fileMode", "false"}, {"status.showUntrackedFiles", "no"},
 		{"core.trustctime", "false"}, {"core.untrackedCache", "true"}, {"core.excludesFile", ""}}
