@@ -844,6 +844,54 @@ func dtScenarios() []dtScenario {
 			r.write("a.o", "")
 			return r, ""
 		}},
+		{name: "ignore/whitelist-reincludes-go-files", want: true, setup: dtSimple(func(r *dtRepo) {
+			// "Ignore everything but Go files": directories come back with
+			// !*/, so a new .go file deep down is untracked.
+			r.write(".git/info/exclude", "*\n!*/\n!*.go\n")
+			r.write("notes.txt", "")
+			r.write("newpkg/x.go", "")
+		})},
+		{name: "ignore/whitelist-rest-ignored", want: false, setup: dtSimple(func(r *dtRepo) {
+			r.write(".git/info/exclude", "*\n!*/\n!*.go\n")
+			r.write("notes.txt", "")
+			r.write("newdir/deeper/data.json", "")
+		})},
+		{name: "ignore/double-star-alone", want: false, setup: dtSimple(func(r *dtRepo) {
+			r.write(".git/info/exclude", "**\n")
+			r.write("a", "")
+			r.write("d/e", "")
+		})},
+		{name: "ignore/double-star-middle-matches-zero-dirs", want: false, setup: dtIgnoring("a/**/b\n", func(r *dtRepo) {
+			r.write("a/b", "")
+			r.write("a/x/y/b", "")
+		})},
+		{name: "ignore/leading-double-star-with-slash", want: false, setup: dtIgnoring("**/foo/bar\n", func(r *dtRepo) {
+			r.write("foo/bar", "")
+			r.write("x/y/foo/bar", "")
+		})},
+		{name: "ignore/dir-star-then-negation", want: true, setup: dtIgnoring("d/*\n!d/keep\n", func(r *dtRepo) {
+			r.write("d/x", "")
+			r.write("d/keep", "")
+		})},
+		{name: "ignore/negated-class-bang", want: false, setup: dtIgnoring("*.[!o]\n", func(r *dtRepo) {
+			// wildmatch's [!o] is "not o" (Go's path.Match only knows [^o]).
+			r.write("a.c", "")
+		})},
+		{name: "ignore/negated-class-bang-not-matching", want: true, setup: dtIgnoring("*.[!o]\n", func(r *dtRepo) {
+			r.write("a.o", "")
+		})},
+		{name: "ignore/posix-class", want: false, setup: dtIgnoring("log[[:digit:]].txt\n", func(r *dtRepo) {
+			r.write("log1.txt", "")
+		})},
+		{name: "ignore/escaped-trailing-space", want: false, setup: dtIgnoring("foo\\ \n", func(r *dtRepo) {
+			r.write("foo ", "")
+		})},
+		{name: "ignore/escaped-bang", want: false, setup: dtIgnoring("\\!keep\n", func(r *dtRepo) {
+			r.write("!keep", "")
+		})},
+		{name: "ignore/case-sensitive", want: true, setup: dtIgnoring("*.O\n", func(r *dtRepo) {
+			r.write("a.o", "")
+		})},
 		{name: "ignore/info-exclude", want: false, setup: dtSimple(func(r *dtRepo) {
 			r.write(".git/info/exclude", "secrets/\n*.swp\n")
 			r.write("secrets/key", "k")
@@ -1669,7 +1717,7 @@ var (
 	fzContents = []string{"aaaa", "bbbb", "", "aaaa\n", "x", "aaaab"}
 	fzTargets  = []string{"a.txt", "d1", "nowhere", "aaaa"}
 	fzPatterns = []string{"*.log", "!keep.log", "d2/", "/new.txt", "*.bin", "x.txt", "d4", "!*.txt",
-		"d1/", "*", "!d.log", "e.txt", "d5/", "/d3", "**/z", "#c", "d1/**", "!d1/d2/z", "d4/**", "!d2"}
+		"d1/", "*", "!d.log", "e.txt", "d5/", "/d3", "**/z", "#c", "d1/**", "!d1/d2/z", "d4/**", "!d2", "!*/", "*.[!t]*", "[[:alpha:]].txt"}
 	fzIgnoreDirs = []string{"", "d1", "d1/d2", "d4", ".git/info"}
 	fzConfigs    = [][2]string{{"core.fileMode", "false"}, {"status.showUntrackedFiles", "no"},
 		{"core.trustctime", "false"}, {"core.untrackedCache", "true"}, {"core.excludesFile", ""}}
