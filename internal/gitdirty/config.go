@@ -45,6 +45,9 @@ func (c *checker) readConfig() error {
 	if v, ok := get("core", "fileMode"); ok {
 		c.fileMode = gitBool(v)
 	}
+	if v, ok := get("core", "ignoreCase"); ok {
+		c.fold = gitBool(v)
+	}
 	if v, ok := get("core", "checkStat"); ok {
 		c.minStat = strings.EqualFold(v, "minimal")
 	}
@@ -65,7 +68,7 @@ func (c *checker) readConfig() error {
 		return nil
 	}
 	excludes = expandHome(excludes)
-	ps, err := readPatterns(excludes, nil)
+	ps, err := readPatterns(excludes, "")
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

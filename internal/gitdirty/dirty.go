@@ -83,6 +83,7 @@ type checker struct {
 	indexMod statTime // the index file's mtime, for racy entries
 	fileMode bool     // core.fileMode: the executable bit counts
 	minStat  bool     // core.checkStat=minimal: only mtime seconds and size
+	fold     bool     // core.ignoreCase: ignore rules match case-insensitively
 	noCtime  bool     // core.trustCtime=false: the ctime does not count
 	untrack  bool     // status.showUntrackedFiles is not "no"
 	global   []pattern
@@ -393,17 +394,17 @@ func (c *checker) commonDir() string {
 // ignored: what porcelain's "??" lines show.
 func (c *checker) untracked() (bool, error) {
 	ps := append([]pattern(nil), c.global...)
-	if more, err := readPatterns(filepath.Join(c.commonDir(), "info", "exclude"), nil); err == nil {
+	if more, err := readPatterns(filepath.Join(c.commonDir(), "info", "exclude"), ""); err == nil {
 		ps = append(ps, more...)
 	}
-	return c.walk("", nil, ps, false)
+	return c.walk("", ps, false)
 }
 
 // walk looks through the directory rel (relative, slash-separated, "" for
-// the root; parts is the same path split) for untracked, unignored files.
+// the root) for untracked, unignored files.
 // Inside an untracked directory (onlyUntracked) nothing is tracked, and
 // one such file is enough.
-func (c *checker) walk(rel string, parts []string, ps []pattern, onlyUntracked bool) (bool, error) {
+func (c *checker) walk(rel string, ps []pattern, onlyUntracked bool) (bool, error) {
 	if c.found.Load() {
 		return false, nil
 	}
@@ -418,7 +419,7 @@ func (c *checker) walk(rel string, parts []string, ps []pattern, onlyUntracked b
 	}
 	for _, de := range entries {
 		if de.Name() == ".gitignore" && de.Type().IsRegular() {
-			more, err := readPatterns(filepath.Join(c.root, filepath.FromSlash(rel), ".gitignore"), parts)
+			more, err := readPatterns(filepath.Join(c.root, filepath.FromSlash(rel), ".gitignore"), rel)
 			if err != nil {
 				return false, err
 			}
@@ -437,24 +438,23 @@ func (c *checker) walk(rel string, parts []string, ps []pattern, onlyUntracked b
 		if rel != "" {
 			path = rel + "/" + name
 		}
-		sub := append(parts[:len(parts):len(parts)], name)
 		switch t := de.Type(); {
 		case t.IsRegular() || t&os.ModeSymlink != 0:
 			if !onlyUntracked && c.isTracked(path) {
 				continue
 			}
-			if !match(ps, sub, false) {
+			if !match(ps, path, false, c.fold) {
 				return true, nil
 			}
 		case t.IsDir():
 			if !onlyUntracked && c.isTracked(path) {
 				continue // a submodule: tracked() looks at it
 			}
-			if match(ps, sub, true) {
+			if match(ps, path, true, c.fold) {
 				continue // ignored: untracked files below it are too
 			}
 			under := !onlyUntracked && c.hasTrackedUnder(path+"/")
-			dirty, err := c.walk(path, sub, ps, !under)
+			dirty, err := c.walk(path, ps, !under)
 			if dirty || err != nil {
 				return dirty, err
 			}
