@@ -139,16 +139,21 @@ func newChecker(r *git.Repository, root, gitDir string, depth int) (*checker, er
 // with no empty, "." or ".." component and no .git component. Entries that
 // fail it are never looked up on disk.
 func validPath(p string) bool {
-	if p == "" || p[0] == '/' {
+	if p == "" {
 		return false
 	}
-	for _, part := range strings.Split(p, "/") {
+	for rest := p; ; {
+		part, more, found := strings.Cut(rest, "/")
 		switch {
-		case part == "", part == ".", part == "..", strings.EqualFold(part, ".git"):
+		case part == "", part == ".", part == "..", strings.EqualFold(part, ".git"),
+			strings.IndexByte(part, 0) >= 0:
 			return false
 		}
+		if !found {
+			return true
+		}
+		rest = more
 	}
-	return !strings.ContainsRune(p, 0)
 }
 
 // run runs the three checks and combines them: any difference makes the
@@ -391,24 +396,75 @@ func (c *checker) commonDir() string {
 }
 
 // untracked walks the worktree for a file that is neither tracked nor
-// ignored: what porcelain's "??" lines show.
+// ignored: what porcelain's "??" lines show. The root's subdirectories are
+// walked in parallel, one goroutine per core.
 func (c *checker) untracked() (bool, error) {
 	ps := append([]pattern(nil), c.global...)
 	if more, err := readPatterns(filepath.Join(c.commonDir(), "info", "exclude"), ""); err == nil {
 		ps = append(ps, more...)
 	}
-	return c.walk("", ps, false)
+	var subdirs []subdir
+	dirty, err := c.walk("", ps, span{0, len(c.names)}, &subdirs)
+	if dirty || err != nil || len(subdirs) == 0 {
+		return dirty, err
+	}
+	work := make(chan subdir)
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for range min(runtime.GOMAXPROCS(0), len(subdirs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := range work {
+				dirty, err := c.walk(d.path, d.ps, d.names, nil)
+				if dirty {
+					c.found.Store(true)
+				}
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, d := range subdirs {
+		if c.found.Load() {
+			break
+		}
+		work <- d
+	}
+	close(work)
+	wg.Wait()
+	return c.found.Load(), errors.Join(errs...)
+}
+
+// span is the range of c.names below one directory: every name in it
+// starts with the directory's path and a slash.
+type span struct{ lo, hi int }
+
+// subdir is a directory left for a worker: its path, the ignore rules in
+// force there and the tracked names below it.
+type subdir struct {
+	path  string
+	ps    []pattern
+	names span
 }
 
 // walk looks through the directory rel (relative, slash-separated, "" for
-// the root) for untracked, unignored files.
-// Inside an untracked directory (onlyUntracked) nothing is tracked, and
-// one such file is enough.
-func (c *checker) walk(rel string, ps []pattern, onlyUntracked bool) (bool, error) {
+// the root), whose tracked names are those in names, for an untracked,
+// unignored file. An empty span means an untracked directory, where one
+// such file (or a repository) is enough for git to list it. With defer
+// set, subdirectories are handed back there instead of walked.
+func (c *checker) walk(rel string, ps []pattern, names span, deferred *[]subdir) (bool, error) {
 	if c.found.Load() {
 		return false, nil
 	}
-	f, err := os.Open(filepath.Join(c.root, filepath.FromSlash(rel)))
+	dir := filepath.Join(c.root, filepath.FromSlash(rel))
+	f, err := os.Open(dir)
 	if err != nil {
 		return false, nil // unreadable: git warns and goes on
 	}
@@ -419,59 +475,74 @@ func (c *checker) walk(rel string, ps []pattern, onlyUntracked bool) (bool, erro
 	}
 	for _, de := range entries {
 		if de.Name() == ".gitignore" && de.Type().IsRegular() {
-			more, err := readPatterns(filepath.Join(c.root, filepath.FromSlash(rel), ".gitignore"), rel)
+			more, err := readPatterns(filepath.Join(dir, ".gitignore"), rel)
 			if err != nil {
 				return false, err
 			}
 			ps = append(ps[:len(ps):len(ps)], more...)
 		}
 	}
+	prefix := 0 // bytes of rel and its slash at the start of every name in names
+	if rel != "" {
+		prefix = len(rel) + 1
+	}
+	untrackedDir := names.lo == names.hi
 	for _, de := range entries {
 		name := de.Name()
 		if name == ".git" {
-			if onlyUntracked {
+			if untrackedDir && rel != "" {
 				return true, nil // an untracked repository inside: git lists it
 			}
 			continue
+		}
+		t := de.Type()
+		if !t.IsRegular() && t&os.ModeSymlink == 0 && !t.IsDir() {
+			continue // FIFOs, sockets, devices: git neither tracks nor lists them
+		}
+		if !untrackedDir && c.tracked1(names, prefix, name) {
+			continue // a tracked file, or a submodule: tracked() looks at it
 		}
 		path := name
 		if rel != "" {
 			path = rel + "/" + name
 		}
-		switch t := de.Type(); {
-		case t.IsRegular() || t&os.ModeSymlink != 0:
-			if !onlyUntracked && c.isTracked(path) {
-				continue
-			}
+		if !t.IsDir() {
 			if !match(ps, path, false, c.fold) {
 				return true, nil
 			}
-		case t.IsDir():
-			if !onlyUntracked && c.isTracked(path) {
-				continue // a submodule: tracked() looks at it
-			}
-			if match(ps, path, true, c.fold) {
-				continue // ignored: untracked files below it are too
-			}
-			under := !onlyUntracked && c.hasTrackedUnder(path+"/")
-			dirty, err := c.walk(path, ps, !under)
-			if dirty || err != nil {
-				return dirty, err
-			}
+			continue
 		}
-		// Anything else (FIFOs, sockets, devices) git neither tracks nor lists.
+		if match(ps, path, true, c.fold) {
+			continue // ignored: untracked files below it are too
+		}
+		sub := c.below(names, prefix, name)
+		if deferred != nil {
+			*deferred = append(*deferred, subdir{path, ps, sub})
+			continue
+		}
+		if dirty, err := c.walk(path, ps, sub, nil); dirty || err != nil {
+			return dirty, err
+		}
 	}
 	return false, nil
 }
 
-func (c *checker) isTracked(path string) bool {
-	i := sort.SearchStrings(c.names, path)
-	return i < len(c.names) && c.names[i] == path
+// tracked1 reports whether name, in the directory whose names (each
+// prefix bytes of directory path first) are in s, is tracked itself.
+func (c *checker) tracked1(s span, prefix int, name string) bool {
+	i := s.lo + sort.Search(s.hi-s.lo, func(i int) bool { return c.names[s.lo+i][prefix:] >= name })
+	return i < s.hi && c.names[i][prefix:] == name
 }
 
-func (c *checker) hasTrackedUnder(prefix string) bool {
-	i := sort.SearchStrings(c.names, prefix)
-	return i < len(c.names) && strings.HasPrefix(c.names[i], prefix)
+// below is the span of names under the subdirectory name of the directory
+// s covers.
+func (c *checker) below(s span, prefix int, name string) span {
+	if s.lo == s.hi {
+		return s
+	}
+	lo := s.lo + sort.Search(s.hi-s.lo, func(i int) bool { return c.names[s.lo+i][prefix:] >= name+"/" })
+	hi := lo + sort.Search(s.hi-lo, func(i int) bool { return c.names[lo+i][prefix:] >= name+"0" }) // '0' follows '/'
+	return span{lo, hi}
 }
 
 // splitDir splits "a/b/c" into "a/b" and "c".
