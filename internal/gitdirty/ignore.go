@@ -170,11 +170,19 @@ func matchPathname(path string, p *pattern, fold bool) bool {
 	return wildmatch(pat, name, true, fold)
 }
 
+// equalFold compares as git's fspathncmp does: with core.ignoreCase, ASCII
+// letters only (strings.EqualFold would also fold the Kelvin sign into k,
+// and call any two invalid bytes equal).
 func equalFold(a, b string, fold bool) bool {
-	if fold {
-		return strings.EqualFold(a, b)
+	if !fold || len(a) != len(b) {
+		return a == b
 	}
-	return a == b
+	for i := 0; i < len(a); i++ {
+		if lower(a[i], true) != lower(b[i], true) {
+			return false
+		}
+	}
+	return true
 }
 
 // wildmatch results, as in git's wildmatch.c.
@@ -239,22 +247,27 @@ func dowild(p string, pi int, text string, ti int, pathname, fold bool) int {
 				return wmNoMatch
 			}
 		case '*':
+			// Runs of * collapse. Without pathname, * matches '/' too and
+			// ** is nothing more; with it, ** alone between slashes (or at
+			// either end) matches across them, and any other ** is a *.
 			matchSlash := !pathname
 			pi++
 			if at(p, pi) == '*' {
 				prev := pi - 2
 				for pi++; at(p, pi) == '*'; pi++ {
 				}
-				if (prev < start || p[prev] == '/') &&
-					(pi >= len(p) || p[pi] == '/' || (p[pi] == '\\' && at(p, pi+1) == '/')) {
-					// "**/" after a slash (or at the start) also matches
-					// nothing at all: foo/**/bar matches foo/bar.
-					if at(p, pi) == '/' && dowild(p, pi+1, text, ti, pathname, fold) == wmMatch {
-						return wmMatch
+				if pathname {
+					if (prev < start || p[prev] == '/') &&
+						(pi >= len(p) || p[pi] == '/' || (p[pi] == '\\' && at(p, pi+1) == '/')) {
+						// "**/" after a slash (or at the start) also matches
+						// nothing at all: foo/**/bar matches foo/bar.
+						if at(p, pi) == '/' && dowild(p, pi+1, text, ti, pathname, fold) == wmMatch {
+							return wmMatch
+						}
+						matchSlash = true
+					} else {
+						matchSlash = false
 					}
-					matchSlash = true
-				} else {
-					matchSlash = false
 				}
 			}
 			if pi >= len(p) {
@@ -415,7 +428,7 @@ func posixClass(name string, c byte, fold bool) (m, ok bool) {
 	case "blank":
 		return c == ' ' || c == '\t', true
 	case "cntrl":
-		return (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f, true
+		return c < 0x20 || c == 0x7f, true
 	case "digit":
 		return isDigit, true
 	case "graph":
