@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -169,34 +168,10 @@ func (c *checker) includeIf(cond, from string) bool {
 	return false
 }
 
-// globMatch matches name against a wildmatch pattern in pathname mode: *
-// and ? stay within one path component, ** crosses them. (Bracket classes
-// are matched literally.)
+// globMatch matches name as includeIf does: git's wildmatch in pathname
+// mode.
 func globMatch(pat, name string, fold bool) bool {
-	var re strings.Builder
-	if fold {
-		re.WriteString("(?i)")
-	}
-	re.WriteString("^")
-	for i := 0; i < len(pat); i++ {
-		switch ch := pat[i]; {
-		case strings.HasPrefix(pat[i:], "**/"):
-			re.WriteString("(?:.*/)?")
-			i += 2
-		case strings.HasPrefix(pat[i:], "**"):
-			re.WriteString(".*")
-			i++
-		case ch == '*':
-			re.WriteString("[^/]*")
-		case ch == '?':
-			re.WriteString("[^/]")
-		default:
-			re.WriteString(regexp.QuoteMeta(pat[i : i+1]))
-		}
-	}
-	re.WriteString("$")
-	ok, err := regexp.MatchString(re.String(), name)
-	return err == nil && ok
+	return wildmatch(pat, name, true, fold)
 }
 
 // configPaths lists the system and global config files in git's order.

@@ -27,6 +27,8 @@ func TestGlobMatch(t *testing.T) {
 		{"main", "maintenance", false, false},
 		{"/a.b/**", "/axb/c", false, false}, // regexp metacharacters are literal
 		{"/päth/**", "/päth/x", false, true},
+		{"/home/[uv]/**", "/home/v/x/.git", false, true},
+		{"/home/[!uv]/**", "/home/v/x/.git", false, false},
 	} {
 		if got := globMatch(tc.pat, tc.name, tc.fold); got != tc.want {
 			t.Errorf("globMatch(%q, %q, fold=%v) = %v, want %v", tc.pat, tc.name, tc.fold, got, tc.want)
