@@ -159,43 +159,56 @@ func validPath(p string) bool {
 // run runs the three checks and combines them: any difference makes the
 // worktree dirty, whatever errors the other checks met.
 func (c *checker) run() (bool, error) {
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
-	check := func(f func() (bool, error)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			dirty, err := f()
-			if dirty {
-				c.found.Store(true)
-			}
-			if err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		}()
-	}
-	check(c.staged)
+	g := checks{c: c}
+	g.goCheck(c.staged)
 	// Tracked files in chunks, one per core, as git's preload-index does.
 	n := runtime.GOMAXPROCS(0)
 	entries := c.idx.entries
 	per := (len(entries) + n - 1) / n
 	for lo := 0; lo < len(entries); lo += per {
 		chunk := entries[lo:min(lo+per, len(entries))]
-		check(func() (bool, error) { return c.tracked(chunk) })
+		g.goCheck(func() (bool, error) { return c.tracked(chunk) })
 	}
 	if c.untrack {
-		check(c.untracked)
+		g.goCheck(c.untracked)
 	}
-	wg.Wait()
-	if c.found.Load() {
+	return g.wait()
+}
+
+// checks runs checks concurrently: the first difference any of them
+// finds sets c.found (which the others poll to stop early), and their
+// errors are collected.
+type checks struct {
+	c    *checker
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	errs []error
+}
+
+func (g *checks) goCheck(f func() (bool, error)) {
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		dirty, err := f()
+		if dirty {
+			g.c.found.Store(true)
+		}
+		if err != nil {
+			g.mu.Lock()
+			g.errs = append(g.errs, err)
+			g.mu.Unlock()
+		}
+	}()
+}
+
+// wait waits for the checks: any difference makes the worktree dirty,
+// whatever errors the others met.
+func (g *checks) wait() (bool, error) {
+	g.wg.Wait()
+	if g.c.found.Load() {
 		return true, nil
 	}
-	return false, errors.Join(errs...)
+	return false, errors.Join(g.errs...)
 }
 
 // ---- the index against HEAD ----
@@ -409,27 +422,19 @@ func (c *checker) untracked() (bool, error) {
 		return dirty, err
 	}
 	work := make(chan subdir)
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
+	g := checks{c: c}
 	for range min(runtime.GOMAXPROCS(0), len(subdirs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.goCheck(func() (bool, error) {
+			var errs []error
 			for d := range work {
 				dirty, err := c.walk(d.path, d.ps, d.names, nil)
 				if dirty {
 					c.found.Store(true)
 				}
-				if err != nil {
-					mu.Lock()
-					errs = append(errs, err)
-					mu.Unlock()
-				}
+				errs = append(errs, err)
 			}
-		}()
+			return false, errors.Join(errs...)
+		})
 	}
 	for _, d := range subdirs {
 		if c.found.Load() {
@@ -438,8 +443,7 @@ func (c *checker) untracked() (bool, error) {
 		work <- d
 	}
 	close(work)
-	wg.Wait()
-	return c.found.Load(), errors.Join(errs...)
+	return g.wait()
 }
 
 // span is the range of c.names below one directory: every name in it
