@@ -25,22 +25,10 @@ const maxIncludeDepth = 10
 // files its include and includeIf (gitdir, gitdir/i, onbranch) sections
 // name.
 func (c *checker) readConfig() error {
-	var files []*config.Config
-	for _, path := range append(configPaths(), filepath.Join(c.commonDir(), "config")) {
-		files = c.appendConfig(files, path, 0)
+	for _, path := range append(configPaths(), filepath.Join(c.commonDir, "config")) {
+		c.config = c.appendConfig(c.config, path, 0)
 	}
-
-	get := func(section, key string) (string, bool) {
-		for i := len(files) - 1; i >= 0; i-- {
-			for j := len(files[i].Sections) - 1; j >= 0; j-- {
-				s := files[i].Sections[j]
-				if s.IsName(section) && s.HasOption(key) {
-					return s.Option(key), true
-				}
-			}
-		}
-		return "", false
-	}
+	get := func(section, key string) (string, bool) { return c.option(section, "", key) }
 	if v, ok := get("core", "fileMode"); ok {
 		c.fileMode = gitBool(v)
 	}
@@ -73,6 +61,28 @@ func (c *checker) readConfig() error {
 	}
 	c.global = ps
 	return nil
+}
+
+// option finds key in section (and subsection, "" for none) in the config
+// files read, the last setting winning, as in git.
+func (c *checker) option(section, subsection, key string) (string, bool) {
+	for i := len(c.config) - 1; i >= 0; i-- {
+		for j := len(c.config[i].Sections) - 1; j >= 0; j-- {
+			s := c.config[i].Sections[j]
+			switch {
+			case !s.IsName(section):
+			case subsection == "":
+				if s.HasOption(key) {
+					return s.Option(key), true
+				}
+			case s.HasSubsection(subsection):
+				if ss := s.Subsection(subsection); ss.HasOption(key) {
+					return ss.Option(key), true
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 // appendConfig appends the config file at path, then the files it

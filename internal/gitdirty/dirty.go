@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
@@ -75,26 +76,28 @@ func goGitDirty(wt *git.Worktree) (bool, error) {
 // HEAD, tracked files against the index, untracked files) run
 // concurrently; the first to find a difference stops the others.
 type checker struct {
-	repo     *git.Repository
-	root     string // the worktree, absolute
-	gitDir   string // this worktree's git directory (holds index, info/exclude)
-	idx      *index
-	names    []string // idx's entry names, sorted, for lookups
-	indexMod statTime // the index file's mtime, for racy entries
-	fileMode bool     // core.fileMode: the executable bit counts
-	minStat  bool     // core.checkStat=minimal: only mtime seconds and size
-	fold     bool     // core.ignoreCase: ignore rules match case-insensitively
-	noCtime  bool     // core.trustCtime=false: the ctime does not count
-	untrack  bool     // status.showUntrackedFiles is not "no"
-	global   []pattern
-	ignore   map[string]string // submodule path → its .gitmodules ignore setting
-	depth    int               // how deep in submodules this repository is
+	repo      *git.Repository
+	root      string           // the worktree, absolute
+	gitDir    string           // this worktree's git directory (holds the index)
+	commonDir string           // the git directory all worktrees share (config, info/exclude)
+	config    []*config.Config // the config files git reads, lowest priority first
+	idx       *index
+	names     []string // idx's entry names, sorted, for lookups
+	indexMod  statTime // the index file's mtime, for racy entries
+	fileMode  bool     // core.fileMode: the executable bit counts
+	minStat   bool     // core.checkStat=minimal: only mtime seconds and size
+	fold      bool     // core.ignoreCase: ignore rules match case-insensitively
+	noCtime   bool     // core.trustCtime=false: the ctime does not count
+	untrack   bool     // status.showUntrackedFiles is not "no"
+	global    []pattern
+	ignore    map[string]string // submodule path → its .gitmodules ignore setting
+	depth     int               // how deep in submodules this repository is
 
 	found atomic.Bool
 }
 
 func newChecker(r *git.Repository, root, gitDir string, depth int) (*checker, error) {
-	c := &checker{repo: r, root: root, gitDir: gitDir, depth: depth, fileMode: true, untrack: true}
+	c := &checker{repo: r, root: root, gitDir: gitDir, commonDir: commonDir(gitDir), depth: depth, fileMode: true, untrack: true}
 	indexPath := filepath.Join(gitDir, "index")
 	fi, err := os.Stat(indexPath)
 	switch {
@@ -396,14 +399,14 @@ func symlinkHash(target string) plumbing.Hash {
 
 // commonDir is the git directory shared by all worktrees: a linked
 // worktree's git directory names it in its commondir file.
-func (c *checker) commonDir() string {
-	data, err := bounded.ReadFile(filepath.Join(c.gitDir, "commondir"), 4096)
+func commonDir(gitDir string) string {
+	data, err := bounded.ReadFile(filepath.Join(gitDir, "commondir"), 4096)
 	if err != nil {
-		return c.gitDir
+		return gitDir
 	}
 	dir := strings.TrimSpace(string(data))
 	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(c.gitDir, dir)
+		dir = filepath.Join(gitDir, dir)
 	}
 	return dir
 }
@@ -413,7 +416,7 @@ func (c *checker) commonDir() string {
 // walked in parallel, one goroutine per core.
 func (c *checker) untracked() (bool, error) {
 	ps := append([]pattern(nil), c.global...)
-	if more, err := readPatterns(filepath.Join(c.commonDir(), "info", "exclude"), ""); err == nil {
+	if more, err := readPatterns(filepath.Join(c.commonDir, "info", "exclude"), ""); err == nil {
 		ps = append(ps, more...)
 	}
 	var subdirs []subdir

@@ -20,8 +20,8 @@ const maxSubmoduleDepth = 8
 // readModules reads each submodule's ignore setting from .gitmodules, the
 // setting that decides how much of its state git status reports: "all"
 // nothing, "dirty" only a different commit, "untracked" also changed
-// files, "none" (the default) also untracked files. The repository's own
-// config (submodule.<name>.ignore) overrides it, as in git.
+// files, "none" (the default) also untracked files. Config
+// (submodule.<name>.ignore) overrides it, as in git.
 func (c *checker) readModules() error {
 	hasLinks := false
 	for i := range c.idx.entries {
@@ -44,16 +44,12 @@ func (c *checker) readModules() error {
 	if err := config.NewDecoder(bytes.NewReader(data)).Decode(mods); err != nil {
 		return nil // git warns about a broken .gitmodules and goes on
 	}
-	local, err := c.repo.Config()
-	if err != nil {
-		return err
-	}
 	c.ignore = map[string]string{}
 	for _, s := range mods.Section("submodule").Subsections {
 		path := s.Option("path")
 		ignore := s.Option("ignore")
-		if o := local.Raw.Section("submodule").Subsection(s.Name); o.HasOption("ignore") {
-			ignore = o.Option("ignore")
+		if v, ok := c.option("submodule", s.Name, "ignore"); ok {
+			ignore = v
 		}
 		if path != "" && ignore != "" {
 			c.ignore[path] = strings.ToLower(ignore)
