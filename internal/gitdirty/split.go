@@ -1,7 +1,6 @@
 package gitdirty
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
@@ -67,7 +66,7 @@ func ewahLen(s string) (int, error) {
 	if len(s) < 8 {
 		return 0, fmt.Errorf("%w: EWAH bitmap cut short", errCorrupt)
 	}
-	words := uint64(binary.BigEndian.Uint32([]byte(s[4:8])))
+	words := uint64(be32(s[4:]))
 	n := 8 + words*8 + 4
 	if n > uint64(len(s)) {
 		return 0, fmt.Errorf("%w: EWAH bitmap of %d words runs past the end", errCorrupt, words)
@@ -83,12 +82,12 @@ func ewahBits(s string, n int) ([]uint64, error) {
 	if s == "" {
 		return out, nil
 	}
-	if bits := binary.BigEndian.Uint32([]byte(s[0:4])); uint64(bits) > uint64(n) {
+	if bits := be32(s); uint64(bits) > uint64(n) {
 		return nil, fmt.Errorf("%w: EWAH bitmap of %d bits for %d shared entries", errCorrupt, bits, n)
 	}
-	words := int(binary.BigEndian.Uint32([]byte(s[4:8])))
+	words := int(be32(s[4:]))
 	w := s[8 : 8+words*8]
-	word := func(i int) uint64 { return binary.BigEndian.Uint64([]byte(w[i*8 : i*8+8])) }
+	word := func(i int) uint64 { return uint64(be32(w[i*8:]))<<32 | uint64(be32(w[i*8+4:])) }
 	pos := 0 // in 64-bit words of out
 	for i := 0; i < words; {
 		rlw := word(i)
