@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/go-git/go-git/v5"
 )
@@ -18,17 +17,13 @@ import (
 func benchRepo(b *testing.B, n int) string {
 	b.Helper()
 	dir := b.TempDir()
-	home := b.TempDir()
+	dtEnv(b)
 	gitCmd := func(args ...string) {
-		c := exec.Command("git", args...)
-		c.Dir = dir
-		c.Env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "XDG_CONFIG_HOME="+home)
-		if out, err := c.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v\n%s", args, err, out)
+		if _, err := dtGit(dir, args...); err != nil {
+			b.Fatal(err)
 		}
 	}
 	gitCmd("init", "-q", "-b", "main")
-	hourAgo := time.Now().Add(-time.Hour)
 	for i := 0; i < n; i++ {
 		p := filepath.Join(dir, fmt.Sprintf("pkg%02d", i%50), "file"+strconv.Itoa(i)+".txt")
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -37,7 +32,7 @@ func benchRepo(b *testing.B, n int) string {
 		if err := os.WriteFile(p, []byte(fmt.Sprintf("line %d\n", i)), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		if err := os.Chtimes(p, hourAgo, hourAgo); err != nil {
+		if err := os.Chtimes(p, dtOld, dtOld); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -45,10 +40,7 @@ func benchRepo(b *testing.B, n int) string {
 		b.Fatal(err)
 	}
 	gitCmd("add", "-A")
-	gitCmd("-c", "user.name=bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "init")
-	b.Setenv("HOME", home)
-	b.Setenv("XDG_CONFIG_HOME", home)
-	b.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	gitCmd("commit", "-q", "-m", "init")
 	return dir
 }
 
