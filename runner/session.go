@@ -87,9 +87,9 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 		s.cwd = wd
 	}
 	s.project = DetectProject(s.cwd, r.UserHome)
-	// The project's git state is read while the plugin starts: both take
-	// about a millisecond and neither needs the other. start touches
-	// nothing initMessage reads.
+	// The project's git state is read while the plugin starts: neither
+	// needs the other (start touches nothing initMessage reads), and the
+	// git state takes milliseconds in a large project.
 	initc := make(chan protocol.Init, 1)
 	go func() { initc <- s.initMessage() }()
 	if err := s.start(); err != nil {
