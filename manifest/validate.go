@@ -10,6 +10,8 @@ import (
 	"unicode"
 
 	"github.com/Masterminds/semver/v3"
+
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Severity says whether a Problem blocks installation.
@@ -138,8 +140,8 @@ func (m *Manifest) Validate() Problems {
 	default:
 		add(SeverityError, "plugin.runtime", fmt.Sprintf("unknown runtime %q", m.Plugin.Runtime), "use \"native\" (the default) or \"wasm\"")
 	}
-	if hasControl(m.Plugin.Description) {
-		add(SeverityWarning, "plugin.description", "contains control characters, which fledge strips before display", "remove them")
+	if u := termsafe.FirstUnsafe(m.Plugin.Description, true); u != nil {
+		add(SeverityWarning, "plugin.description", "contains "+u.String()+", which fledge shows escaped", "remove it")
 	}
 
 	if len(m.Plugin.LegacyCommands) > 0 {
@@ -171,8 +173,8 @@ func (m *Manifest) Validate() Problems {
 	}
 
 	for _, name := range HookNames {
-		if strings.ContainsRune(m.Hooks.Get(name), 0) {
-			add(SeverityError, "hooks."+name, "contains a NUL byte", "remove it")
+		if msg := CheckCommand(m.Hooks.Get(name)); msg != "" {
+			add(SeverityError, "hooks."+name, msg, "remove it: what fledge runs is shown byte-exact, never cleaned")
 		}
 	}
 
@@ -226,8 +228,8 @@ func CheckName(name string) string {
 		return fmt.Sprintf("%q starts with '-', which reads as a flag", name)
 	case strings.HasPrefix(name, "."):
 		return fmt.Sprintf("%q starts with '.', which hides it and can name '.' or '..'", name)
-	case hasControl(name):
-		return fmt.Sprintf("%q contains control characters", name)
+	case termsafe.FirstUnsafe(name, false) != nil:
+		return fmt.Sprintf("%q contains %s", name, termsafe.FirstUnsafe(name, false))
 	}
 	for _, r := range name {
 		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.')) {
@@ -243,8 +245,8 @@ func CheckBinaryPath(p string) string {
 	switch {
 	case p == "":
 		return "is missing"
-	case hasControl(p):
-		return "contains control characters"
+	case termsafe.FirstUnsafe(p, false) != nil:
+		return fmt.Sprintf("%q contains %s, which a terminal would hide or obey", p, termsafe.FirstUnsafe(p, false))
 	case filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`):
 		return fmt.Sprintf("%q is absolute; binaries must live inside the plugin", p)
 	case !filepath.IsLocal(filepath.FromSlash(p)):
@@ -306,11 +308,18 @@ func Within(root, path string) bool {
 	return err == nil && filepath.IsLocal(rel) || rel == "."
 }
 
-func hasControl(s string) bool {
-	for _, r := range s {
-		if unicode.IsControl(r) && r != '\n' && r != '\t' {
-			return true
-		}
+// CheckCommand returns why a command that fledge runs through the shell (a
+// hook, a build command) cannot be shown byte-exact, or "". Newlines and
+// tabs are allowed (they are shown escaped); anything the sanitiser would
+// alter is not: a string that a terminal would show differently from what
+// runs could hide code from the approval it needs.
+func CheckCommand(cmd string) string {
+	u := termsafe.FirstUnsafe(cmd, true)
+	switch {
+	case u == nil:
+		return ""
+	case u.Rune == '\r' && strings.HasPrefix(cmd[u.Offset+1:], "\n"):
+		return "contains " + u.String() + ": plugin.toml has Windows line endings inside a multi-line string; save it with LF line endings"
 	}
-	return false
+	return "contains " + u.String() + ", which a terminal would hide or obey, so what is shown would not be what runs"
 }

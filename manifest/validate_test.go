@@ -76,7 +76,7 @@ func TestValidate(t *testing.T) {
 			want: []want{{SeverityWarning, "plugin.runtime", []string{"wasm"}}}},
 		{name: "runtime jvm", toml: plugin(`"p"`, `"1.0.0"`, `runtime = "jvm"`), want: []want{{SeverityError, "plugin.runtime", []string{"jvm"}}}},
 		{name: "description control", toml: plugin(`"p"`, `"1.0.0"`, `description = "hi\u001b[2J"`), clean: true,
-			want: []want{{SeverityWarning, "plugin.description", []string{"control"}}}},
+			want: []want{{SeverityWarning, "plugin.description", []string{"control", "escaped"}}}},
 
 		// commands
 		{name: "no commands", toml: "[plugin]\nname = \"p\"\nversion = \"1.0.0\"\n", clean: true,
@@ -138,7 +138,27 @@ func TestValidate(t *testing.T) {
 		{name: "unknown hook", toml: validBase + "[hooks]\npre_commit = \"x\"\n", clean: true,
 			want: []want{{SeverityWarning, "hooks.pre_commit", []string{"unknown"}}}},
 		{name: "hook NUL", toml: validBase + "[hooks]\nbuild = \"make\\u0000x\"\n",
-			want: []want{{SeverityError, "hooks.build", []string{"NUL"}}}},
+			want: []want{{SeverityError, "hooks.build", []string{"U+0000", "byte 4"}}}},
+		// What runs is shown byte-exact: a hook holding anything the
+		// sanitiser would remove (here the 8-bit OSC … BEL that hid a
+		// payload on the approval form) is an error, naming the field.
+		{name: "hook hidden by 8-bit osc", toml: validBase + "[hooks]\nbuild = \"make #\u009d\\ntouch $HOME/pwned\\n#\\u0007\"\n",
+			want: []want{{SeverityError, "hooks.build", []string{"U+009D", "byte 6", "byte-exact"}}}},
+		{name: "hook hidden by 7-bit osc", toml: validBase + "[hooks]\npost_install = \"make #\\u001b]0;\\ntouch x\\n#\\u0007\"\n",
+			want: []want{{SeverityError, "hooks.post_install", []string{"U+001B", "ESC"}}}},
+		{name: "hook bidi", toml: validBase + "[hooks]\npost_remove = \"rm -rf ./cache \\u202e\"\n",
+			want: []want{{SeverityError, "hooks.post_remove", []string{"U+202E"}}}},
+		{name: "hook zero width", toml: validBase + "[hooks]\npre_init = \"a\\u200bb\"\n",
+			want: []want{{SeverityError, "hooks.pre_init", []string{"U+200B"}}}},
+		{name: "hook carriage return", toml: validBase + "[hooks]\npost_work_start = \"safe\\rEVIL\"\n",
+			want: []want{{SeverityError, "hooks.post_work_start", []string{"carriage return"}}}},
+		{name: "hook crlf", toml: validBase + "[hooks]\npre_push = \"\"\"\r\nmake\r\n\"\"\"\n",
+			want: []want{{SeverityError, "hooks.pre_push", []string{"LF line endings"}}}},
+		{name: "hook newline and tab", toml: validBase + "[hooks]\nbuild = '''\nmake \\\n\tall\necho 'a\\nb'\n'''\n", clean: true},
+		{name: "binary bidi", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \"bin/\\u202ex\"\n"),
+			want: []want{{SeverityError, "commands[0] (x).binary", []string{"U+202E"}}}},
+		{name: "binary newline", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \"bin/a\\nb\"\n"),
+			want: []want{{SeverityError, "commands[0] (x).binary", []string{"newline"}}}},
 		{name: "filesystem unknown scope", toml: validBase + "[capabilities]\nfilesystem = \"everything\"\n", clean: true,
 			want: []want{{SeverityWarning, "capabilities.filesystem", []string{"everything"}}}},
 		{name: "filesystem project", toml: validBase + "[capabilities]\nfilesystem = \"project\"\n", clean: true},

@@ -1,7 +1,20 @@
 // Package termsafe is the one sanitiser for text that reaches a terminal:
 // manifest fields, registry descriptions, plugin log, progress and prompt
-// text, errors. It removes escape sequences (CSI, OSC, DCS and the rest, in
-// their 7- and 8-bit forms), control characters, and the bidi and zero-width
-// characters that make text read differently from what it is, while leaving
-// ordinary text, including non-ASCII letters and emoji, readable.
+// text, errors. One classifier decides which characters cannot be shown as
+// themselves: escape sequences (CSI, OSC, DCS and the rest, in their 7- and
+// 8-bit forms), control characters, and the bidi and zero-width characters
+// that make text read differently from what it is. Ordinary text, including
+// non-ASCII letters and emoji, is never touched.
+//
+// It offers three treatments of those characters, chosen by what the text is:
+//   - Escape (and EscapeText for messages) writes each one as a visible
+//     escape, so nothing is hidden and nothing is lost: for text that matters
+//     as it is (names, versions, sources, paths, commands, errors quoting
+//     them). Unescape reverses Escape exactly.
+//   - FirstUnsafe finds the first one, for refusing strings that will be
+//     executed (hooks, build commands, binary paths): fledge shows those
+//     byte-exact or refuses them.
+//   - Text, Line and Styled remove them, for text meant to be rendered
+//     (plugin output and log messages, build output), where an escape
+//     sequence is presentation, not content.
 package termsafe

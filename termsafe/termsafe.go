@@ -7,7 +7,9 @@ import (
 )
 
 // Text returns s with every escape sequence and unsafe character removed.
-// Newlines and tabs survive.
+// Newlines and tabs survive. It is for text meant to be rendered (plugin
+// output and log messages): where the text itself matters — a name, a
+// source, a command — use Escape, which hides nothing.
 func Text(s string) string { return clean(s, false, true) }
 
 // Line is Text for single-line fields: newlines and tabs become spaces.
@@ -40,7 +42,7 @@ func clean(s string, keepSGR, multiline bool) string {
 			i++
 			continue
 		}
-		if r >= 0x80 && r <= 0x9f {
+		if isC1(r) {
 			// C1 controls: CSI (0x9b), OSC (0x9d), DCS (0x90) and friends
 			// introduce sequences on terminals that honour 8-bit controls.
 			i += size + c1BodyLen(r, s[i+size:])
@@ -81,21 +83,31 @@ func isPlainASCII(s string, multiline bool) bool {
 	return true
 }
 
-// unsafeRune reports control, format (bidi overrides, zero-width) and other
-// invisible characters that have no place in displayed text.
+// unsafeRune is the one classifier of characters that cannot be shown as
+// themselves: C0 controls (ESC, CR, BEL, backspace, and also newline and
+// tab, which each caller keeps or not), DEL, C1 controls, format characters
+// (bidi controls, zero-width characters, BOM, tags), line and paragraph
+// separators, and private-use and surrogate code points. The strippers
+// remove them (ESC and C1 with the sequence they introduce), Escape writes
+// them as escapes, and FirstUnsafe finds them, so what is refused, what is
+// escaped and what is stripped never drift apart.
 func unsafeRune(r rune) bool {
 	switch {
-	case r < 0x20, r == 0x7f:
+	case r < 0x20, r == 0x7f, isC1(r):
 		return true
+	case r < utf8.RuneSelf:
+		return false
 	case unicode.Is(unicode.Cf, r): // bidi controls, zero-width, BOM, tags
 		return true
 	case r == 0x2028 || r == 0x2029: // line and paragraph separators
 		return true
-	case unicode.Is(unicode.Co, r) || unicode.Is(unicode.Cs, r) || r == utf8.RuneError:
-		return r != utf8.RuneError
+	case unicode.Is(unicode.Co, r) || unicode.Is(unicode.Cs, r):
+		return true
 	}
 	return false
 }
+
+func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
 // escapeLen returns the length of the escape sequence at the start of s
 // (which begins with ESC) and whether it is an SGR sequence. An unterminated

@@ -56,7 +56,8 @@ func TestStyledKeepsOnlyColour(t *testing.T) {
 }
 
 func FuzzText(f *testing.F) {
-	for _, s := range []string{"hello", "\x1b[31mx", "\x1b]0;t\x07", "a\u202eb", "\u009b31m", "\x1bP\x1b\\"} {
+	for _, s := range []string{"hello", "\x1b[31mx", "\x1b]0;t\x07", "a\u202eb", "\u009b31m", "\x1bP\x1b\\",
+		"make #\u009d\ntouch $HOME/pwned\n#\x07", "a\r\nb", "a\xffb", "\U000e0041"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -79,6 +80,14 @@ func FuzzText(f *testing.F) {
 		st := Styled(s)
 		if strings.Contains(st, "\x1b]") || strings.Contains(st, "\x1bP") {
 			t.Fatalf("string sequence survived Styled: %q", st)
+		}
+		// The check is the sanitiser's own rule: what it passes, the
+		// strippers leave alone, and what they would alter, it finds.
+		if FirstUnsafe(s, true) == nil && Text(s) != s {
+			t.Fatalf("FirstUnsafe passed %q, which Text alters to %q", s, Text(s))
+		}
+		if FirstUnsafe(s, false) == nil && Line(s) != s {
+			t.Fatalf("FirstUnsafe passed %q, which Line alters to %q", s, Line(s))
 		}
 	})
 }
