@@ -69,7 +69,7 @@ type HookError struct {
 }
 
 func (e *HookError) Error() string {
-	msg := fmt.Sprintf("%s (%s) failed: %v", e.Hook, e.Command, e.Err)
+	msg := fmt.Sprintf("%s (%s) failed: %v", e.Hook, termsafe.Escape(e.Command), e.Err)
 	if e.Tail != "" {
 		msg += "\nlast lines of output:\n" + e.Tail
 	}
@@ -78,11 +78,38 @@ func (e *HookError) Error() string {
 
 func (e *HookError) Unwrap() error { return e.Err }
 
+// UnsafeCommandError reports a hook or build command that fledge refuses
+// to run because a terminal would not show it as it is.
+type UnsafeCommandError struct {
+	Hook    string
+	Command string
+	// Reason says what it contains, and where.
+	Reason string
+}
+
+func (e *UnsafeCommandError) Error() string {
+	return fmt.Sprintf("the %s hook (%s) is not run: it %s", e.Hook, termsafe.Escape(e.Command), e.Reason)
+}
+
+// checkCommand refuses a command that a terminal would show differently
+// from what runs. Validation refuses such hooks before approval; this
+// guards every run, including hooks recorded before that rule existed.
+func checkCommand(name, command string) error {
+	if msg := manifest.CheckCommand(command); msg != "" {
+		return &UnsafeCommandError{Hook: name, Command: command, Reason: msg}
+	}
+	return nil
+}
+
 // runHook runs a hook command in dir with its output streamed, sanitised, to
 // out. A command that names a file inside dir is executed directly (as the
 // Rust fledge does for script hooks); anything else runs through the shell,
-// so hooks such as `swift build && cp …` work.
+// so hooks such as `swift build && cp …` work. A command that cannot be
+// shown byte-exact never runs.
 func runHook(ctx context.Context, name, command, dir string, env []string, out io.Writer) error {
+	if err := checkCommand(name, command); err != nil {
+		return err
+	}
 	cmd := hookCommand(ctx, command, dir)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -128,7 +155,9 @@ func hookCommand(ctx context.Context, command, dir string) *exec.Cmd {
 }
 
 // lineSanitizer writes complete lines through termsafe, so a build cannot
-// move the cursor or retitle the terminal, and keeps the last lines.
+// move the cursor or retitle the terminal, and keeps the last lines. Build
+// output is rendered text, not something the user approves, so escape
+// sequences are stripped rather than shown escaped.
 type lineSanitizer struct {
 	mu   sync.Mutex
 	w    io.Writer

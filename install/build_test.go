@@ -265,3 +265,31 @@ func TestRunHookHugeLine(t *testing.T) {
 		t.Errorf("the line came out in %d pieces, want at least %d (bounded buffering)", out.lines, min)
 	}
 }
+
+// A hook that cannot be shown byte-exact never runs, whoever calls runHook
+// (a recorded post_remove, a build command): the 8-bit OSC … BEL here hid
+// the second line on every display.
+func TestRunHookRefusesWhatCannotBeShown(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	dir := t.TempDir()
+	for _, cmd := range []string{
+		"true #\u009d\ntouch pwned\n#\x07",
+		"true #\x1b]0;\ntouch pwned\n#\x07",
+		"touch pwned \u202e",
+		"true\rtouch pwned",
+	} {
+		var out bytes.Buffer
+		err := runHook(context.Background(), manifest.HookPostRemove, cmd, dir, os.Environ(), &out)
+		var ue *UnsafeCommandError
+		if !errors.As(err, &ue) || ue.Hook != manifest.HookPostRemove {
+			t.Fatalf("runHook(%q) = %v, want an *UnsafeCommandError", cmd, err)
+		}
+		if msg := err.Error(); strings.ContainsAny(msg, "\x1b\x07\r\n\u009d\u202e") || !strings.Contains(msg, "post_remove") {
+			t.Errorf("the refusal hides or loses text: %q", msg)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+			t.Fatalf("runHook ran %q", cmd)
+		}
+	}
+}

@@ -106,7 +106,7 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string
 	tier := registry.TierOfSource(src, in.Trust)
 	switch {
 	case src.Kind == registry.SourceGit:
-		in.logf("Fetching %s (%s)...\n", termsafe.Line(src.String()), tier)
+		in.logf("Fetching %s (%s)...\n", termsafe.Escape(src.String()), tier)
 		refs, err := gitfetch.ListRefs(ctx, src.URL, in.Git)
 		if err != nil {
 			return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
@@ -130,7 +130,7 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string
 		src.Path, src.Display = real, real
 		f := &fetched{src: src, dir: real, kind: lockfile.KindLocalLink, commit: localCommit(real)}
 		if in.Copy {
-			in.logf("Copying %s...\n", termsafe.Line(real))
+			in.logf("Copying %s...\n", termsafe.Escape(real))
 			if err := copyTree(real, tree); err != nil {
 				return nil, fmt.Errorf("copy %s: %w", real, err)
 			}
@@ -261,6 +261,13 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 			c.req.Hooks = append(c.req.Hooks, HookItem{Name: h, Command: cmd})
 		}
 	}
+	// Validate refused declared hooks that cannot be shown; this also
+	// covers a detected build command, before anything is shown or run.
+	for _, h := range c.req.Hooks {
+		if err := checkCommand(h.Name, h.Command); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
 }
 
@@ -273,7 +280,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		if hooks[manifest.HookBuild] != c.buildCmd {
 			return nil, &ApprovalError{Plugin: name, Tier: c.res.Tier, Missing: []string{GrantHooks}, Reason: "its build command was not approved"}
 		}
-		in.logf("Building %s: %s\n", name, termsafe.Line(c.buildCmd))
+		in.logf("Building %s: %s\n", name, termsafe.Escape(c.buildCmd))
 		if err := runHook(ctx, "build", c.buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
 			return nil, err
 		}
@@ -424,7 +431,7 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 		in.logf("warning: %v\n", err)
 	}
 	if hook, ok := entry.Hooks[manifest.HookPostInstall]; ok {
-		in.logf("Running post_install for %s: %s\n", entry.Name, termsafe.Line(hook))
+		in.logf("Running post_install for %s: %s\n", entry.Name, termsafe.Escape(hook))
 		if err := runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), in.hookEnv(finalDir(final, f)), in.Log); err != nil {
 			return false, err
 		}

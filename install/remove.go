@@ -59,9 +59,16 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 		if r.Log != nil {
 			fmt.Fprintf(r.Log, "warning: %s's directory is gone (%v); its post_remove hook is skipped\n", entry.Name, dirErr)
 		}
+	} else if err := checkCommand(manifest.HookPostRemove, hook); ok && hook != "" && err != nil {
+		// Recorded before hooks had to be shown byte-exact: what was
+		// approved may not be what runs, so it never runs. Removing the
+		// plugin is still safe, and what the user asked for.
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "warning: %v\n  %s is removed without it; if you trust the hook and need its clean-up, review it and run it yourself\n", err, termsafe.Escape(entry.Name))
+		}
 	} else if ok && hook != "" {
 		if r.Log != nil {
-			fmt.Fprintf(r.Log, "Running post_remove for %s: %s\n", entry.Name, termsafe.Line(hook))
+			fmt.Fprintf(r.Log, "Running post_remove for %s: %s\n", entry.Name, termsafe.Escape(hook))
 		}
 		in := Installer{Env: r.Env}
 		if err := runHook(ctx, manifest.HookPostRemove, hook, real, in.hookEnv(real), r.Log); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Sync statuses.
@@ -180,7 +181,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, replace bo
 	for _, h := range c.req.Hooks {
 		if (h.Name == manifest.HookBuild || h.Name == manifest.HookPostInstall) && w.Hooks[h.Name] != h.Command {
 			return &ApprovalError{Plugin: w.Name, Tier: c.res.Tier, Missing: []string{GrantHooks},
-				Reason: fmt.Sprintf("its %s (%s) must run, and the synced file does not approve it", h.Name, h.Command)}
+				Reason: fmt.Sprintf("its %s (%s) must run, and the synced file does not approve it", h.Name, termsafe.Escape(h.Command))}
 		}
 	}
 	dec, err := in.Consent.Decide(proposal)

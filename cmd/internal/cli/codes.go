@@ -29,6 +29,7 @@ func classify(err error) string {
 		srcErr *install.SourceError
 		fetch  *install.FetchError
 		hook   *install.HookError
+		unsafe *install.UnsafeCommandError
 		amb    *lockfile.AmbiguousError
 		corr   *lockfile.CorruptError
 		future *lockfile.FutureError
@@ -56,7 +57,7 @@ func classify(err error) string {
 			return CodeBuildFailed
 		}
 		return CodeHookFailed
-	case errors.Is(err, treehash.ErrUnsafeTree):
+	case errors.Is(err, treehash.ErrUnsafeTree), errors.As(err, &unsafe):
 		return CodeUnsafePlugin
 	case errors.Is(err, lockfile.ErrNotInstalled):
 		return CodeNotInstalled
