@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,6 +92,11 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 		a.Hooks[k] = v
 	}
 	warn := func(format string, args ...any) { a.Warnings = append(a.Warnings, fmt.Sprintf(format, args...)) }
+	for _, name := range slices.Sorted(maps.Keys(p.Hooks)) {
+		if msg := manifest.CheckCommand(p.Hooks[name]); msg != "" {
+			warn("approved hook %s %s; it will never run", name, msg)
+		}
+	}
 
 	if tier == registry.TierUnverified && p.Capabilities.Exec {
 		warn("unverified source with exec granted")
@@ -138,27 +145,22 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 
 func printAudit(f *Factory, a auditEntry) {
 	w := f.IO.Out
-	fmt.Fprintf(w, "%s %s [%s]\n", termsafe.Line(a.Name), termsafe.Line(a.Version), a.TrustTier)
+	fmt.Fprintf(w, "%s %s [%s]\n", termsafe.Escape(a.Name), termsafe.Escape(a.Version), a.TrustTier)
 	src := a.Source
 	if a.PinnedRef != "" {
 		src += "@" + a.PinnedRef
 	}
-	fmt.Fprintf(w, "  source:    %s (%s)\n", termsafe.Line(src), a.Kind)
+	fmt.Fprintf(w, "  source:    %s (%s)\n", termsafe.Escape(src), a.Kind)
 	if a.Commit != "" {
-		fmt.Fprintf(w, "  commit:    %s\n", termsafe.Line(a.Commit))
+		fmt.Fprintf(w, "  commit:    %s\n", termsafe.Escape(a.Commit))
 	}
 	fmt.Fprintf(w, "  granted:   %s\n", capsText(a.Granted))
 	fmt.Fprintf(w, "  requested: %s\n", capsText(a.Requested))
-	names := make([]string, 0, len(a.Hooks))
-	for h := range a.Hooks {
-		names = append(names, h)
-	}
-	sort.Strings(names)
-	for _, h := range names {
-		fmt.Fprintf(w, "  hook %-14s %s\n", h+":", termsafe.Line(a.Hooks[h]))
+	for _, h := range slices.Sorted(maps.Keys(a.Hooks)) {
+		fmt.Fprintf(w, "  hook %-14s %s\n", termsafe.Escape(h)+":", termsafe.Escape(a.Hooks[h]))
 	}
 	for _, warning := range a.Warnings {
-		fmt.Fprintf(w, "  ! %s\n", termsafe.Line(warning))
+		fmt.Fprintf(w, "  ! %s\n", termsafe.EscapeText(warning))
 	}
 }
 
@@ -173,7 +175,7 @@ func capsText(c capsJSON) string {
 		}
 	}
 	if c.Filesystem != "none" && c.Filesystem != "" {
-		out = append(out, "filesystem ("+termsafe.Line(c.Filesystem)+")")
+		out = append(out, "filesystem ("+termsafe.Escape(c.Filesystem)+")")
 	}
 	if len(out) == 0 {
 		return "none"

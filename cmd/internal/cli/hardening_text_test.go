@@ -15,7 +15,7 @@ import (
 const hostileTOML = `red \u001b[31m clip \u001b]52;c;cm0gLXJmIH4=\u0007 up \u001b[2A rtl \u202e gnp.exe zw a\u200bb\u200dc \ufeff bell \u0007 csi \u009b1m`
 
 // Hostile text from a plugin — manifest description, command description,
-// hook commands and their output, file names, and (through the runner)
+// hook output, file names, and (through the runner)
 // log, progress, prompt and output messages — never reaches stdout or
 // stderr raw.
 func TestHardeningHostileText(t *testing.T) {
@@ -33,7 +33,7 @@ binary = "bin/ht"
 description = "` + hostileTOML + `"
 
 [hooks]
-post_install = "printf '\\033]52;c;aGk=\\007 \\342\\200\\256 \\342\\200\\213 done\\n' # ` + hostileTOML + `"
+post_install = "printf '\\033]52;c;aGk=\\007 \\342\\200\\256 \\342\\200\\213 done\\n'"
 `
 	script := `#!/bin/sh
 IFS= read -r init

@@ -96,9 +96,9 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 				firstErr = err
 			}
 			je := *toJSONError(err)
-			doc.Failed = append(doc.Failed, installFailure{Source: termsafe.Line(registry.RedactText(src)), Error: je})
+			doc.Failed = append(doc.Failed, installFailure{Source: registry.RedactText(src), Error: je})
 			if !opts.JSON || len(opts.Sources) > 1 {
-				fmt.Fprintf(f.IO.ErrOut, "✗ %s: %s\n", termsafe.Line(registry.RedactText(src)), je.Message)
+				fmt.Fprintf(f.IO.ErrOut, "✗ %s: %s\n", termsafe.Escape(registry.RedactText(src)), je.Message)
 				if je.Hint != "" {
 					fmt.Fprintf(f.IO.ErrOut, "  hint: %s\n", je.Hint)
 				}
@@ -106,7 +106,7 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 			continue
 		}
 		for _, w := range res.Warnings {
-			fmt.Fprintf(f.IO.ErrOut, "warning: %s: %s\n", termsafe.Line(res.Entry.Name), termsafe.Line(w))
+			fmt.Fprintf(f.IO.ErrOut, "warning: %s: %s\n", termsafe.Escape(res.Entry.Name), termsafe.EscapeText(w))
 		}
 		pj := toPluginJSON(&res.Entry, in.Trust)
 		doc.Installed = append(doc.Installed, pj)
@@ -145,9 +145,9 @@ func printInstalled(w io.Writer, p pluginJSON, replaced bool) {
 	if p.Commit != "" {
 		rev = ", commit " + p.Commit[:min(12, len(p.Commit))]
 	}
-	fmt.Fprintf(w, "✓ %s %s %s (%s%s)\n", verb, termsafe.Line(p.Name), termsafe.Line(p.Version), p.TrustTier, rev)
+	fmt.Fprintf(w, "✓ %s %s %s (%s%s)\n", verb, termsafe.Escape(p.Name), termsafe.Escape(p.Version), p.TrustTier, rev)
 	if len(p.Commands) > 0 {
-		fmt.Fprintf(w, "  commands: %s\n", termsafe.Line(strings.Join(p.Commands, ", ")))
+		fmt.Fprintf(w, "  commands: %s\n", termsafe.Escape(strings.Join(p.Commands, ", ")))
 	}
 	var granted []string
 	for _, c := range []struct {
@@ -159,7 +159,7 @@ func printInstalled(w io.Writer, p pluginJSON, replaced bool) {
 		}
 	}
 	if p.Capabilities.Filesystem != "none" {
-		granted = append(granted, "filesystem ("+termsafe.Line(p.Capabilities.Filesystem)+")")
+		granted = append(granted, "filesystem ("+termsafe.Escape(p.Capabilities.Filesystem)+")")
 	}
 	if len(granted) > 0 {
 		fmt.Fprintf(w, "  granted: %s\n", strings.Join(granted, ", "))
@@ -183,7 +183,7 @@ func registryLookup(f *Factory, paths home.Paths, cfg *config.Config) func(conte
 			return s, registryError(err, o)
 		}
 		if res.Stale != nil {
-			fmt.Fprintf(f.IO.ErrOut, "note: %s\n", termsafe.Line(res.Stale.Note()))
+			fmt.Fprintf(f.IO.ErrOut, "note: %s\n", termsafe.EscapeText(res.Stale.Note()))
 		}
 		switch len(res.Entries) {
 		case 0:
@@ -192,15 +192,15 @@ func registryLookup(f *Factory, paths home.Paths, cfg *config.Config) func(conte
 			base := f.Getenv("FLEDGE_GITHUB_URL")
 			resolved, err := registry.ParseSource(registry.InstallSource(res.Entries[0], base), base)
 			if err != nil {
-				return s, fmt.Errorf("registry entry %q: %w", termsafe.Line(res.Entries[0].Name), err)
+				return s, fmt.Errorf("registry entry %q: %w", res.Entries[0].Name, err)
 			}
 			resolved.Ref = s.Ref
-			fmt.Fprintf(f.IO.ErrOut, "%s resolves to %s\n", termsafe.Line(s.Name), termsafe.Line(resolved.Display))
+			fmt.Fprintf(f.IO.ErrOut, "%s resolves to %s\n", termsafe.Escape(s.Name), termsafe.Escape(resolved.Display))
 			return resolved, nil
 		}
 		names := make([]string, len(res.Entries))
 		for i, e := range res.Entries {
-			names[i] = termsafe.Line(e.Name) + " (" + termsafe.Line(e.Repo) + ")"
+			names[i] = termsafe.Escape(e.Name) + " (" + termsafe.Escape(e.Repo) + ")"
 		}
 		return s, withCode(CodeAmbiguous, fmt.Errorf("%q matches several plugins: %s", s.Name, strings.Join(names, ", ")), "install one by owner/repo")
 	}
@@ -220,18 +220,25 @@ var capabilityMeaning = map[string]string{
 // user grant all, some or none of it.
 func askApproval(f *Factory, r install.Request) (install.Decision, error) {
 	w := f.IO.ErrOut
-	fmt.Fprintf(w, "\n%s %s from %s [%s]\n", termsafe.Line(r.Plugin), termsafe.Line(r.Version), termsafe.Line(r.Source), r.Tier)
+	fmt.Fprintf(w, "\n%s %s from %s [%s]\n", termsafe.Escape(r.Plugin), termsafe.Escape(r.Version), termsafe.Escape(r.Source), r.Tier)
 	if r.Description != "" {
-		fmt.Fprintf(w, "  %s\n", termsafe.Line(r.Description))
+		fmt.Fprintf(w, "  %s\n", termsafe.Escape(r.Description))
 	}
 	if len(r.Hooks) > 0 {
 		fmt.Fprintln(w, "It would run:")
+		escaped := false
 		for _, h := range r.Hooks {
 			note := ""
 			if h.Auto {
 				note = " (detected build command)"
 			}
-			fmt.Fprintf(w, "  %-16s %s%s\n", h.Name, termsafe.Line(h.Command), note)
+			// Byte-exact, on one line: validation refused anything else.
+			shown := termsafe.Escape(h.Command)
+			escaped = escaped || shown != h.Command
+			fmt.Fprintf(w, "  %-16s %s%s\n", h.Name, shown, note)
+		}
+		if escaped {
+			fmt.Fprintln(w, `  (shown escaped: \n is a newline, \t a tab, \\ a backslash)`)
 		}
 	}
 	// Preselected items come first: huh scrolls a multi-select to its first
@@ -255,7 +262,7 @@ func askApproval(f *Factory, r install.Request) (install.Decision, error) {
 	for i, it := range items {
 		label := it
 		if it == string(manifest.CapFilesystem) {
-			label += " (" + termsafe.Line(r.Capabilities.Filesystem) + ")"
+			label += " (" + termsafe.Escape(r.Capabilities.Filesystem) + ")"
 		}
 		options[i] = fmt.Sprintf("%-12s %s", label, capabilityMeaning[it])
 	}
@@ -263,7 +270,7 @@ func askApproval(f *Factory, r install.Request) (install.Decision, error) {
 	if r.Tier == registry.TierUnverified {
 		desc = "unverified source: review before granting exec, network or hooks. " + desc
 	}
-	picked, err := f.Prompter.MultiSelect("Grant "+termsafe.Line(r.Plugin)+":", desc, options, defaults)
+	picked, err := f.Prompter.MultiSelect("Grant "+termsafe.Escape(r.Plugin)+":", desc, options, defaults)
 	if err != nil {
 		return install.Decision{}, err
 	}
@@ -297,7 +304,9 @@ func githubAuth(getenv func(string) string) func(string) transport.AuthMethod {
 	}
 }
 
-// progressWriter shows a remote's progress messages sanitised on one line.
+// progressWriter shows a remote's progress messages sanitised on one line:
+// progress is rendered chatter, not content, so escape sequences in it are
+// dropped rather than shown escaped.
 type progressWriter struct{ w io.Writer }
 
 func (p *progressWriter) Write(b []byte) (int, error) {

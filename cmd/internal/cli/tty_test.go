@@ -135,12 +135,13 @@ func TestTTYApproval(t *testing.T) {
 	})
 
 	t.Run("hostile text stays inert", func(t *testing.T) {
-		// The prompt shows the plugin's description and hook commands. If
-		// an escape sequence reached the terminal, tmux would retitle the
-		// pane (OSC 2) and the screen would be cleared (CSI 2J).
+		// The prompt shows the plugin's description. If an escape sequence
+		// reached the terminal, tmux would retitle the pane (OSC 2) and
+		// the screen would be cleared (CSI 2J). (A hook holding one is
+		// refused before the prompt: see "hidden hook code is refused".)
 		t.Parallel()
 		e := newTTYEnv(t, tmux, bin)
-		build := `build = "mkdir -p bin && touch bin/x && chmod 755 bin/x # \u001b]2;pwned-by-hook\u0007\u001b[2J"`
+		build := `build = "mkdir -p bin && touch bin/x && chmod 755 bin/x"`
 		repo := e.repo("fledge-plugin-inert", "[capabilities]\nstore = true\n", build)
 		manifest := filepath.Join(repo, "plugin.toml")
 		data, err := os.ReadFile(manifest)
@@ -170,6 +171,95 @@ func TestTTYApproval(t *testing.T) {
 		}
 		if title := strings.TrimSpace(p.tmuxCmd("display", "-p", "-t", "t", "#{pane_title}")); strings.Contains(title, "pwned") {
 			t.Errorf("the pane was retitled to %q", title)
+		}
+	})
+
+	t.Run("a multi-line hook is shown escaped on one line", func(t *testing.T) {
+		// What is approved is what runs: a hook's newlines are shown as
+		// \n (and a literal backslash as \\), not folded into spaces, so
+		// the approved line unescapes to exactly the recorded command.
+		t.Parallel()
+		e := newTTYEnv(t, tmux, bin)
+		hook := "mkdir -p bin\nprintf '#!/bin/sh\\n' > bin/x\nchmod 755 bin/x\n"
+		build := "build = '''\n" + hook + "'''"
+		repo := e.repo("fledge-plugin-lines", "[capabilities]\nstore = true\n", build)
+		p := e.start(fmt.Sprintf("%s plugins install file://%s", sq(bin), repo))
+		p.waitFor("Grant fledge-plugin-lines",
+			`build            mkdir -p bin\nprintf '#!/bin/sh\\n' > bin/x\nchmod 755 bin/x\n`,
+			`(shown escaped: \n is a newline, \t a tab, \\ a backslash)`)
+		p.set("hooks", true)
+		p.send("Enter")
+		if rc := p.exitCode(); rc != 0 {
+			t.Fatalf("install exited %d; screen:\n%s", rc, p.screen())
+		}
+		var doc struct {
+			Audit []struct {
+				Hooks map[string]string `json:"approved_hooks"`
+			} `json:"audit"`
+		}
+		out := e.fledge("plugins", "audit", "--json")
+		if err := json.Unmarshal(out, &doc); err != nil || len(doc.Audit) != 1 {
+			t.Fatalf("audit --json: %v\n%s", err, out)
+		}
+		if got := doc.Audit[0].Hooks["build"]; got != hook {
+			t.Errorf("recorded build hook %q, want the approved %q", got, hook)
+		}
+		if _, err := os.Stat(filepath.Join(e.home, "plugins", "fledge-plugin-lines", "bin", "x")); err != nil {
+			t.Errorf("the approved build did not run: %v", err)
+		}
+	})
+
+	t.Run("hidden hook code is refused before the prompt", func(t *testing.T) {
+		// The 8-bit OSC (U+009D … BEL) hides the payload line from any
+		// display that strips escape sequences: the prompt would have shown
+		// "make #". It never appears; install and update refuse, naming
+		// the field, and nothing runs.
+		t.Parallel()
+		e := newTTYEnv(t, tmux, bin)
+		hidden := "build = \"make #\u009d\\ntouch $HOME/pwned; echo $AWS_SECRET_ACCESS_KEY >$HOME/stolen\\n#\\u0007\""
+		repo := e.repo("fledge-plugin-hidden", "[capabilities]\nstore = true\n", hidden)
+		p := e.start(fmt.Sprintf("%s plugins install file://%s", sq(bin), repo))
+		if rc := p.exitCode(); rc != 1 {
+			t.Fatalf("install exited %d, want 1; screen:\n%s", rc, p.screen())
+		}
+		if s := p.screen(); strings.Contains(s, "Grant") || !strings.Contains(s, "hooks.build: contains U+009D") {
+			t.Errorf("want the refusal naming hooks.build and no prompt; screen:\n%s", s)
+		}
+		e.wantNothingInstalled("fledge-plugin-hidden")
+		e.wantNotRun()
+
+		// update: v1 is clean, v2 adds the hidden build hook.
+		up := e.repo("fledge-plugin-upd", "[capabilities]\nstore = true\n", "")
+		e.fledge("plugins", "install", "file://"+up, "--yes")
+		manifest := filepath.Join(up, "plugin.toml")
+		data, err := os.ReadFile(manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v2 := strings.Replace(string(data), `version = "0.1.0"`, `version = "0.2.0"`, 1) + "\n[hooks]\n" + hidden + "\n"
+		if err := os.WriteFile(manifest, []byte(v2), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := commitAllIn(up, "v2"); err != nil {
+			t.Fatal(err)
+		}
+		// A second tmux server for the second command (same home).
+		e2 := *e
+		e2.sock = filepath.Join(e.dir, "tmux2.sock")
+		t.Cleanup(func() { _ = exec.Command(tmux, "-S", e2.sock, "kill-server").Run() })
+		if err := os.Remove(e.rc()); err != nil {
+			t.Fatal(err)
+		}
+		p = e2.start(fmt.Sprintf("%s plugins update", sq(bin)))
+		if rc := p.exitCode(); rc != 1 {
+			t.Fatalf("update exited %d, want 1; screen:\n%s", rc, p.screen())
+		}
+		if s := p.screen(); strings.Contains(s, "Grant") || !strings.Contains(s, "hooks.build: contains U+009D") {
+			t.Errorf("want the refusal naming hooks.build and no prompt; screen:\n%s", s)
+		}
+		e.wantNotRun()
+		if !strings.Contains(string(e.fledge("plugins", "list", "--json")), `"version": "0.1.0"`) {
+			t.Errorf("update changed the installed version")
 		}
 	})
 
@@ -295,7 +385,7 @@ func (e *ttyEnv) read(p string) string {
 // and the pane stays open so its screen can still be read.
 func (e *ttyEnv) start(shellCmd string) *pane {
 	e.t.Helper()
-	rc := filepath.Join(e.dir, "rc")
+	rc := e.rc()
 	var envs []string
 	for _, kv := range e.env() {
 		envs = append(envs, sq(kv))
@@ -538,6 +628,19 @@ func (e *ttyEnv) wantErrorCode(file, code string) {
 		e.t.Fatalf("want error code %s in %s (%v):\n%s", code, file, err, b)
 	}
 }
+
+// wantNotRun: the payload of a hidden hook never ran.
+func (e *ttyEnv) wantNotRun() {
+	e.t.Helper()
+	for _, f := range []string{"pwned", "stolen"} {
+		if _, err := os.Stat(filepath.Join(e.dir, "home", f)); err == nil {
+			e.t.Errorf("the hidden payload ran: $HOME/%s exists", f)
+		}
+	}
+}
+
+// rc is where start records the exit code.
+func (e *ttyEnv) rc() string { return filepath.Join(e.dir, "rc") }
 
 func (e *ttyEnv) wantNothingInstalled(name string) {
 	e.t.Helper()

@@ -91,13 +91,14 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 	doc := updateDoc{SchemaVersion: SchemaVersion, Action: "update", DryRun: opts.DryRun, Results: []updateResultJSON{}}
 	failed := false
 	for _, r := range results {
-		j := updateResultJSON{Name: r.Name, Status: r.Status, Detail: termsafe.Text(r.Detail), From: r.From, To: r.To,
+		j := updateResultJSON{Name: r.Name, Status: r.Status, Detail: termsafe.EscapeText(r.Detail), From: r.From, To: r.To,
 			AddedCapabilities: []string{}, HookChanges: []hookChangeJSON{}, Escalation: r.Escalation, NewerTags: []string{}}
 		for _, c := range r.AddedCapabilities {
 			j.AddedCapabilities = append(j.AddedCapabilities, string(c))
 		}
 		for _, h := range r.HookChanges {
-			j.HookChanges = append(j.HookChanges, hookChangeJSON{Name: h.Name, From: termsafe.Text(h.From), To: termsafe.Text(h.To)})
+			// Raw: the JSON encoding escapes what a terminal would obey.
+			j.HookChanges = append(j.HookChanges, hookChangeJSON{Name: h.Name, From: h.From, To: h.To})
 		}
 		j.NewerTags = append(j.NewerTags, r.NewerTags...)
 		if r.Err != nil {
@@ -139,7 +140,7 @@ func printUpdate(f *Factory, doc updateDoc) {
 		return
 	}
 	for _, r := range doc.Results {
-		name := termsafe.Line(r.Name)
+		name := termsafe.Escape(r.Name)
 		switch r.Status {
 		case install.StatusUpdated, install.StatusWouldUpdate:
 			verb := "updated"
@@ -150,9 +151,9 @@ func printUpdate(f *Factory, doc updateDoc) {
 		case install.StatusUpToDate:
 			fmt.Fprintf(w, "✓ %s is up to date (%s)\n", name, revText(r.From))
 		case install.StatusSkipped:
-			fmt.Fprintf(w, "- %s skipped: %s\n", name, termsafe.Line(r.Detail))
+			fmt.Fprintf(w, "- %s skipped: %s\n", name, termsafe.EscapeText(r.Detail))
 		case install.StatusFailed:
-			fmt.Fprintf(w, "✗ %s: %s\n", name, termsafe.Text(r.Detail))
+			fmt.Fprintf(w, "✗ %s: %s\n", name, termsafe.EscapeText(r.Detail))
 			if r.Error != nil && r.Error.Hint != "" {
 				fmt.Fprintf(w, "  hint: %s\n", r.Error.Hint)
 			}
@@ -163,24 +164,24 @@ func printUpdate(f *Factory, doc updateDoc) {
 		for _, h := range r.HookChanges {
 			switch {
 			case h.From == "":
-				fmt.Fprintf(w, "  new hook %s: %s\n", h.Name, termsafe.Line(h.To))
+				fmt.Fprintf(w, "  new hook %s: %s\n", h.Name, termsafe.Escape(h.To))
 			case h.To == "":
 				fmt.Fprintf(w, "  hook %s removed\n", h.Name)
 			default:
-				fmt.Fprintf(w, "  hook %s changed: %s → %s\n", h.Name, termsafe.Line(h.From), termsafe.Line(h.To))
+				fmt.Fprintf(w, "  hook %s changed: %s → %s\n", h.Name, termsafe.Escape(h.From), termsafe.Escape(h.To))
 			}
 		}
 		if r.Detail != "" && r.Status != install.StatusFailed && r.Status != install.StatusSkipped {
-			fmt.Fprintf(w, "  %s\n", termsafe.Line(r.Detail))
+			fmt.Fprintf(w, "  %s\n", termsafe.EscapeText(r.Detail))
 		}
 		if len(r.NewerTags) > 0 {
-			fmt.Fprintf(w, "  newer tags: %s\n", termsafe.Line(strings.Join(r.NewerTags[:min(5, len(r.NewerTags))], ", ")))
+			fmt.Fprintf(w, "  newer tags: %s\n", termsafe.Escape(strings.Join(r.NewerTags[:min(5, len(r.NewerTags))], ", ")))
 		}
 	}
 }
 
 func revText(r install.Rev) string {
-	s := termsafe.Line(r.Version)
+	s := termsafe.Escape(r.Version)
 	if r.Commit != "" {
 		s += " (" + r.Commit[:min(12, len(r.Commit))] + ")"
 	}
