@@ -55,7 +55,7 @@ func (s *session) ask(id json.RawMessage, kind, message string, def any, hasDef 
 		s.cancelRequest(id, protocol.ReasonUserInterrupt)
 		s.cancel(ErrAborted)
 	default:
-		s.r.UI.Warn(s.name, fmt.Sprintf("cannot ask %s: %s", quote(message), termsafe.Line(err.Error())))
+		s.r.UI.Warn(s.name, fmt.Sprintf("cannot ask %s: %s", quote(message), termsafe.EscapeText(err.Error())))
 		s.cancelRequest(id, protocol.ReasonNonInteractive)
 	}
 	if s.progress != nil {

@@ -61,6 +61,9 @@ func (s *session) handle(line []byte) {
 		return
 	case protocol.TypeLog:
 		s.flush() // keep output and logs in the order the plugin sent them
+		// Log, output, progress and question text are the plugin's
+		// rendered text: escape sequences in it are presentation, so they
+		// are stripped (colour kept for output on a terminal), not escaped.
 		s.r.UI.Log(s.name, ParseLevel(m.Level), termsafe.Text(m.Message))
 		return
 	case protocol.TypeProgress:

@@ -279,9 +279,9 @@ func (s *session) warnOnce(key, msg string) {
 }
 
 // quote shows a plugin's text inside a warning: one line, at most 80
-// characters.
+// characters, with anything a terminal would obey escaped by %q (a key or
+// a validator name matters as it is, so nothing is stripped).
 func quote(text string) string {
-	text = termsafe.Line(text)
 	if r := []rune(text); len(r) > 80 {
 		text = string(r[:80]) + "…"
 	}
@@ -296,7 +296,8 @@ func (s *session) flush() {
 }
 
 // cleanCapture returns the captured output without control sequences, with
-// a note when it was truncated.
+// a note when it was truncated. Output is rendered text, so sequences are
+// stripped rather than shown escaped.
 func cleanCapture(c *capBuffer) (string, bool) {
 	text := termsafe.Text(c.buf.String())
 	if c.dropped > 0 {

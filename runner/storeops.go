@@ -28,7 +28,7 @@ func (s *session) store(m *protocol.Outbound) {
 		value = &v
 	}
 	if err := s.kv().Set(m.Key, value); err != nil {
-		s.r.UI.Warn(s.name, fmt.Sprintf("store %s failed: %s", quote(m.Key), termsafe.Line(err.Error())))
+		s.r.UI.Warn(s.name, fmt.Sprintf("store %s failed: %s", quote(m.Key), termsafe.EscapeText(err.Error())))
 	}
 }
 
@@ -42,7 +42,7 @@ func (s *session) load(m *protocol.Outbound) {
 	}
 	v, ok, err := s.kv().Get(m.Key)
 	if err != nil {
-		s.warnOnce("load-error", fmt.Sprintf("load failed: %s", termsafe.Line(err.Error())))
+		s.warnOnce("load-error", fmt.Sprintf("load failed: %s", termsafe.EscapeText(err.Error())))
 	}
 	if !ok {
 		s.respond(m.ID, nil)

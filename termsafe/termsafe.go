@@ -107,6 +107,11 @@ func unsafeRune(r rune) bool {
 	return false
 }
 
+// IsUnsafe reports whether r cannot be shown as itself (see unsafeRune),
+// for encoders outside this package that escape rather than strip, such as
+// a JSON writer.
+func IsUnsafe(r rune) bool { return unsafeRune(r) }
+
 func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
 // escapeLen returns the length of the escape sequence at the start of s

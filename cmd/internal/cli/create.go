@@ -49,15 +49,15 @@ func createRun(f *Factory, opts *createOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IO.Out, "✓ Created %s\n", termsafe.Line(dir))
+	fmt.Fprintf(f.IO.Out, "✓ Created %s\n", termsafe.Escape(dir))
 	for _, p := range files {
 		rel, _ := filepath.Rel(dir, p)
-		fmt.Fprintf(f.IO.Out, "  %s\n", termsafe.Line(rel))
+		fmt.Fprintf(f.IO.Out, "  %s\n", termsafe.Escape(rel))
 	}
 	installArg := filepath.Clean(dir)
 	if !filepath.IsAbs(installArg) && !strings.HasPrefix(installArg, ".") {
 		installArg = "./" + installArg // a bare name would be read as a registry name
 	}
-	fmt.Fprintf(f.IO.Out, "Next: fledge plugins validate %s && fledge plugins install %s\n", termsafe.Line(dir), termsafe.Line(installArg))
+	fmt.Fprintf(f.IO.Out, "Next: fledge plugins validate %s && fledge plugins install %s\n", termsafe.Escape(dir), termsafe.Escape(installArg))
 	return nil
 }

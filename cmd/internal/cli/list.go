@@ -100,8 +100,8 @@ func listRun(f *Factory, opts *listOptions) error {
 		if p.PinnedRef != "" {
 			src += "@" + p.PinnedRef
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Line(p.Name), termsafe.Line(p.Version), p.TrustTier,
-			termsafe.Line(strings.Join(p.Commands, ", ")), termsafe.Line(src))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Escape(p.Name), termsafe.Escape(p.Version), p.TrustTier,
+			termsafe.Escape(strings.Join(p.Commands, ", ")), termsafe.Escape(src))
 	}
 	return tw.Flush()
 }

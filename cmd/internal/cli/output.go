@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/registry"
@@ -78,9 +77,8 @@ func escapeFormatRunes(b []byte) []byte {
 	return out.Bytes()
 }
 
-func needsEscape(r rune) bool {
-	return r >= 0x80 && (unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029 || (r >= 0x80 && r <= 0x9f))
-}
+// needsEscape: encoding/json escapes what is below 0x80 itself.
+func needsEscape(r rune) bool { return r >= utf8.RuneSelf && termsafe.IsUnsafe(r) }
 
 // toJSONError is the {"code","message","hint"} of err: sanitised for a
 // terminal and with credentials removed from any URL in it.
@@ -88,9 +86,9 @@ func toJSONError(err error) *jsonError {
 	return &jsonError{Code: errorCode(err), Message: errorText(err.Error()), Hint: errorText(errorHint(err))}
 }
 
-// errorText makes error text safe to show: no escape sequences, no
-// credentials.
-func errorText(s string) string { return termsafe.Text(registry.RedactText(s)) }
+// errorText makes error text safe to show without losing any: what a
+// terminal would obey is escaped, credentials are removed.
+func errorText(s string) string { return termsafe.EscapeText(registry.RedactText(s)) }
 
 // printError reports err: a JSON document on stdout under --json (plus the
 // message on stderr for humans watching), a sanitised message otherwise.

@@ -225,10 +225,10 @@ func printRunResult(f *Factory, opts *runOptions, res *runner.Result, err error)
 	doc.Success = err == nil && res.Success()
 	if err != nil {
 		hint := runHint(res, err)
-		doc.Error = &jsonError{Code: runErrorCode(err), Message: termsafe.Text(err.Error()), Hint: termsafe.Text(hint)}
-		fmt.Fprintf(f.IO.ErrOut, "error: %s\n", termsafe.Text(err.Error()))
+		doc.Error = &jsonError{Code: runErrorCode(err), Message: termsafe.EscapeText(err.Error()), Hint: termsafe.EscapeText(hint)}
+		fmt.Fprintf(f.IO.ErrOut, "error: %s\n", termsafe.EscapeText(err.Error()))
 		if hint != "" {
-			fmt.Fprintf(f.IO.ErrOut, "hint: %s\n", termsafe.Text(hint))
+			fmt.Fprintf(f.IO.ErrOut, "hint: %s\n", termsafe.EscapeText(hint))
 		}
 	}
 	if werr := writeJSON(f.IO.Out, doc); werr != nil {

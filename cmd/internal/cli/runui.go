@@ -260,7 +260,7 @@ func (u *runUI) width() int {
 
 // Log implements runner.UI.
 func (u *runUI) Log(plugin string, level runner.Level, message string) {
-	line := runner.FormatLog(termsafe.Line(plugin), level, message)
+	line := runner.FormatLog(termsafe.Escape(plugin), level, message)
 	if u.color {
 		tag := strings.ToUpper(string(level))
 		line = levelColor[level] + fmt.Sprintf("%-5s", tag) + "\x1b[0m" + strings.TrimPrefix(line, fmt.Sprintf("%-5s", tag))
@@ -281,7 +281,7 @@ func (u *runUI) Warn(plugin, message string) {
 	if u.color {
 		prefix = "\x1b[33mwarning:\x1b[0m"
 	}
-	u.print(fmt.Sprintf("%s %s: %s\n", prefix, termsafe.Line(plugin), termsafe.Text(message)))
+	u.print(fmt.Sprintf("%s %s: %s\n", prefix, termsafe.Escape(plugin), termsafe.EscapeText(message)))
 }
 
 // print writes a line to stderr, lifting and restoring the progress

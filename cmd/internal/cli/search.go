@@ -124,7 +124,7 @@ func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
 		if opts.Query == "" {
 			fmt.Fprintln(f.IO.ErrOut, "The registry lists no plugins.")
 		} else {
-			fmt.Fprintf(f.IO.ErrOut, "No plugins match %q.\n", termsafe.Line(opts.Query))
+			fmt.Fprintf(f.IO.ErrOut, "No plugins match %q.\n", opts.Query)
 		}
 		return nil
 	}
@@ -168,32 +168,34 @@ func openRegistry(f *Factory, paths home.Paths, cfg *config.Config) (registry.In
 func toSearchJSON(e registry.Entry, trusted registry.TrustConfig, githubBase string) searchPluginJSON {
 	topics := make([]string, 0, len(e.Topics))
 	for _, t := range e.Topics {
-		topics = append(topics, termsafe.Line(t))
+		topics = append(topics, termsafe.Escape(t))
 	}
 	updated := ""
 	if !e.UpdatedAt.IsZero() {
 		updated = e.UpdatedAt.UTC().Format(time.RFC3339)
 	}
+	// The index is hostile: what it says is escaped, never stripped, so
+	// a name or source that differs from what it looks like shows it.
 	return searchPluginJSON{
-		Name:             termsafe.Line(e.Name),
-		Slug:             termsafe.Line(e.Slug),
-		Version:          termsafe.Line(e.Version),
-		Description:      termsafe.Line(e.Description),
-		Language:         termsafe.Line(e.Language),
+		Name:             termsafe.Escape(e.Name),
+		Slug:             termsafe.Escape(e.Slug),
+		Version:          termsafe.Escape(e.Version),
+		Description:      termsafe.Escape(e.Description),
+		Language:         termsafe.Escape(e.Language),
 		TrustTier:        string(registry.TierOf(e.Repo, trusted)),
-		ClaimedTrustTier: termsafe.Line(e.ClaimedTier),
-		Repo:             termsafe.Line(e.Repo),
-		Source:           termsafe.Line(registry.InstallSource(e, githubBase)),
-		Install:          termsafe.Line(registry.InstallHint(e, githubBase)),
+		ClaimedTrustTier: termsafe.Escape(e.ClaimedTier),
+		Repo:             termsafe.Escape(e.Repo),
+		Source:           termsafe.Escape(registry.InstallSource(e, githubBase)),
+		Install:          termsafe.Escape(registry.InstallHint(e, githubBase)),
 		Stars:            e.Stars,
 		Topics:           topics,
 		UpdatedAt:        updated,
-		DefaultBranch:    termsafe.Line(e.DefaultBranch),
+		DefaultBranch:    termsafe.Escape(e.DefaultBranch),
 	}
 }
 
 // cell fits sanitised text into a table cell of at most width runes.
-// Tabs cannot survive termsafe.Line, so the columns hold.
+// Tabs cannot survive termsafe.Escape, so the columns hold.
 func cell(s string, width int) string {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -210,7 +212,7 @@ func cell(s string, width int) string {
 // partial.
 func noteRegistryResult(f *Factory, res *registry.Result) {
 	if res.Stale != nil {
-		fmt.Fprintf(f.IO.ErrOut, "note: %s\n", termsafe.Line(res.Stale.Note()))
+		fmt.Fprintf(f.IO.ErrOut, "note: %s\n", termsafe.EscapeText(res.Stale.Note()))
 	}
 	if res.Incomplete {
 		fmt.Fprintf(f.IO.ErrOut, "note: showing the first %d matches; narrow the query to see others\n", len(res.Entries))

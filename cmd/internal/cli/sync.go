@@ -90,9 +90,9 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 	} else {
 		for _, r := range doc.Results {
 			mark := map[string]string{install.SyncInSync: "✓", install.SyncInstalled: "+", install.SyncReplaced: "↻", install.SyncRemoved: "-", install.SyncFailed: "✗"}[r.Status]
-			fmt.Fprintf(f.IO.Out, "%s %s %s", mark, termsafe.Line(r.Name), r.Status)
+			fmt.Fprintf(f.IO.Out, "%s %s %s", mark, termsafe.Escape(r.Name), r.Status)
 			if r.Commit != "" {
-				fmt.Fprintf(f.IO.Out, " (%s)", termsafe.Line(r.Commit[:min(12, len(r.Commit))]))
+				fmt.Fprintf(f.IO.Out, " (%s)", termsafe.Escape(r.Commit[:min(12, len(r.Commit))]))
 			}
 			fmt.Fprintln(f.IO.Out)
 			if r.Error != nil {

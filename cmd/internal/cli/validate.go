@@ -88,17 +88,17 @@ func validateRun(f *Factory, opts *validateOptions) error {
 		}
 	} else {
 		w := f.IO.Out
-		name := termsafe.Line(m.Plugin.Name)
+		name := termsafe.Escape(m.Plugin.Name)
 		if doc.Valid {
 			fmt.Fprintf(w, "✓ %s is valid\n", name)
 		} else {
 			fmt.Fprintf(w, "✗ %s is not valid\n", name)
 		}
 		for _, p := range doc.Errors {
-			fmt.Fprintf(w, "  error: %s\n", termsafe.Line(p.String()))
+			fmt.Fprintf(w, "  error: %s\n", termsafe.EscapeText(p.String()))
 		}
 		for _, p := range doc.Warnings {
-			fmt.Fprintf(w, "  warning: %s\n", termsafe.Line(p.String()))
+			fmt.Fprintf(w, "  warning: %s\n", termsafe.EscapeText(p.String()))
 		}
 	}
 	if !doc.Valid {

@@ -113,7 +113,7 @@ func printVerify(f *Factory, doc verifyDoc) {
 		fmt.Fprintln(f.IO.ErrOut, "No plugins installed.")
 	}
 	for _, r := range doc.Results {
-		name := termsafe.Line(r.Name)
+		name := termsafe.Escape(r.Name)
 		switch r.Status {
 		case install.VerifyOK:
 			fmt.Fprintf(w, "✓ %s matches what was installed\n", name)
@@ -136,7 +136,7 @@ func printVerify(f *Factory, doc verifyDoc) {
 			}
 			shown := x.paths[:min(20, len(x.paths))]
 			for i := range shown {
-				shown[i] = termsafe.Line(shown[i])
+				shown[i] = termsafe.Escape(shown[i])
 			}
 			more := ""
 			if len(x.paths) > len(shown) {
