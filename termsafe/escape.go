@@ -36,7 +36,7 @@ func escape(s string, text bool) string {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
+			writeHex(&b, `\x`, rune(s[i]), 2)
 		case r == '\\' && !text:
 			b.WriteString(`\\`)
 		case (r == '\n' || r == '\t') && text:
@@ -48,11 +48,11 @@ func escape(s string, text bool) string {
 		case r == '\r':
 			b.WriteString(`\r`)
 		case r < utf8.RuneSelf && unsafeRune(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
+			writeHex(&b, `\x`, r, 2)
 		case unsafeRune(r) && r <= 0xffff:
-			fmt.Fprintf(&b, `\u%04x`, r)
+			writeHex(&b, `\u`, r, 4)
 		case unsafeRune(r):
-			fmt.Fprintf(&b, `\U%08x`, r)
+			writeHex(&b, `\U`, r, 8)
 		default:
 			b.WriteString(s[i : i+size])
 		}
@@ -61,21 +61,23 @@ func escape(s string, text bool) string {
 	return b.String()
 }
 
+func writeHex(b *strings.Builder, prefix string, r rune, digits int) {
+	const hex = "0123456789abcdef"
+	b.WriteString(prefix)
+	for shift := 4 * (digits - 1); shift >= 0; shift -= 4 {
+		b.WriteByte(hex[r>>shift&0xf])
+	}
+}
+
 // plainEscaped reports whether escape would return s unchanged, for the
 // usual case of printable ASCII.
 func plainEscaped(s string, text bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '\\':
-			if !text {
-				return false
-			}
-		case c >= 0x20 && c < 0x7f:
-		case text && (c == '\n' || c == '\t'):
-		default:
-			return false
+		if c >= 0x20 && c < 0x7f && (c != '\\' || text) || text && (c == '\n' || c == '\t') {
+			continue
 		}
+		return false
 	}
 	return true
 }

@@ -112,3 +112,24 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkShow compares Escape with the stripper it replaces at display
+// sites (Line), on a plain command and on hostile text.
+func BenchmarkShow(b *testing.B) {
+	inputs := map[string]string{
+		"plain":   "mkdir -p bin && cargo build --release && cp target/release/x bin/x",
+		"hostile": "make #\u009d\ntouch $HOME/pwned; echo $AWS_SECRET_ACCESS_KEY >$HOME/stolen\n#\x07 \u202e日本",
+	}
+	for name, s := range inputs {
+		b.Run(name+"/Escape", func(b *testing.B) {
+			for b.Loop() {
+				_ = Escape(s)
+			}
+		})
+		b.Run(name+"/Line", func(b *testing.B) {
+			for b.Loop() {
+				_ = Line(s)
+			}
+		})
+	}
+}
