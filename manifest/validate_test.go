@@ -138,12 +138,12 @@ func TestValidate(t *testing.T) {
 		{name: "unknown hook", toml: validBase + "[hooks]\npre_commit = \"x\"\n", clean: true,
 			want: []want{{SeverityWarning, "hooks.pre_commit", []string{"unknown"}}}},
 		{name: "hook NUL", toml: validBase + "[hooks]\nbuild = \"make\\u0000x\"\n",
-			want: []want{{SeverityError, "hooks.build", []string{"U+0000", "byte 4"}}}},
+			want: []want{{SeverityError, "hooks.build", []string{"U+0000", "byte 5"}}}},
 		// What runs is shown byte-exact: a hook holding anything the
 		// sanitiser would remove (here the 8-bit OSC … BEL that hid a
 		// payload on the approval form) is an error, naming the field.
 		{name: "hook hidden by 8-bit osc", toml: validBase + "[hooks]\nbuild = \"make #\u009d\\ntouch $HOME/pwned\\n#\\u0007\"\n",
-			want: []want{{SeverityError, "hooks.build", []string{"U+009D", "byte 6", "byte-exact"}}}},
+			want: []want{{SeverityError, "hooks.build", []string{"U+009D", "byte 7", "byte-exact"}}}},
 		{name: "hook hidden by 7-bit osc", toml: validBase + "[hooks]\npost_install = \"make #\\u001b]0;\\ntouch x\\n#\\u0007\"\n",
 			want: []want{{SeverityError, "hooks.post_install", []string{"U+001B", "ESC"}}}},
 		{name: "hook bidi", toml: validBase + "[hooks]\npost_remove = \"rm -rf ./cache \\u202e\"\n",

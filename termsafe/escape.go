@@ -118,7 +118,7 @@ func Unescape(s string) (string, error) {
 // Unsafe is the first character of a string that cannot be shown as
 // itself.
 type Unsafe struct {
-	// Offset is its byte offset in the string.
+	// Offset is its byte offset in the string (from 0).
 	Offset int
 	// Rune is the character; utf8.RuneError for a byte that is not UTF-8.
 	Rune rune
@@ -126,13 +126,13 @@ type Unsafe struct {
 	Byte byte
 }
 
-// String names the character, what it is and where: "U+009D (a terminal
-// control character) at byte 7".
+// String names the character, what it is and where, counting bytes from 1
+// as an editor does: "U+009D (a terminal control character) at byte 7".
 func (u *Unsafe) String() string {
 	var what string
 	switch r := u.Rune; {
 	case r == utf8.RuneError:
-		return fmt.Sprintf("the byte 0x%02x, which is not UTF-8, at byte %d", u.Byte, u.Offset)
+		return fmt.Sprintf("the byte 0x%02x, which is not UTF-8, at byte %d", u.Byte, u.Offset+1)
 	case r == 0x1b:
 		what = "ESC, a control character that starts terminal escape sequences"
 	case r == '\n':
@@ -148,7 +148,7 @@ func (u *Unsafe) String() string {
 	default:
 		what = "a private-use or surrogate code point"
 	}
-	return fmt.Sprintf("%U (%s) at byte %d", u.Rune, what, u.Offset)
+	return fmt.Sprintf("%U (%s) at byte %d", u.Rune, what, u.Offset+1)
 }
 
 // FirstUnsafe returns the first character of s that the sanitiser would

@@ -61,13 +61,13 @@ func TestFirstUnsafe(t *testing.T) {
 		rune      rune
 		text      string // part of the description
 	}{
-		{"make #\u009d\ntouch x", true, 6, 0x9d, "U+009D (a terminal control character) at byte 6"},
+		{"make #\u009d\ntouch x", true, 6, 0x9d, "U+009D (a terminal control character) at byte 7"},
 		{"make #\x1b]0;x\x07", true, 6, 0x1b, "ESC"},
 		{"a\r\nb", true, 1, '\r', "carriage return"},
 		{"a\nb", false, 1, '\n', "a newline"},
 		{"a\tb", false, 1, '\t', "a tab"},
 		{"ab\u202e", true, 2, 0x202e, "U+202E (an invisible formatting character"},
-		{"a\xffb", true, 1, utf8.RuneError, "the byte 0xff, which is not UTF-8, at byte 1"},
+		{"a\xffb", true, 1, utf8.RuneError, "the byte 0xff, which is not UTF-8, at byte 2"},
 		{"x\ue000", true, 1, 0xe000, "private-use"},
 	}
 	for _, tt := range tests {

@@ -51,7 +51,7 @@ func TestRecordedHiddenHookIsShownEscapedAndNeverRuns(t *testing.T) {
 	if !strings.Contains(string(r.out), want) {
 		t.Errorf("audit does not show the recorded hook escaped; want %q in\n%s", want, r.out)
 	}
-	if !strings.Contains(string(r.out), "! approved hook post_remove contains U+009D (a terminal control character) at byte 21") ||
+	if !strings.Contains(string(r.out), "! approved hook post_remove contains U+009D (a terminal control character) at byte 22") ||
 		!strings.Contains(string(r.out), "it will never run") {
 		t.Errorf("audit does not warn about the hook\n%v", r)
 	}
