@@ -176,10 +176,10 @@ func (m *Manifest) Validate() Problems {
 		}
 	}
 
-	switch m.Capabilities.Filesystem {
-	case "", "none", "project", "plugin":
-	default:
-		add(SeverityWarning, "capabilities.filesystem", fmt.Sprintf("unknown scope %q", m.Capabilities.Filesystem), "use \"none\", \"project\" or \"plugin\"")
+	if fs := m.Capabilities.Filesystem; !KnownFilesystemScope(fs) {
+		add(SeverityWarning, "capabilities.filesystem",
+			fmt.Sprintf("unknown scope %q counts as access to every file, so only an explicit grant of filesystem approves it", fs),
+			"use \"none\", \"project\" or \"plugin\"")
 	}
 
 	for _, k := range m.Unknown {

@@ -140,8 +140,9 @@ func TestValidate(t *testing.T) {
 		{name: "hook NUL", toml: validBase + "[hooks]\nbuild = \"make\\u0000x\"\n",
 			want: []want{{SeverityError, "hooks.build", []string{"NUL"}}}},
 		{name: "filesystem unknown scope", toml: validBase + "[capabilities]\nfilesystem = \"everything\"\n", clean: true,
-			want: []want{{SeverityWarning, "capabilities.filesystem", []string{"everything"}}}},
+			want: []want{{SeverityWarning, "capabilities.filesystem", []string{"everything", "explicit grant", `"none"`, `"project"`, `"plugin"`}}}},
 		{name: "filesystem project", toml: validBase + "[capabilities]\nfilesystem = \"project\"\n", clean: true},
+		{name: "filesystem plugin", toml: validBase + "[capabilities]\nfilesystem = \"plugin\"\n", clean: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
