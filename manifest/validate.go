@@ -149,6 +149,7 @@ func (m *Manifest) Validate() Problems {
 		add(SeverityWarning, "commands", "the plugin declares no [[commands]], so it adds nothing to run", "add a [[commands]] entry with name and binary")
 	}
 	seen := map[string]int{}
+	folded := map[string]int{}
 	for i, c := range m.Commands {
 		f := fmt.Sprintf("commands[%d]", i)
 		if c.Name != "" {
@@ -161,8 +162,13 @@ func (m *Manifest) Validate() Problems {
 		}
 		if j, dup := seen[c.Name]; dup && c.Name != "" {
 			add(SeverityError, f+".name", fmt.Sprintf("duplicates commands[%d]", j), "give every command a distinct name")
+		} else if j, dup := folded[strings.ToLower(c.Name)]; dup && c.Name != "" {
+			// macOS and Windows fold case: both would be one file there.
+			add(SeverityError, f+".name", fmt.Sprintf("%q differs only by case from commands[%d] (%q), the same command on macOS and Windows", c.Name, j, m.Commands[j].Name),
+				"give every command a name that differs by more than case")
 		} else {
 			seen[c.Name] = i
+			folded[strings.ToLower(c.Name)] = i
 		}
 		if msg := CheckBinaryPath(c.Binary); msg != "" {
 			add(SeverityError, f+".binary", msg, "give a path relative to the plugin root, such as \"bin/run\"")

@@ -83,6 +83,8 @@ func TestValidate(t *testing.T) {
 			want: []want{{SeverityWarning, "commands", []string{"no [[commands]]"}}}},
 		{name: "duplicate command", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \"a\"\n[[commands]]\nname = \"x\"\nbinary = \"b\"\n"),
 			want: []want{{SeverityError, "commands[1] (x).name", []string{"duplicates commands[0]"}}}},
+		{name: "commands differing only by case", toml: cmds("[[commands]]\nname = \"deploy\"\nbinary = \"a\"\n[[commands]]\nname = \"Deploy\"\nbinary = \"b\"\n"),
+			want: []want{{SeverityError, "commands[1] (Deploy).name", []string{`"Deploy"`, `"deploy"`, "commands[0]", "only by case"}}}},
 		{name: "reserved command plugins", toml: cmds("[[commands]]\nname = \"plugins\"\nbinary = \"a\"\n"),
 			want: []want{{SeverityError, "commands[0] (plugins).name", []string{"fledge's own"}}}},
 		{name: "reserved command help", toml: cmds("[[commands]]\nname = \"help\"\nbinary = \"a\"\n"),
