@@ -171,7 +171,7 @@ func (m *Manifest) Validate() Problems {
 			folded[strings.ToLower(c.Name)] = i
 		}
 		if msg := CheckBinaryPath(c.Binary); msg != "" {
-			add(SeverityError, f+".binary", msg, "give a path relative to the plugin root, such as \"bin/run\"")
+			add(SeverityError, f+".binary", msg, "give a path relative to the plugin root and outside .git, such as \"bin/run\"")
 		}
 		validateArgs(f, c.Args, add)
 	}
@@ -255,6 +255,8 @@ func CheckBinaryPath(p string) string {
 		return fmt.Sprintf("%q is absolute; binaries must live inside the plugin", p)
 	case !filepath.IsLocal(filepath.FromSlash(p)):
 		return fmt.Sprintf("%q leaves the plugin directory", p)
+	case InGitDir(p):
+		return fmt.Sprintf("%q lies in a .git directory, which fledge does not hash or verify", p)
 	}
 	return ""
 }
@@ -291,6 +293,9 @@ func checkBinary(realRoot, rel string) (msg, fix string) {
 	}
 	if !Within(realRoot, resolved) {
 		return fmt.Sprintf("%q resolves outside the plugin directory", rel), "point it at a file inside the plugin"
+	}
+	if r, err := filepath.Rel(realRoot, resolved); err != nil || InGitDir(r) {
+		return fmt.Sprintf("%q resolves into a .git directory (%s), which fledge does not hash or verify", rel, r), "point it at a file outside .git"
 	}
 	fi, err := os.Stat(resolved)
 	if err != nil {

@@ -99,6 +99,8 @@ func TestValidate(t *testing.T) {
 			want: []want{{SeverityError, "commands[0] (ça).name", nil}}},
 
 		// binary paths
+		{name: "binary in .git", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \".git/run\"\n"),
+			want: []want{{SeverityError, "commands[0] (x).binary", []string{".git", "outside .git"}}}},
 		{name: "binary parent", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \"../x\"\n"),
 			want: []want{{SeverityError, "commands[0] (x).binary", []string{"leaves"}}}},
 		{name: "binary sneaky parent", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \"bin/../../x\"\n"),
