@@ -85,7 +85,9 @@ func Resolve(paths home.Paths, command string) (*Target, error) {
 		}
 		return nil, errorf(CodeManifestChanged, "plugin %s's plugin.toml is not the one you approved (see: fledge plugins verify %s); to review and approve it again: fledge plugins install '%s' --force", entry.Name, entry.Name, src)
 	}
-	m, err := manifest.Parse(data)
+	// Unknown keys were reported when the plugin was validated and
+	// installed; a run reads only what it needs.
+	m, err := manifest.Decode(data)
 	if err != nil {
 		return nil, errorf(CodeLaunchFailed, "plugin %s: %v", entry.Name, err)
 	}
