@@ -28,7 +28,9 @@
 //     answers {}; each denial is reported once.
 //   - Memory stays bounded whatever a plugin writes: protocol lines (1 MiB,
 //     beyond which the run ends with malformed_response), exec output
-//     (10 MiB per stream), the --json capture (16 MiB), responses queued
+//     (10 MiB per stream, counted as JSON-encoded in the response, so
+//     10 MiB of NUL bytes keeps 1.7 MiB and the line stays near 20 MiB
+//     rather than 126 MB), the --json capture (16 MiB), responses queued
 //     for a plugin that does not read them (8 MiB), warnings (20).
 //   - A run always ends: on Ctrl+C or a --timeout the plugin gets a cancel,
 //     its process group SIGTERM 5 s later and SIGKILL at 10 s; a question
