@@ -71,8 +71,9 @@ type Decision struct {
 // Consent is how the user approves a Request: flags for scripts, or a
 // callback that asks a human on a terminal.
 type Consent struct {
-	// Yes approves everything requested, except exec, network and hooks
-	// of an unverified source.
+	// Yes approves everything requested except what NeedsExplicitGrant
+	// names: exec, network and hooks of an unverified source, and a
+	// filesystem scope fledge does not know.
 	Yes bool
 	// Grant approves exactly these items (capability names and "hooks").
 	Grant map[string]bool
@@ -84,6 +85,37 @@ type Consent struct {
 // riskyForUnverified are approved for an unverified source only by an
 // explicit --grant.
 var riskyForUnverified = map[string]bool{string(manifest.CapExec): true, string(manifest.CapNetwork): true, GrantHooks: true}
+
+// NeedsExplicitGrant reports whether item (a grant name from Items) is
+// approved only by naming it: --yes does not approve it and an approval
+// prompt does not preselect it. That holds for exec, network and hooks of
+// an unverified source, and for a filesystem scope fledge does not know
+// ("home", "/"), whatever the source: an unknown scope has no bound, so it
+// is taken as the most privileged claim.
+func (r Request) NeedsExplicitGrant(item string) bool {
+	if item == string(manifest.CapFilesystem) && !manifest.KnownFilesystemScope(r.Capabilities.Filesystem) {
+		return true
+	}
+	return r.Tier == registry.TierUnverified && riskyForUnverified[item]
+}
+
+// explicitReason says why --yes did not approve the withheld items.
+func (r Request) explicitReason(withheld []string) string {
+	var unverified []string
+	var reasons []string
+	for _, it := range withheld {
+		if it == string(manifest.CapFilesystem) && !manifest.KnownFilesystemScope(r.Capabilities.Filesystem) {
+			reasons = append(reasons, fmt.Sprintf("filesystem scope %q is not one fledge knows (%s) and counts as access to every file",
+				r.Capabilities.Filesystem, strings.Join(manifest.FilesystemScopes, ", ")))
+			continue
+		}
+		unverified = append(unverified, it)
+	}
+	if len(unverified) > 0 {
+		reasons = append([]string{"the source is unverified"}, reasons...)
+	}
+	return strings.Join(reasons, " and ") + ", so --yes does not approve " + strings.Join(withheld, ", ") + "; only an explicit --grant does"
+}
 
 // ApprovalError reports a request that was not (fully) approved.
 type ApprovalError struct {
@@ -133,15 +165,14 @@ func (c Consent) Decide(r Request) (Decision, error) {
 		switch {
 		case c.Grant[it]:
 			approved[it] = true
-		case c.Yes && r.Tier == registry.TierUnverified && riskyForUnverified[it]:
+		case c.Yes && r.NeedsExplicitGrant(it):
 			withheld = append(withheld, it)
 		case c.Yes:
 			approved[it] = true
 		}
 	}
 	if len(withheld) > 0 {
-		return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: withheld,
-			Reason: "the source is unverified, so --yes does not approve " + strings.Join(withheld, ", ") + "; only an explicit --grant does"}
+		return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: withheld, Reason: r.explicitReason(withheld)}
 	}
 	if r.needsHooks() && !approved[GrantHooks] {
 		return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: []string{GrantHooks},

@@ -112,6 +112,24 @@ func TestDecide(t *testing.T) {
 			req:  req(registry.TierUnverified, manifest.Capabilities{Store: true, Metadata: true, Filesystem: "project"}),
 			want: Decision{Capabilities: manifest.Capabilities{Store: true, Metadata: true, Filesystem: "project"}}},
 
+		// An unknown filesystem scope is the widest claim: --yes approves it
+		// for no tier, an explicit grant does.
+		{name: "yes official unknown scope", consent: func(*int) Consent { return Consent{Yes: true} },
+			req: req(registry.TierOfficial, manifest.Capabilities{Store: true, Filesystem: "home"}), missing: []string{"filesystem"}},
+		{name: "yes local unknown scope", consent: func(*int) Consent { return Consent{Yes: true} },
+			req: req(registry.TierLocal, manifest.Capabilities{Filesystem: "/"}), missing: []string{"filesystem"}},
+		{name: "yes unverified unknown scope and exec", consent: func(*int) Consent { return Consent{Yes: true} },
+			req: req(registry.TierUnverified, manifest.Capabilities{Exec: true, Filesystem: "all"}), missing: []string{"exec", "filesystem"}},
+		{name: "yes plugin scope", consent: func(*int) Consent { return Consent{Yes: true} },
+			req:  req(registry.TierUnverified, manifest.Capabilities{Filesystem: "plugin"}),
+			want: Decision{Capabilities: manifest.Capabilities{Filesystem: "plugin"}}},
+		{name: "yes+grant filesystem unknown scope", consent: func(*int) Consent { return Consent{Yes: true, Grant: grants("filesystem")} },
+			req:  req(registry.TierTeam, manifest.Capabilities{Store: true, Filesystem: "home"}),
+			want: Decision{Capabilities: manifest.Capabilities{Store: true, Filesystem: "home"}}},
+		{name: "grant filesystem unknown scope", consent: func(*int) Consent { return Consent{Grant: grants("filesystem")} },
+			req:  req(registry.TierUnverified, manifest.Capabilities{Filesystem: "home"}),
+			want: Decision{Capabilities: manifest.Capabilities{Filesystem: "home"}}},
+
 		// --grant approves exactly what it names; the rest is denied.
 		{name: "grant exactly", consent: func(*int) Consent { return Consent{Grant: grants("store", "network")} },
 			req: req(registry.TierUnverified, allCaps), want: Decision{Capabilities: manifest.Capabilities{Store: true, Network: true}}},

@@ -325,13 +325,22 @@ func (in *Installer) preflight(m *manifest.Manifest) error {
 	return checkSlot(file, m, in.Force)
 }
 
+// checkSlot refuses a plugin whose name or commands are taken, spelled
+// the same or (on every OS, since macOS and Windows fold case) differing
+// only by case.
 func checkSlot(file *lockfile.File, m *manifest.Manifest, force bool) error {
+	if twin, ok := file.CaseTwin(m.Plugin.Name); ok {
+		return &NameConflictError{Name: m.Plugin.Name, Installed: twin.Name}
+	}
 	if _, ok := file.Get(m.Plugin.Name); ok && !force {
 		return fmt.Errorf("plugin %q is %w", m.Plugin.Name, ErrAlreadyInstalled)
 	}
 	for _, c := range m.CommandNames() {
 		if owner, ok := file.CommandOwner(c); ok && owner.Name != m.Plugin.Name {
 			return &ConflictError{Command: c, Owner: owner.Name}
+		}
+		if owner, spelling, ok := file.CommandCaseTwin(c); ok && owner.Name != m.Plugin.Name {
+			return &ConflictError{Command: c, Owner: owner.Name, Existing: spelling}
 		}
 	}
 	return nil

@@ -476,3 +476,39 @@ func TestPutRemoveCommandOwner(t *testing.T) {
 		t.Errorf("Remove: %+v", f.Plugins)
 	}
 }
+
+// Names and commands that differ only by case are found, with the installed
+// spelling; an exact match is not a twin (it is the same name).
+func TestCaseTwins(t *testing.T) {
+	f := &File{Plugins: []Plugin{
+		{Name: "fledge-plugin-a", Commands: []string{"deploy", "ship"}},
+		{Name: "Other", Commands: []string{"Build"}},
+	}}
+	for name, want := range map[string]string{
+		"Fledge-Plugin-A": "fledge-plugin-a", "FLEDGE-PLUGIN-A": "fledge-plugin-a", "other": "Other",
+		"fledge-plugin-a": "", "Other": "", "fledge-plugin-b": "",
+	} {
+		p, ok := f.CaseTwin(name)
+		if got := ""; ok {
+			got = p.Name
+			if got != want {
+				t.Errorf("CaseTwin(%q) = %q, want %q", name, got, want)
+			}
+		} else if want != "" {
+			t.Errorf("CaseTwin(%q) found nothing, want %q", name, want)
+		}
+	}
+	for cmd, want := range map[string][2]string{
+		"Deploy": {"fledge-plugin-a", "deploy"}, "SHIP": {"fledge-plugin-a", "ship"}, "build": {"Other", "Build"},
+		"deploy": {}, "Build": {}, "other": {},
+	} {
+		p, spelling, ok := f.CommandCaseTwin(cmd)
+		var got [2]string
+		if ok {
+			got = [2]string{p.Name, spelling}
+		}
+		if got != want {
+			t.Errorf("CommandCaseTwin(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}

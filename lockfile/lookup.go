@@ -77,6 +77,33 @@ func (f *File) CommandOwner(command string) (*Plugin, bool) {
 	return nil, false
 }
 
+// CaseTwin returns an installed plugin whose name differs from name only by
+// case ("foo" for "Foo"). On case-insensitive filesystems (macOS, Windows)
+// the two would share plugins/<name>, so install refuses such a pair on
+// every OS.
+func (f *File) CaseTwin(name string) (*Plugin, bool) {
+	for i := range f.Plugins {
+		if n := f.Plugins[i].Name; n != name && strings.EqualFold(n, name) {
+			return &f.Plugins[i], true
+		}
+	}
+	return nil, false
+}
+
+// CommandCaseTwin returns the plugin providing a command whose name differs
+// from command only by case, and that spelling: the two commands' links in
+// the bin directory would be one file on a case-insensitive filesystem.
+func (f *File) CommandCaseTwin(command string) (p *Plugin, spelling string, ok bool) {
+	for i := range f.Plugins {
+		for _, c := range f.Plugins[i].Commands {
+			if c != command && strings.EqualFold(c, command) {
+				return &f.Plugins[i], c, true
+			}
+		}
+	}
+	return nil, "", false
+}
+
 // Put replaces the entry with p's name, or appends p.
 func (f *File) Put(p Plugin) {
 	if i := f.Index(p.Name); i >= 0 {

@@ -42,8 +42,30 @@ type Capabilities struct {
 	Metadata bool `toml:"metadata" json:"metadata"`
 	Network  bool `toml:"network,omitempty" json:"network"`
 	// Filesystem is the scope claimed ("none", "project", ...); empty or
-	// "none" means no claim.
+	// "none" means no claim. A scope outside FilesystemScopes counts as
+	// the widest claim (see KnownFilesystemScope).
 	Filesystem string `toml:"filesystem,omitempty" json:"filesystem,omitempty"`
+}
+
+// FilesystemScopes are the filesystem scopes the Rust fledge defines:
+// "none" (no access), "project" (read the project) and "plugin" (read the
+// project, read and write the plugin's data).
+var FilesystemScopes = []string{"none", "project", "plugin"}
+
+// KnownFilesystemScope reports whether scope is empty or one of
+// FilesystemScopes. Any other value ("home", "/", "all") has no defined
+// bound, so fledge treats it as the most privileged claim: approving it
+// takes an explicit grant of filesystem, never a blanket yes.
+func KnownFilesystemScope(scope string) bool {
+	if scope == "" {
+		return true
+	}
+	for _, s := range FilesystemScopes {
+		if scope == s {
+			return true
+		}
+	}
+	return false
 }
 
 // Has reports whether c holds capability k.

@@ -8,4 +8,9 @@
 // invalid. It is a leaf (termsafe, itself a leaf, is its one fledge import):
 // it knows nothing of installed state (lockfile), fetching (install) or
 // running (runner).
+//
+// Reading is linear in the manifest's size: one pass with go-toml's parser
+// counts the keys (at most MaxKeys, since go-toml's decoder is quadratic in
+// them) and finds the unknown ones against the Manifest type, then go-toml
+// decodes. Decode, the runner's path, skips the unknown-key report.
 package manifest

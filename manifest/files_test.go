@@ -43,7 +43,11 @@ func TestCheckBinaries(t *testing.T) {
 		"bin/dangling":   "nowhere",
 		"bin/loop":       "loop",
 		"bin/todir":      "../adir",
+		"bin/togit":      "../.git/hooks/run", // inside, but in .git
+		"gitdir":         ".GIT",              // a directory link into .git
 	}
+	writeFile(t, filepath.Join(root, ".git", "hooks", "run"), "#!/bin/sh\n", 0o755)
+	writeFile(t, filepath.Join(root, ".GIT", "run"), "#!/bin/sh\n", 0o755)
 	for l, target := range links {
 		if err := os.Symlink(target, filepath.Join(root, l)); err != nil {
 			t.Fatal(err)
@@ -75,6 +79,8 @@ func TestCheckBinaries(t *testing.T) {
 		{"adir", []string{"not a regular file"}},
 		{"bin/todir", []string{"not a regular file"}},
 		{".", []string{"not a regular file"}},
+		{"bin/togit", []string{"bin/togit", ".git directory", ".git/hooks/run"}},
+		{"gitdir/run", []string{"gitdir/run", ".git directory", ".GIT/run"}},
 	}
 	for _, tc := range cases {
 		m := &Manifest{Commands: []Command{{Name: "c", Binary: tc.binary}}}
@@ -117,6 +123,32 @@ func TestCheckBinaries(t *testing.T) {
 	// A missing root is one error, not a panic.
 	if ps := m.CheckBinaries(filepath.Join(root, "nope")); len(ps) != 1 || ps[0].Severity != SeverityError {
 		t.Errorf("missing root: %v", ps)
+	}
+}
+
+// Every spelling that a filesystem or git takes for .git is one; names
+// that merely start like it are not.
+func TestInGitDir(t *testing.T) {
+	t.Parallel()
+	in := []string{
+		".git", ".git/run", "sub/.git/run", ".GIT/run", ".Git/run", `a\.git\run`, ".git./run", ".git . /run",
+		"git~1/run", "GIT~1/run", ".g\u200cit/run", "\ufeff.git/run", ".gi\u206at/x",
+	}
+	out := []string{
+		"bin/run", ".github/run", ".gitignore", "git/run", "bin/.gitkeep", ".git-hooks/run", "x.git/run", "git~2/run", "..git/run", "",
+	}
+	for _, p := range in {
+		if !InGitDir(p) {
+			t.Errorf("InGitDir(%q) = false, want true", p)
+		}
+		if CheckBinaryPath(p) == "" {
+			t.Errorf("CheckBinaryPath(%q) accepted a path in .git", p)
+		}
+	}
+	for _, p := range out {
+		if InGitDir(p) {
+			t.Errorf("InGitDir(%q) = true, want false", p)
+		}
 	}
 }
 

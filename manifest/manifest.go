@@ -7,9 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -84,20 +81,34 @@ type Arg struct {
 	Description string `toml:"description" json:"description,omitempty"`
 }
 
-// Parse decodes a plugin.toml. It does not validate beyond TOML syntax and
-// field types; see Validate.
-func Parse(data []byte) (*Manifest, error) {
+// Parse decodes a plugin.toml and lists its unknown keys. It does not
+// validate beyond TOML syntax, field types and the MaxSize and MaxKeys
+// bounds; see Validate.
+func Parse(data []byte) (*Manifest, error) { return parse(data, true) }
+
+// Decode is Parse without the unknown-key report (Unknown stays nil), for
+// callers that only read what fledge understands, such as the runner on
+// every run.
+func Decode(data []byte) (*Manifest, error) { return parse(data, false) }
+
+func parse(data []byte, report bool) (*Manifest, error) {
 	if len(data) > MaxSize {
 		return nil, fmt.Errorf("plugin.toml is %d bytes, more than the %d allowed: %w", len(data), MaxSize, ErrTooLarge)
 	}
 	// A leading byte order mark is not TOML, but the Rust fledge's reader
 	// skips it, so manifests saved by some editors work there.
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
+	keys := scanKeys(data, report)
+	if keys.keys > MaxKeys {
+		return nil, fmt.Errorf("plugin.toml holds more than %d keys and tables (real manifests hold a few dozen): %w", MaxKeys, ErrTooLarge)
+	}
 	var m Manifest
 	if err := toml.Unmarshal(data, &m); err != nil {
 		return nil, describeTOMLError(err)
 	}
-	m.Unknown = unknownKeys(data, &Manifest{})
+	if report {
+		m.Unknown = keys.sorted()
+	}
 	return &m, nil
 }
 
@@ -213,34 +224,4 @@ func describeTOMLError(err error) error {
 		return &SyntaxError{Line: row, Column: col, Msg: de.Error()}
 	}
 	return &SyntaxError{Msg: err.Error()}
-}
-
-// unknownKeys decodes data strictly into a fresh value and returns the keys
-// the strict decoder rejects.
-func unknownKeys(data []byte, into any) []string {
-	d := toml.NewDecoder(bytes.NewReader(data))
-	d.DisallowUnknownFields()
-	err := d.Decode(into)
-	var se *toml.StrictMissingError
-	if !errors.As(err, &se) {
-		return nil
-	}
-	seen := map[string]bool{}
-	for _, e := range se.Errors {
-		parts := e.Key()
-		shown := make([]string, len(parts))
-		for i, k := range parts {
-			shown[i] = k
-			if k == "" || strings.ContainsAny(k, ". \t\"") {
-				shown[i] = strconv.Quote(k)
-			}
-		}
-		seen[strings.Join(shown, ".")] = true
-	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

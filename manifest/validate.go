@@ -151,6 +151,7 @@ func (m *Manifest) Validate() Problems {
 		add(SeverityWarning, "commands", "the plugin declares no [[commands]], so it adds nothing to run", "add a [[commands]] entry with name and binary")
 	}
 	seen := map[string]int{}
+	folded := map[string]int{}
 	for i, c := range m.Commands {
 		f := fmt.Sprintf("commands[%d]", i)
 		if c.Name != "" {
@@ -163,11 +164,16 @@ func (m *Manifest) Validate() Problems {
 		}
 		if j, dup := seen[c.Name]; dup && c.Name != "" {
 			add(SeverityError, f+".name", fmt.Sprintf("duplicates commands[%d]", j), "give every command a distinct name")
+		} else if j, dup := folded[strings.ToLower(c.Name)]; dup && c.Name != "" {
+			// macOS and Windows fold case: both would be one file there.
+			add(SeverityError, f+".name", fmt.Sprintf("%q differs only by case from commands[%d] (%q), the same command on macOS and Windows", c.Name, j, m.Commands[j].Name),
+				"give every command a name that differs by more than case")
 		} else {
 			seen[c.Name] = i
+			folded[strings.ToLower(c.Name)] = i
 		}
 		if msg := CheckBinaryPath(c.Binary); msg != "" {
-			add(SeverityError, f+".binary", msg, "give a path relative to the plugin root, such as \"bin/run\"")
+			add(SeverityError, f+".binary", msg, "give a path relative to the plugin root and outside .git, such as \"bin/run\"")
 		}
 		validateArgs(f, c.Args, add)
 	}
@@ -178,10 +184,10 @@ func (m *Manifest) Validate() Problems {
 		}
 	}
 
-	switch m.Capabilities.Filesystem {
-	case "", "none", "project", "plugin":
-	default:
-		add(SeverityWarning, "capabilities.filesystem", fmt.Sprintf("unknown scope %q", m.Capabilities.Filesystem), "use \"none\", \"project\" or \"plugin\"")
+	if fs := m.Capabilities.Filesystem; !KnownFilesystemScope(fs) {
+		add(SeverityWarning, "capabilities.filesystem",
+			fmt.Sprintf("unknown scope %q counts as access to every file, so only an explicit grant of filesystem approves it", fs),
+			"use \"none\", \"project\" or \"plugin\"")
 	}
 
 	for _, k := range m.Unknown {
@@ -251,6 +257,8 @@ func CheckBinaryPath(p string) string {
 		return fmt.Sprintf("%q is absolute; binaries must live inside the plugin", p)
 	case !filepath.IsLocal(filepath.FromSlash(p)):
 		return fmt.Sprintf("%q leaves the plugin directory", p)
+	case InGitDir(p):
+		return fmt.Sprintf("%q lies in a .git directory, which fledge does not hash or verify", p)
 	}
 	return ""
 }
@@ -287,6 +295,9 @@ func checkBinary(realRoot, rel string) (msg, fix string) {
 	}
 	if !Within(realRoot, resolved) {
 		return fmt.Sprintf("%q resolves outside the plugin directory", rel), "point it at a file inside the plugin"
+	}
+	if r, err := filepath.Rel(realRoot, resolved); err != nil || InGitDir(r) {
+		return fmt.Sprintf("%q resolves into a .git directory (%s), which fledge does not hash or verify", rel, r), "point it at a file outside .git"
 	}
 	fi, err := os.Stat(resolved)
 	if err != nil {

@@ -83,6 +83,8 @@ func TestValidate(t *testing.T) {
 			want: []want{{SeverityWarning, "commands", []string{"no [[commands]]"}}}},
 		{name: "duplicate command", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \"a\"\n[[commands]]\nname = \"x\"\nbinary = \"b\"\n"),
 			want: []want{{SeverityError, "commands[1] (x).name", []string{"duplicates commands[0]"}}}},
+		{name: "commands differing only by case", toml: cmds("[[commands]]\nname = \"deploy\"\nbinary = \"a\"\n[[commands]]\nname = \"Deploy\"\nbinary = \"b\"\n"),
+			want: []want{{SeverityError, "commands[1] (Deploy).name", []string{`"Deploy"`, `"deploy"`, "commands[0]", "only by case"}}}},
 		{name: "reserved command plugins", toml: cmds("[[commands]]\nname = \"plugins\"\nbinary = \"a\"\n"),
 			want: []want{{SeverityError, "commands[0] (plugins).name", []string{"fledge's own"}}}},
 		{name: "reserved command help", toml: cmds("[[commands]]\nname = \"help\"\nbinary = \"a\"\n"),
@@ -97,6 +99,8 @@ func TestValidate(t *testing.T) {
 			want: []want{{SeverityError, "commands[0] (ça).name", nil}}},
 
 		// binary paths
+		{name: "binary in .git", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \".git/run\"\n"),
+			want: []want{{SeverityError, "commands[0] (x).binary", []string{".git", "outside .git"}}}},
 		{name: "binary parent", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \"../x\"\n"),
 			want: []want{{SeverityError, "commands[0] (x).binary", []string{"leaves"}}}},
 		{name: "binary sneaky parent", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \"bin/../../x\"\n"),
@@ -160,8 +164,9 @@ func TestValidate(t *testing.T) {
 		{name: "binary newline", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \"bin/a\\nb\"\n"),
 			want: []want{{SeverityError, "commands[0] (x).binary", []string{"newline"}}}},
 		{name: "filesystem unknown scope", toml: validBase + "[capabilities]\nfilesystem = \"everything\"\n", clean: true,
-			want: []want{{SeverityWarning, "capabilities.filesystem", []string{"everything"}}}},
+			want: []want{{SeverityWarning, "capabilities.filesystem", []string{"everything", "explicit grant", `"none"`, `"project"`, `"plugin"`}}}},
 		{name: "filesystem project", toml: validBase + "[capabilities]\nfilesystem = \"project\"\n", clean: true},
+		{name: "filesystem plugin", toml: validBase + "[capabilities]\nfilesystem = \"plugin\"\n", clean: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

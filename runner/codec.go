@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/runner/protocol"
@@ -266,10 +267,48 @@ func appendResponse(dst []byte, id json.RawMessage, value any) ([]byte, bool) {
 		}
 	case string:
 		dst = appendJSONString(dst, v)
+	case protocol.ExecResult:
+		dst = append(dst, `{"code":`...)
+		dst = strconv.AppendInt(dst, int64(v.Code), 10)
+		dst = append(dst, `,"stdout":`...)
+		dst = appendJSONString(dst, v.Stdout)
+		dst = append(dst, `,"stderr":`...)
+		dst = appendJSONString(dst, v.Stderr)
+		dst = append(dst, '}')
 	default:
 		return dst, false
 	}
 	return append(dst, "}\n"...), true
+}
+
+// jsonPrefix returns the length of the longest prefix of s, ending on a
+// UTF-8 boundary, that appendJSONString encodes in at most max bytes
+// (quotes not counted), and that encoded length. Escapes cost what
+// appendJSONString writes: a control or invalid byte 6 bytes, so 1 MiB of
+// NUL bytes is 6 MiB of JSON.
+func jsonPrefix[T string | []byte](s T, max int) (n, cost int) {
+	for i := 0; i < len(s); {
+		c, size, w := s[i], 1, 1
+		switch {
+		case c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\':
+		case c == '"', c == '\\', c == '\b', c == '\f', c == '\n', c == '\r', c == '\t':
+			w = 2
+		case c < utf8.RuneSelf:
+			w = 6
+		default:
+			r, sz := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			size, w = sz, sz
+			if r == utf8.RuneError && sz == 1 || r == '\u2028' || r == '\u2029' {
+				w = 6
+			}
+		}
+		if cost+w > max {
+			return i, cost
+		}
+		cost += w
+		i += size
+	}
+	return len(s), cost
 }
 
 // appendCancel appends the line encoding/json writes for

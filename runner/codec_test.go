@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/runner/protocol"
 )
@@ -99,8 +101,8 @@ func TestAppendResponseAgreesWithJSON(t *testing.T) {
 	hits := 0
 	for _, id := range encodeIDs {
 		values := []any{nil, true, false, []string{"x"}, 1}
-		for _, s := range encodeStrings {
-			values = append(values, s)
+		for i, s := range encodeStrings {
+			values = append(values, s, protocol.ExecResult{Code: i - 2, Stdout: s, Stderr: encodeStrings[(i+1)%len(encodeStrings)]})
 		}
 		for _, v := range values {
 			if checkResponse(t, json.RawMessage(id), v) {
@@ -111,8 +113,41 @@ func TestAppendResponseAgreesWithJSON(t *testing.T) {
 			checkCancel(t, json.RawMessage(id), s)
 		}
 	}
-	if hits != 4*11 {
-		t.Errorf("fast encoder took %d answers, want %d", hits, 4*11)
+	if want := 4 * (3 + 2*len(encodeStrings)); hits != want {
+		t.Errorf("fast encoder took %d answers, want %d", hits, want)
+	}
+}
+
+// jsonPrefix measures exactly what appendJSONString writes, cuts only on
+// UTF-8 boundaries, and keeps as much as fits.
+func TestJSONPrefix(t *testing.T) {
+	t.Parallel()
+	inputs := append([]string{strings.Repeat("\x00", 40), strings.Repeat("é", 20), strings.Repeat("😀\u2028", 9)}, encodeStrings...)
+	for _, in := range inputs {
+		for max := 0; max <= 6*len(in)+1; max++ {
+			n, cost := jsonPrefix(in, max)
+			if bn, bcost := jsonPrefix([]byte(in), max); bn != n || bcost != cost {
+				t.Fatalf("%q, %d: string gives %d/%d, bytes %d/%d", in, max, n, cost, bn, bcost)
+			}
+			if enc := appendJSONString(nil, in[:n]); len(enc)-2 != cost || cost > max {
+				t.Fatalf("%q, %d: prefix %q costs %d, encodes in %d", in, max, in[:n], cost, len(enc)-2)
+			}
+			if n == len(in) {
+				continue
+			}
+			// The cut splits no rune: the kept bytes encode as they do in
+			// the whole.
+			whole, head, tail := appendJSONString(nil, in), appendJSONString(nil, in[:n]), appendJSONString(nil, in[n:])
+			if string(whole) != string(head[:len(head)-1])+string(tail[1:]) {
+				t.Fatalf("%q, %d: cut %d inside a rune", in, max, n)
+			}
+			// The next character (a whole rune, or one invalid byte) would
+			// not fit.
+			_, size := utf8.DecodeRuneInString(in[n:])
+			if next := len(appendJSONString(nil, in[:n+size])) - 2; next <= max {
+				t.Fatalf("%q, %d: kept %d bytes, but %d would fit (%d)", in, max, n, n+size, next)
+			}
+		}
 	}
 }
 

@@ -28,7 +28,9 @@
 //     answers {}; each denial is reported once.
 //   - Memory stays bounded whatever a plugin writes: protocol lines (1 MiB,
 //     beyond which the run ends with malformed_response), exec output
-//     (10 MiB per stream), the --json capture (16 MiB), responses queued
+//     (10 MiB per stream, counted as JSON-encoded in the response, so
+//     10 MiB of NUL bytes keeps 1.7 MiB and the line stays near 20 MiB
+//     rather than 126 MB), the --json capture (16 MiB), responses queued
 //     for a plugin that does not read them (8 MiB), warnings (20).
 //   - A run always ends: on Ctrl+C or a --timeout the plugin gets a cancel,
 //     its process group SIGTERM 5 s later and SIGKILL at 10 s; a question
@@ -40,6 +42,15 @@
 //   - Without a terminal (or under --ni) a question is answered with its
 //     default; a question without one, or whose default fails its
 //     validator, is cancelled with reason non_interactive.
+//   - The environment a plugin receives through fledge (metadata "env",
+//     and exec's commands) passes one filter, FilterEnv, whose tables are
+//     in envfilter.go. It fails closed: a name with a secret word or part
+//     (TOKEN, SECRET, PASSW, KEY, PW, PIN, WEBHOOK, …, every *_URL) or a
+//     value with a provider token format, a credential in a URL or a
+//     webhook URL, a secret-named parameter, JSON or base64 JSON with a
+//     secret key, or the shape user:password is dropped. A secret-scanning
+//     library (gitleaks) was weighed: 200 modules, and it misses secrets
+//     that only a name gives away.
 //   - exec runs `sh -c` (cmd /C on Windows) with stdin closed, in its own
 //     process group, with the filtered environment (see FilterEnv). Its
 //     working directory must lie, after resolving symlinks, in the project

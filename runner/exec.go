@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os/exec"
@@ -35,7 +36,40 @@ func (s *session) exec(m *protocol.Outbound) {
 		s.cancelRequest(m.ID, s.reason())
 		return
 	}
-	s.respond(m.ID, res)
+	s.respondExec(m.ID, res)
+}
+
+// respondExec answers an exec. The line can be tens of MiB: it is encoded
+// once, into a buffer of its exact size that the inbox takes over, rather
+// than into the session's reused scratch (which would keep it) and a copy.
+func (s *session) respondExec(id json.RawMessage, res protocol.ExecResult) {
+	if !plainID(id) {
+		s.respond(id, res)
+		return
+	}
+	size := len(`{"type":"response","id":,"value":{"code":,"stdout":"","stderr":""}}`+"\n") + len(id) + 20
+	_, out := jsonPrefix(res.Stdout, math.MaxInt)
+	_, errs := jsonPrefix(res.Stderr, math.MaxInt)
+	size += out + errs
+	b, _ := appendResponse(make([]byte, 0, size), id, res)
+	if err := s.in.write(b, true); err != nil {
+		s.fail(CodeMalformedResponse, err)
+	}
+}
+
+// execText is what an exec response carries of one captured stream: the
+// longest start of it whose JSON encoding fits in max bytes, so that no
+// output, however it escapes (a NUL byte becomes six), makes a response
+// longer than twice max and a note. What is cut is counted in a note, as
+// capBuffer counts what it did not keep.
+func execText(c *capBuffer, max int) string {
+	b := c.buf.Bytes()
+	n, _ := jsonPrefix(b, max)
+	dropped := c.dropped + int64(len(b)-n)
+	if dropped == 0 {
+		return string(b)
+	}
+	return string(b[:n]) + fmt.Sprintf("\n[fledge: output truncated: kept the first %d bytes, dropped %d]\n", n, dropped)
 }
 
 // execTimeout is the request's timeout in seconds, defaulted and capped.
@@ -109,7 +143,8 @@ func (s *session) runExec(m *protocol.Outbound) (res protocol.ExecResult, cancel
 	dOut.stop(grace)
 	dErr.stop(grace)
 	code, _, _ := p.exitCode()
-	res = protocol.ExecResult{Code: code, Stdout: stdout.String(), Stderr: stderr.String()}
+	limit := s.r.Limits.ExecOutput
+	res = protocol.ExecResult{Code: code, Stdout: execText(stdout, limit), Stderr: execText(stderr, limit)}
 	if timedOut {
 		res.Code = execCodeTimeout
 		res.Stderr += fmt.Sprintf("fledge: command timed out after %s and was killed\n", timeout)

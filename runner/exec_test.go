@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,5 +156,42 @@ func TestConfinementOutsideAProject(t *testing.T) {
 		if _, err := c.resolve("/"); err == nil {
 			t.Errorf("cwd %s: / allowed", tt.cwd)
 		}
+	}
+}
+
+// An exec of a command printing 10 MiB of NUL bytes on each stream used to
+// answer with a 126 MB line (each NUL escapes to \u0000). With the default
+// limits the response now stays under twice the output limit: each stream
+// keeps the NUL bytes whose encoding fits, and says what it dropped.
+func TestExecResponseBoundedWhateverTheBytes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dir := e.installScript("fledge-plugin-execnul", "execnul", "execnul.sh", "fledge-v1", manifest.Capabilities{Exec: true})
+	if _, err := e.run(Request{Command: "execnul"}); err != nil {
+		t.Fatalf("%v\n%s", err, e.stderr)
+	}
+	line, err := os.ReadFile(filepath.Join(dir, "response.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if max := 2*DefaultMaxExecOutput + 1024; len(line) > max {
+		t.Fatalf("exec response line is %d bytes, more than %d", len(line), max)
+	}
+	var resp struct {
+		ID    string              `json:"id"`
+		Value protocol.ExecResult `json:"value"`
+	}
+	if err := json.Unmarshal(line, &resp); err != nil {
+		t.Fatalf("response: %v", err)
+	}
+	kept := DefaultMaxExecOutput / 6
+	for name, got := range map[string]string{"stdout": resp.Value.Stdout, "stderr": resp.Value.Stderr} {
+		note := fmt.Sprintf("\n[fledge: output truncated: kept the first %d bytes, dropped %d]\n", kept, 10<<20-kept)
+		if got != strings.Repeat("\x00", kept)+note {
+			t.Errorf("%s: %d bytes, ending %q; want %d NUL bytes and the note %q", name, len(got), got[max(0, len(got)-100):], kept, note)
+		}
+	}
+	if resp.ID != "nul" || resp.Value.Code != 0 {
+		t.Errorf("response id %q, code %d", resp.ID, resp.Value.Code)
 	}
 }

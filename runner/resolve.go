@@ -85,7 +85,9 @@ func Resolve(paths home.Paths, command string) (*Target, error) {
 		}
 		return nil, errorf(CodeManifestChanged, "plugin %s's plugin.toml is not the one you approved (see: fledge plugins verify %s); to review and approve it again: fledge plugins install '%s' --force", entry.Name, entry.Name, src)
 	}
-	m, err := manifest.Parse(data)
+	// Unknown keys were reported when the plugin was validated and
+	// installed; a run reads only what it needs.
+	m, err := manifest.Decode(data)
 	if err != nil {
 		return nil, errorf(CodeLaunchFailed, "plugin %s: %v", entry.Name, err)
 	}
@@ -110,10 +112,10 @@ func Resolve(paths home.Paths, command string) (*Target, error) {
 
 // resolveBinary checks, at run time, what install checked: the binary
 // exists, is a regular executable file, and its real path stays inside the
-// plugin's real root.
+// plugin's real root and outside any .git directory.
 func resolveBinary(root, rel string) (string, error) {
 	if msg := manifest.CheckBinaryPath(rel); msg != "" {
-		return "", errorf(CodeBinaryOutsidePlugin, "binary %s", msg)
+		return "", errorf(CodeBinaryOutsidePlugin, "binary %s; refusing to run it", msg)
 	}
 	p, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
@@ -124,6 +126,11 @@ func resolveBinary(root, rel string) (string, error) {
 	}
 	if !manifest.Within(root, p) {
 		return "", errorf(CodeBinaryOutsidePlugin, "binary %q resolves to %s, outside the plugin directory %s; refusing to run it", rel, p, root)
+	}
+	// verify never hashes a .git directory: what lies there is not what
+	// was approved and verified.
+	if r, err := filepath.Rel(root, p); err != nil || manifest.InGitDir(r) {
+		return "", errorf(CodeBinaryOutsidePlugin, "binary %q resolves to %s, inside a .git directory that fledge does not hash or verify; refusing to run it", rel, p)
 	}
 	fi, err := os.Stat(p)
 	if err != nil {

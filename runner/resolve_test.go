@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,6 +26,23 @@ func TestResolveRefusals(t *testing.T) {
 		manifest: "[plugin]\nname = \"fledge-plugin-wasm\"\nversion = \"1.0.0\"\nruntime = \"wasm\"\nprotocol = \"fledge-v1\"\n[[commands]]\nname = \"wasm\"\nbinary = \"x.wasm\"\n"})
 	e.install(plugin{name: "fledge-plugin-edited", commands: map[string]string{"edited": "bin/x"},
 		manifest: "[plugin]\nname = \"fledge-plugin-edited\"\nversion = \"1.0.0\"\n[[commands]]\nname = \"other\"\nbinary = \"bin/x\"\n"})
+	// Records made before binaries in .git were refused: one names it, one
+	// reaches it through a symlinked directory.
+	e.install(plugin{name: "fledge-plugin-gitbin", commands: map[string]string{"gitbin": ".git/run"},
+		files: map[string]string{".git/run": "#!/bin/sh\necho escaped\n"}})
+	gitlink := e.install(plugin{name: "fledge-plugin-gitlink", commands: map[string]string{"gitlink": "bin/run"},
+		files: map[string]string{".GIT/run": "#!/bin/sh\necho escaped\n"}})
+	if err := os.Symlink(".GIT", filepath.Join(gitlink, "bin")); err != nil {
+		t.Fatal(err)
+	}
+	// A manifest beyond the key bound is refused before it is decoded.
+	var tables strings.Builder
+	for i := range manifest.MaxKeys {
+		fmt.Fprintf(&tables, "[t%d]\n", i)
+	}
+	e.install(plugin{name: "fledge-plugin-keys", commands: map[string]string{"keys": "bin/x"},
+		manifest: "[plugin]\nname = \"fledge-plugin-keys\"\nversion = \"1.0.0\"\n[[commands]]\nname = \"keys\"\nbinary = \"bin/x\"\n" +
+			tables.String(), files: map[string]string{"bin/x": "#!/bin/sh\necho ran\n"}})
 	e.install(plugin{name: "fledge-plugin-missing", commands: map[string]string{"missing": "bin/x"}})
 	os.RemoveAll(e.paths.PluginDir("fledge-plugin-missing"))
 	// A fledge-<command> program on PATH is never a plugin.
@@ -40,11 +58,20 @@ func TestResolveRefusals(t *testing.T) {
 		"edited":  CodeLaunchFailed,
 		"missing": CodePluginMissing,
 		"onpath":  CodeUnknownCommand,
+		"gitbin":  CodeBinaryOutsidePlugin,
+		"gitlink": CodeBinaryOutsidePlugin,
+		"keys":    CodeLaunchFailed,
 	}
 	for cmd, code := range tests {
 		res, err := e.run(Request{Command: cmd})
 		if CodeOf(err) != code || res.Started {
 			t.Errorf("%s: err %v (code %q), started %v; want %s", cmd, err, CodeOf(err), res.Started, code)
+		}
+		if cmd == "keys" && (err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d keys", manifest.MaxKeys))) {
+			t.Errorf("keys: error %v does not name the key bound", err)
+		}
+		if strings.HasPrefix(cmd, "git") && (err == nil || !strings.Contains(err.Error(), ".git directory") || !strings.Contains(err.Error(), "refusing to run it")) {
+			t.Errorf("%s: error %v does not say the binary is in .git and refused", cmd, err)
 		}
 	}
 	if strings.Contains(e.stdout.String(), "escaped") || strings.Contains(e.stdout.String(), "hijack") {

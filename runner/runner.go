@@ -70,7 +70,9 @@ type Limits struct {
 	// Capture bounds the output kept for --json (16 MiB).
 	Capture int
 	// ExecOutput bounds each of an exec command's stdout and stderr
-	// (10 MiB); the rest is drained and dropped.
+	// (10 MiB) as captured and as JSON-encoded in the response, where a
+	// control byte takes six: the rest is drained and dropped, with a
+	// note, so a response line stays under twice this.
 	ExecOutput int
 	// Backlog bounds the responses queued for a plugin that does not read
 	// its stdin (8 MiB); beyond it the run ends with malformed_response.

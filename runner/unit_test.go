@@ -8,30 +8,6 @@ import (
 	"testing"
 )
 
-func TestSecretFilter(t *testing.T) {
-	t.Parallel()
-	dropped := []string{
-		"GITHUB_TOKEN=x", "GH_TOKEN=x", "AWS_SECRET_ACCESS_KEY=x", "AWS_ACCESS_KEY_ID=x", "OPENAI_API_KEY=x",
-		"ANTHROPIC_API_KEY=x", "NPM_CONFIG__AUTH=x", "DATABASE_URL=x", "SENTRY_DSN=x", "PGPASSWORD=x",
-		"MYSQL_PWD=x", "GPG_KEY=x", "SSH_AUTH_SOCK=/tmp/a", "KUBECONFIG=/k", "LD_PRELOAD=/x.so",
-		"DYLD_INSERT_LIBRARIES=x", "FLEDGE_HOME=/h", "fledge_debug=1", "SESSION_ID=x", "BASIC_AUTH=x",
-		"CI_JOB_JWT=x", "DOCKER_CONFIG=/d", "MY_PASS=x", "APIKEY=x", "Private_Thing=x",
-		"HARMLESS=ghp_0123456789abcdef", "X=https://user:pw@example.com", "Y=https://tok@example.com/x",
-		"Z=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc", "W=AKIAABCDEFGHIJKLMNOP",
-		"V=-----BEGIN OPENSSH PRIVATE KEY-----", "U=alice:hunter2@db.internal", "T=sk-proj-abc",
-	}
-	kept := []string{
-		"PATH=/usr/bin", "HOME=/home/a", "PWD=/w", "OLDPWD=/v", "KEYBOARD=us", "AUTHOR=me", "MONKEY=1",
-		"LANG=C.UTF-8", "TERM=xterm", "EDITOR=vim", "GOPATH=/go", "SSL_CERT_FILE=/etc/ssl/c.pem",
-		"GIT_URL_STYLE=x_", "NOTES=task-runner", "EMAIL=a@b.com", "REPO=git@github.com:o/r.git",
-		"HTTPS_PROXY_HOST=proxy:8080",
-	}
-	got := FilterEnv(append(append([]string{}, dropped...), kept...))
-	if strings.Join(got, "\n") != strings.Join(kept, "\n") {
-		t.Errorf("FilterEnv kept:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(kept, "\n"))
-	}
-}
-
 func TestStripCredentials(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{

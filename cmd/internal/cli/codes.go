@@ -23,6 +23,7 @@ func classify(err error) string {
 	var (
 		appr   *install.ApprovalError
 		confl  *install.ConflictError
+		nameCf *install.NameConflictError
 		inval  *manifest.InvalidError
 		syn    *manifest.SyntaxError
 		proto  *manifest.ProtocolError
@@ -43,6 +44,8 @@ func classify(err error) string {
 		return CodeAlreadyInstalled
 	case errors.As(err, &confl):
 		return CodeCommandConflict
+	case errors.As(err, &nameCf):
+		return CodeNameConflict
 	case errors.As(err, &proto):
 		return CodeProtocolVersion
 	case errors.As(err, &inval), errors.As(err, &syn), errors.Is(err, manifest.ErrNoManifest),
@@ -76,8 +79,9 @@ func classify(err error) string {
 // hintFor adds the advice a human needs to act on err.
 func hintFor(err error) string {
 	var (
-		appr  *install.ApprovalError
-		confl *install.ConflictError
+		appr   *install.ApprovalError
+		confl  *install.ConflictError
+		nameCf *install.NameConflictError
 	)
 	switch {
 	case errors.As(err, &appr):
@@ -86,6 +90,8 @@ func hintFor(err error) string {
 		return "use --force to reinstall it"
 	case errors.As(err, &confl):
 		return "remove that plugin first: fledge plugins remove " + confl.Owner
+	case errors.As(err, &nameCf):
+		return "remove it first (fledge plugins remove " + nameCf.Installed + "), or name the plugin differently"
 	case errors.Is(err, lockfile.ErrNotInstalled):
 		return "run 'fledge plugins list' to see what is installed"
 	}

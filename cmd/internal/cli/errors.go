@@ -25,6 +25,7 @@ const (
 	CodeAlreadyInstalled = "already_installed"
 	CodeAmbiguous        = "ambiguous_name"
 	CodeCommandConflict  = "command_conflict"
+	CodeNameConflict     = "name_conflict"
 	CodeInvalidManifest  = "invalid_manifest"
 	CodeInvalidSource    = "invalid_source"
 	CodeFetchFailed      = "fetch_failed"

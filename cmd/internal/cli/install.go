@@ -246,8 +246,7 @@ func askApproval(f *Factory, r install.Request) (install.Decision, error) {
 	// when only store is preselected).
 	var items, rest []string
 	for _, it := range r.Items() {
-		risky := it == "exec" || it == "network" || it == install.GrantHooks
-		if r.Tier != registry.TierUnverified || !risky {
+		if !r.NeedsExplicitGrant(it) {
 			items = append(items, it)
 		} else {
 			rest = append(rest, it)
@@ -261,10 +260,14 @@ func askApproval(f *Factory, r install.Request) (install.Decision, error) {
 	options := make([]string, len(items))
 	for i, it := range items {
 		label := it
+		meaning := capabilityMeaning[it]
 		if it == string(manifest.CapFilesystem) {
 			label += " (" + termsafe.Escape(r.Capabilities.Filesystem) + ")"
+			if !manifest.KnownFilesystemScope(r.Capabilities.Filesystem) {
+				meaning = "access every file: an unknown scope has no bound (recorded; not enforceable for native binaries)"
+			}
 		}
-		options[i] = fmt.Sprintf("%-12s %s", label, capabilityMeaning[it])
+		options[i] = fmt.Sprintf("%-12s %s", label, meaning)
 	}
 	desc := "space toggles, enter confirms; unselected items are denied"
 	if r.Tier == registry.TierUnverified {

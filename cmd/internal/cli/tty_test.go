@@ -88,6 +88,36 @@ func TestTTYApproval(t *testing.T) {
 		}
 	})
 
+	t.Run("an unknown filesystem scope is not preselected", func(t *testing.T) {
+		// Even from a trusted local path: a scope fledge does not know has
+		// no bound, so the user must pick it.
+		t.Parallel()
+		e := newTTYEnv(t, tmux, bin)
+		build := `build = "mkdir -p bin && touch bin/x && chmod 755 bin/x"`
+		dir := e.repo("fledge-plugin-wide", "[capabilities]\nexec = true\nfilesystem = \"home\"\n", build)
+		p := e.start(fmt.Sprintf("%s plugins install --json %s > %s", sq(bin), sq(dir), sq(e.out)))
+		p.waitFor("Grant fledge-plugin-wide", "unknown scope has no bound")
+		p.wantOptions(map[string]bool{"exec": true, "hooks": true, "filesystem": false})
+		p.ready()
+		p.send("Enter")
+		if rc := p.exitCode(); rc != 0 {
+			t.Fatalf("install exited %d; screen:\n%s", rc, p.screen())
+		}
+		var doc struct {
+			Installed []struct {
+				Capabilities struct {
+					Filesystem string `json:"filesystem"`
+				} `json:"capabilities"`
+			} `json:"installed"`
+		}
+		if err := json.Unmarshal([]byte(e.read(e.out)), &doc); err != nil || len(doc.Installed) != 1 {
+			t.Fatalf("install --json: %v\n%s", err, e.read(e.out))
+		}
+		if got := doc.Installed[0].Capabilities.Filesystem; got != "none" {
+			t.Errorf("filesystem granted %q by keeping the defaults, want none", got)
+		}
+	})
+
 	t.Run("deselect all with a build hook", func(t *testing.T) {
 		t.Parallel()
 		e := newTTYEnv(t, tmux, bin)
