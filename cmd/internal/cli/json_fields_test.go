@@ -151,6 +151,7 @@ var (
 	shaRe  = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
 	hashRe = regexp.MustCompile(`\b(fh1|sha256):[0-9a-f]{64}\b`)
 	timeRe = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+	dateRe = regexp.MustCompile(`"\d{4}-\d\d-\d\d"`)
 )
 
 // normaliseJSON replaces what differs between runs.
@@ -159,6 +160,7 @@ func normaliseJSON(b []byte, work string) []byte {
 	s = shaRe.ReplaceAllString(s, "<sha>")
 	s = hashRe.ReplaceAllString(s, "<$1 hash>")
 	s = timeRe.ReplaceAllString(s, "<time>")
+	s = dateRe.ReplaceAllString(s, `"<date>"`)
 	return []byte(s)
 }
 
