@@ -25,6 +25,28 @@ func IsDefaultPlugin(repo string) bool {
 	return false
 }
 
+// IsDefaultSource reports whether an installed plugin came from one of
+// DefaultPlugins: its recorded source names one (owner/repo, any ref), or
+// its recorded URL is where one expands to under githubBase
+// (FLEDGE_GITHUB_URL; empty means github.com), ignoring case and a .git
+// suffix.
+func IsDefaultSource(source, recordedURL, githubBase string) bool {
+	if IsDefaultPlugin(source) {
+		return true
+	}
+	if recordedURL == "" {
+		return false
+	}
+	norm := func(u string) string { return strings.ToLower(strings.TrimSuffix(strings.TrimRight(u, "/"), ".git")) }
+	for _, d := range DefaultPlugins {
+		s, err := ParseSource(d, githubBase)
+		if err == nil && s.URL != "" && norm(s.URL) == norm(recordedURL) {
+			return true
+		}
+	}
+	return false
+}
+
 // Recommendation is a plugin suggested for a project.
 type Recommendation struct {
 	// Repo is the owner/repo to install.

@@ -58,3 +58,24 @@ func TestIsDefaultPlugin(t *testing.T) {
 		}
 	}
 }
+
+func TestIsDefaultSource(t *testing.T) {
+	t.Parallel()
+	const base = "file:///srv/gh"
+	for _, tc := range []struct {
+		source, url, base string
+		want              bool
+	}{
+		{"CorvidLabs/fledge-plugin-github", "", "", true},
+		{"CorvidLabs/fledge-plugin-github@v0.4.0", "file:///srv/gh/CorvidLabs/fledge-plugin-github", base, true},
+		{"https://github.com/CorvidLabs/fledge-plugin-deps.git", "https://github.com/CorvidLabs/fledge-plugin-deps.git", "", true},
+		{"file:///srv/gh/CorvidLabs/fledge-plugin-metrics", "file:///srv/gh/CorvidLabs/fledge-plugin-metrics", base, true},
+		{"file:///srv/gh/CorvidLabs/fledge-plugin-metrics", "file:///srv/gh/CorvidLabs/fledge-plugin-metrics", "", false},
+		{"alice/fledge-plugin-github", "https://github.com/alice/fledge-plugin-github", "", false},
+		{"/home/me/fledge-plugin-deps", "", "", false},
+	} {
+		if got := IsDefaultSource(tc.source, tc.url, tc.base); got != tc.want {
+			t.Errorf("IsDefaultSource(%q, %q, %q) = %v", tc.source, tc.url, tc.base, got)
+		}
+	}
+}
