@@ -37,14 +37,21 @@ func IsDefaultSource(source, recordedURL, githubBase string) bool {
 	if recordedURL == "" {
 		return false
 	}
-	norm := func(u string) string { return strings.ToLower(strings.TrimSuffix(strings.TrimRight(u, "/"), ".git")) }
 	for _, d := range DefaultPlugins {
-		s, err := ParseSource(d, githubBase)
-		if err == nil && s.URL != "" && norm(s.URL) == norm(recordedURL) {
+		if IsSource(d, recordedURL, githubBase) {
 			return true
 		}
 	}
 	return false
+}
+
+// IsSource reports whether recordedURL (an installed plugin's URL) is
+// where repo (owner/repo[@ref]) expands to under githubBase, ignoring
+// case, a trailing slash and a .git suffix.
+func IsSource(repo, recordedURL, githubBase string) bool {
+	norm := func(u string) string { return strings.ToLower(strings.TrimSuffix(strings.TrimRight(u, "/"), ".git")) }
+	s, err := ParseSource(repo, githubBase)
+	return err == nil && s.URL != "" && recordedURL != "" && norm(s.URL) == norm(recordedURL)
 }
 
 // Recommendation is a plugin suggested for a project.

@@ -150,6 +150,7 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 		newCreateCmd(f),
 		newVerifyCmd(f),
 		newSyncCmd(f),
+		newRecommendCmd(f),
 	)
 	root.AddCommand(plugins)
 	root.InitDefaultCompletionCmd()
