@@ -151,6 +151,7 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 		newVerifyCmd(f),
 		newSyncCmd(f),
 		newRecommendCmd(f),
+		newPublishCmd(f),
 	)
 	root.AddCommand(plugins)
 	root.InitDefaultCompletionCmd()

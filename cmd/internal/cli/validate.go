@@ -75,9 +75,20 @@ func validateRun(f *Factory, opts *validateOptions) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return usageErrorf("%s is not a directory: point validate at a plugin's directory", opts.Dir)
 	}
+	doc, _, err := checkPlugin(dir)
+	if err != nil {
+		return err
+	}
+	return printValidation(f, opts, doc)
+}
+
+// checkPlugin validates the plugin in dir (an absolute path) as validate
+// and publish do. The manifest is nil when plugin.toml does not parse
+// (the report says why); the error is set when there is none to read.
+func checkPlugin(dir string) (validateDoc, *manifest.Manifest, error) {
 	data, err := manifest.ReadFile(filepath.Join(dir, manifest.FileName))
 	if err != nil {
-		return withCode(CodeInvalidManifest, err, "")
+		return validateDoc{}, nil, withCode(CodeInvalidManifest, err, "")
 	}
 	m, err := manifest.Parse(data)
 	if err != nil {
@@ -85,9 +96,9 @@ func validateRun(f *Factory, opts *validateOptions) error {
 		// raised, so a script reads the reason from errors.
 		p := manifest.Problem{Severity: manifest.SeverityError, Field: manifest.FileName,
 			Message: strings.TrimPrefix(err.Error(), manifest.FileName+": ")}
-		return printValidation(f, opts, validateDoc{SchemaVersion: SchemaVersion, Path: dir,
+		return validateDoc{SchemaVersion: SchemaVersion, Path: dir,
 			Errors: []string{p.String()}, Warnings: []string{},
-			ErrorDetails: manifest.Problems{p}, WarningDetails: manifest.Problems{}})
+			ErrorDetails: manifest.Problems{p}, WarningDetails: manifest.Problems{}}, nil, nil
 	}
 	problems := m.Validate()
 	// Binaries: a missing one is expected when a build command will make it.
@@ -107,7 +118,8 @@ func validateRun(f *Factory, opts *validateOptions) error {
 		doc.WarningDetails = manifest.Problems{}
 	}
 	doc.Errors, doc.Warnings = problemTexts(doc.ErrorDetails), problemTexts(doc.WarningDetails)
-	return printValidation(f, opts, doc)
+	doc.Valid = len(doc.Errors) == 0
+	return doc, m, nil
 }
 
 // printValidation prints the report and fails when it is not valid (under
