@@ -20,7 +20,9 @@ import (
 // API is the fake. Set Login before use; Override, when set, answers a
 // request first (returning true when it did).
 type API struct {
-	URL      string
+	URL string
+	// Dir holds the bare repositories.
+	Dir      string
 	Login    string
 	Override func(w http.ResponseWriter, r *http.Request) bool
 
@@ -48,7 +50,7 @@ func New(t testing.TB) *API {
 	a := &API{Login: "octo", t: t, dir: t.TempDir(), repos: map[string]*Repo{}, bodies: map[string]map[string]any{}}
 	srv := httptest.NewServer(a)
 	t.Cleanup(srv.Close)
-	a.URL = srv.URL
+	a.URL, a.Dir = srv.URL, a.dir
 	return a
 }
 
