@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -88,6 +89,28 @@ func isNonInteractiveFlag(arg string) bool {
 	return arg == "--ni" || arg == "--non-interactive"
 }
 
+// nonInteractiveFlag is --non-interactive (and --ni): setting it turns
+// IOStreams.ForceNonInteractive on. Unlike a plain bool flag, defining it
+// never turns it off, so a command tree built after `fledge --ni <command>`
+// was seen keeps it.
+type nonInteractiveFlag struct{ s *IOStreams }
+
+func (n nonInteractiveFlag) String() string {
+	return strconv.FormatBool(n.s != nil && n.s.ForceNonInteractive)
+}
+func (n nonInteractiveFlag) Type() string     { return "bool" }
+func (n nonInteractiveFlag) IsBoolFlag() bool { return true }
+func (n nonInteractiveFlag) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return err
+	}
+	if b {
+		n.s.ForceNonInteractive = true
+	}
+	return nil
+}
+
 // unknownSubcommand is the Args check of a command that only groups
 // subcommands: a word that names none of them is a usage error that names
 // it and suggests the nearest.
@@ -122,8 +145,10 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 	root.CompletionOptions.HiddenDefaultCmd = true
 	// Rust's global flag: never prompt (as FLEDGE_NON_INTERACTIVE=1).
 	gf := root.PersistentFlags()
-	gf.BoolVar(&f.IO.ForceNonInteractive, "non-interactive", false, "never prompt: questions that need a human fail instead")
-	gf.BoolVar(&f.IO.ForceNonInteractive, "ni", false, "the same as --non-interactive")
+	gf.Var(nonInteractiveFlag{f.IO}, "non-interactive", "never prompt: questions that need a human fail instead")
+	gf.Var(nonInteractiveFlag{f.IO}, "ni", "the same as --non-interactive")
+	gf.Lookup("non-interactive").NoOptDefVal = "true"
+	gf.Lookup("ni").NoOptDefVal = "true"
 	root.SetHelpCommand(newHelpCmd())
 
 	plugins := &cobra.Command{
