@@ -45,6 +45,8 @@ func TestImportRules(t *testing.T) {
 		{"lockfile", []string{module + "/install", module + "/runner", module + "/registry"}, "lockfile sits below the orchestrators"},
 		{"runner/protocol", []string{module + "/"}, "the wire types depend on nothing of fledge"},
 		{"pluginsdk", []string{module + "/install", module + "/lockfile", module + "/home", module + "/manifest"}, "the SDK needs only the wire types"},
+		{"project", []string{module + "/"}, "project is a leaf"},
+		{"publish", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest"}, "publish only talks to GitHub and git"},
 	}
 	for pkg, ds := range all {
 		rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")

@@ -70,6 +70,10 @@ var ErrTagMoved = errors.New("tag moved")
 type Updater struct {
 	Installer *Installer
 	DryRun    bool
+	// MovePins moves exact tag pins to the newest release tag and records
+	// it as the new pin, as the Rust fledge's update --defaults upgrades
+	// its pinned defaults. Escalations still need approval.
+	MovePins bool
 	// Concurrency bounds how many remotes are checked at once (64 when
 	// zero: checks wait on the network, not the CPU).
 	Concurrency int
@@ -81,7 +85,16 @@ type plan struct {
 	src   registry.Source
 	rev   gitfetch.Revision
 	res   UpdateResult
-	fetch bool // a new revision to fetch
+	fetch bool   // a new revision to fetch
+	pin   string // the pin to record when it moves (MovePins), else ""
+}
+
+// pinnedRef is the ref the plugin will be recorded as pinned to.
+func (pl *plan) pinnedRef() string {
+	if pl.pin != "" {
+		return pl.pin
+	}
+	return pl.entry.PinnedRef
 }
 
 // Update updates the named plugins (all when names is empty).
@@ -217,6 +230,14 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		}
 		pl.res.Status = StatusUpToDate
 		pl.res.NewerTags = newerTags(tags, current)
+		if u.MovePins && len(pl.res.NewerTags) > 0 {
+			if pl.rev, err = gitfetch.Resolve(refs, pl.res.NewerTags[0]); err != nil {
+				fail(pl, &FetchError{Source: src.String(), Err: err})
+				return
+			}
+			pl.pin, pl.res.NewerTags = pl.res.NewerTags[0], nil
+			break
+		}
 		if len(pl.res.NewerTags) > 0 {
 			pl.res.Detail = "pinned to " + p.PinnedRef + "; newer tags exist"
 		}
@@ -234,7 +255,7 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		pl.rev = rev
 	}
 	pl.fetch = true
-	pl.res.To = &Rev{Commit: pl.rev.Commit, Ref: p.PinnedRef}
+	pl.res.To = &Rev{Commit: pl.rev.Commit, Ref: pl.pinnedRef()}
 }
 
 // older reports whether tag a is a lower version than tag b.
@@ -345,7 +366,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		fail(pl, err)
 		return
 	}
-	pl.res.To = &Rev{Version: c.m.Plugin.Version, Commit: f.commit, Ref: p.PinnedRef}
+	pl.res.To = &Rev{Version: c.m.Plugin.Version, Commit: f.commit, Ref: pl.pinnedRef()}
 	if c.m.Plugin.Name != p.Name {
 		fail(pl, fmt.Errorf("the new version is named %q, not %q: install it as a new plugin", c.m.Plugin.Name, p.Name))
 		return
@@ -402,7 +423,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 			}
 		}
 	}
-	f.src.Ref = p.PinnedRef
+	f.src.Ref = pl.pinnedRef()
 	if _, err := in.finish(ctx, c, granted, hooks); err != nil {
 		fail(pl, err)
 		return

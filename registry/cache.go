@@ -67,15 +67,15 @@ func NewIndexClient(o Options) (*IndexClient, error) {
 }
 
 // Search implements Index.
-func (c *IndexClient) Search(ctx context.Context, query string) (*Result, error) {
-	if err := checkQuery(query); err != nil {
+func (c *IndexClient) Search(ctx context.Context, q Query) (*Result, error) {
+	if err := q.Check(); err != nil {
 		return nil, err
 	}
 	l, err := c.load(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Entries: searchIn(l.entries, query), Source: displayURL(c.url), Stale: l.stale}, nil
+	return &Result{Entries: searchIn(q.filter(l.entries), q.Text), Source: displayURL(c.url), Stale: l.stale}, nil
 }
 
 // Lookup implements Index.

@@ -132,7 +132,7 @@ func TestIndexClientCachesAndRevalidates(t *testing.T) {
 	f := newIndexFixture(t)
 	ctx := context.Background()
 
-	res, err := f.client(t).Search(ctx, "")
+	res, err := f.client(t).Search(ctx, Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestIndexClientCachesAndRevalidates(t *testing.T) {
 		fi.etag = `"v2"`
 		fi.body = []byte(`[{"name":"fledge-plugin-new","repo":"https://github.com/o/fledge-plugin-new"}]`)
 	})
-	res, err = f.client(t).Search(ctx, "")
+	res, err = f.client(t).Search(ctx, Query{})
 	if err != nil || len(res.Entries) != 1 || res.Entries[0].Name != "fledge-plugin-new" {
 		t.Fatalf("after change: %+v, %v", res, err)
 	}
@@ -195,10 +195,10 @@ func TestIndexClientLastModified(t *testing.T) {
 	f := newIndexFixture(t)
 	lm := "Wed, 06 May 2026 10:00:00 GMT"
 	f.fake.set(func(fi *fakeIndex) { fi.etag = ""; fi.lastModified = lm })
-	if _, err := f.client(t).Search(context.Background(), ""); err != nil {
+	if _, err := f.client(t).Search(context.Background(), Query{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := f.client(t).Search(context.Background(), "")
+	res, err := f.client(t).Search(context.Background(), Query{})
 	if err != nil || len(res.Entries) != 41 {
 		t.Fatalf("second search: %v", err)
 	}
@@ -213,7 +213,7 @@ func TestIndexClientFetchesOnce(t *testing.T) {
 	f := newIndexFixture(t)
 	c := f.client(t)
 	for _, q := range []string{"hello", "deps", ""} {
-		if _, err := c.Search(context.Background(), q); err != nil {
+		if _, err := c.Search(context.Background(), Query{Text: q}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := c.Lookup(context.Background(), q); err != nil {
@@ -247,14 +247,14 @@ func TestIndexClientStaleCacheAnswers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f := newIndexFixture(t)
-			if _, err := f.client(t).Search(context.Background(), ""); err != nil {
+			if _, err := f.client(t).Search(context.Background(), Query{}); err != nil {
 				t.Fatal(err)
 			}
 			fetched := f.clock.Now()
 			f.clock.Advance(3*time.Hour + 5*time.Minute)
 			tt.break_(f)
 
-			res, err := f.client(t).Search(context.Background(), "hello")
+			res, err := f.client(t).Search(context.Background(), Query{Text: "hello"})
 			if err != nil {
 				t.Fatalf("cache did not answer: %v", err)
 			}
@@ -277,7 +277,7 @@ func TestIndexClientStaleCacheAnswers(t *testing.T) {
 
 			// Without a cache the failure is an error.
 			_ = os.Remove(f.cache)
-			_, err = f.client(t).Search(context.Background(), "")
+			_, err = f.client(t).Search(context.Background(), Query{})
 			if err == nil {
 				t.Fatal("no cache and a broken server: search succeeded")
 			}
@@ -302,7 +302,7 @@ func TestIndexClientTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Search(context.Background(), "")
+	_, err = c.Search(context.Background(), Query{})
 	if !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("err = %v, want ErrUnavailable", err)
 	}
@@ -311,12 +311,12 @@ func TestIndexClientTimeout(t *testing.T) {
 func TestIndexClientCancelledIgnoresCache(t *testing.T) {
 	t.Parallel()
 	f := newIndexFixture(t)
-	if _, err := f.client(t).Search(context.Background(), ""); err != nil {
+	if _, err := f.client(t).Search(context.Background(), Query{}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := f.client(t).Search(ctx, ""); !errors.Is(err, context.Canceled) {
+	if _, err := f.client(t).Search(ctx, Query{}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled (an interrupt is not a network failure)", err)
 	}
 }
@@ -340,13 +340,13 @@ func TestIndexClientIgnoresForeignOrCorruptCache(t *testing.T) {
 			if name == "bad body" {
 				// The server says "not modified" but the cached body is junk:
 				// an error, not a crash or an empty list.
-				_, err := f.client(t).Search(context.Background(), "")
+				_, err := f.client(t).Search(context.Background(), Query{})
 				if err == nil || !strings.Contains(err.Error(), "(cached)") {
 					t.Fatalf("err = %v", err)
 				}
 				return
 			}
-			res, err := f.client(t).Search(context.Background(), "")
+			res, err := f.client(t).Search(context.Background(), Query{})
 			if err != nil || len(res.Entries) != 41 {
 				t.Fatalf("search = %v", err)
 			}
@@ -378,13 +378,13 @@ func TestIndexClientFileURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Search(context.Background(), ""); !errors.Is(err, ErrUnavailable) {
+	if _, err := c.Search(context.Background(), Query{}); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("missing file: err = %v, want ErrUnavailable", err)
 	}
 
 	dir := (&url.URL{Scheme: "file", Path: filepath.ToSlash(t.TempDir())}).String()
 	c, _ = NewIndexClient(Options{RegistryURL: dir})
-	if _, err := c.Search(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := c.Search(context.Background(), Query{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("directory: err = %v", err)
 	}
 }

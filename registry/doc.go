@@ -10,6 +10,11 @@
 //     or through GitHub's search for the fledge-plugin topic. Everything an
 //     index says is hostile text; callers sanitise it, and the tier and
 //     install hint are computed by fledge, never taken from the index.
+//   - Queries (query.go): a search's author and topic (checked before they
+//     reach GitHub's search syntax, and again on what comes back), and
+//     narrowing a result by trust tier and count.
+//   - Curated lists (curated.go): the Rust fledge's default plugins at the
+//     tags it pins, and its per-language recommendations.
 //   - Versions (versions.go): remote tag listing without a clone, and
 //     semver constraint detection and resolution to a tag and commit.
 //

@@ -49,20 +49,30 @@ func NewGitHubClient(o Options) (*GitHubClient, error) {
 	}, nil
 }
 
-// Search implements Index: GET {api}/search/repositories?q=topic:fledge-plugin <query>.
-func (g *GitHubClient) Search(ctx context.Context, query string) (*Result, error) {
-	if err := checkQuery(query); err != nil {
+// Search implements Index: GET {api}/search/repositories?q=topic:fledge-plugin
+// [topic:T] [user:A] <text>. The author and topic are checked again on
+// what GitHub answers.
+func (g *GitHubClient) Search(ctx context.Context, q Query) (*Result, error) {
+	if err := q.Check(); err != nil {
 		return nil, err
 	}
-	q := "topic:" + Topic
-	if query = strings.TrimSpace(query); query != "" {
-		q += " " + query
+	gq := "topic:" + Topic
+	if q.Topic != "" {
+		gq += " topic:" + q.Topic
 	}
-	res, err := g.search(ctx, q)
+	if q.Author != "" {
+		gq += " user:" + q.Author
+	}
+	text := strings.TrimSpace(q.Text)
+	if text != "" {
+		gq += " " + text
+	}
+	res, err := g.search(ctx, gq)
 	if err != nil {
 		return nil, err
 	}
-	sortEntries(res.Entries, query)
+	res.Entries = q.filter(res.Entries)
+	sortEntries(res.Entries, text)
 	return res, nil
 }
 

@@ -42,7 +42,7 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, repo := range repos {
 		ok := true
 		for _, w := range words {
-			if strings.HasPrefix(w, "topic:") || strings.HasPrefix(w, "in:") {
+			if strings.HasPrefix(w, "topic:") || strings.HasPrefix(w, "in:") || strings.HasPrefix(w, "user:") {
 				continue
 			}
 			if !strings.Contains(strings.ToLower(fmt.Sprint(repo["name"], repo["description"])), strings.ToLower(w)) {
@@ -108,7 +108,7 @@ func TestGitHubSearch(t *testing.T) {
 	t.Parallel()
 	f, srv := newFakeGitHub(t)
 	g := newTestGitHubClient(t, srv, secretToken)
-	res, err := g.Search(context.Background(), "deps")
+	res, err := g.Search(context.Background(), Query{Text: "deps"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestGitHubSearch(t *testing.T) {
 		t.Errorf("slug of a repo without the prefix = %q", res.Entries[2].Slug)
 	}
 
-	res, err = g.Search(context.Background(), "")
+	res, err = g.Search(context.Background(), Query{})
 	if err != nil || len(res.Entries) != 4 {
 		t.Fatalf("empty query: %v, %v", res, err)
 	}
@@ -167,7 +167,7 @@ func TestGitHubSearch(t *testing.T) {
 func TestGitHubNoToken(t *testing.T) {
 	t.Parallel()
 	f, srv := newFakeGitHub(t)
-	if _, err := newTestGitHubClient(t, srv, "").Search(context.Background(), "x"); err != nil {
+	if _, err := newTestGitHubClient(t, srv, "").Search(context.Background(), Query{Text: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, ok := f.last(t).Header["Authorization"]; ok {
@@ -303,7 +303,7 @@ func TestGitHubErrors(t *testing.T) {
 			f.respond = func(w http.ResponseWriter, r *http.Request) bool { tt.respond(w, r); return true }
 			g := newTestGitHubClient(t, srv, "")
 			g.now = func() time.Time { return reset.Add(-time.Minute) }
-			_, err := g.Search(context.Background(), "x")
+			_, err := g.Search(context.Background(), Query{Text: "x"})
 			if err == nil {
 				t.Fatal("search succeeded")
 			}
@@ -320,7 +320,7 @@ func TestGitHubUnauthorizedNeverShowsToken(t *testing.T) {
 		_, _ = w.Write([]byte(`{"message":"Bad credentials"}`))
 		return true
 	}
-	_, err := newTestGitHubClient(t, srv, secretToken).Search(context.Background(), "x")
+	_, err := newTestGitHubClient(t, srv, secretToken).Search(context.Background(), Query{Text: "x"})
 	if err == nil || !strings.Contains(err.Error(), "Bad credentials") || !strings.Contains(err.Error(), "was rejected") {
 		t.Fatalf("err = %v", err)
 	}
@@ -333,7 +333,7 @@ func TestGitHubIncomplete(t *testing.T) {
 	t.Parallel()
 	f, srv := newFakeGitHub(t)
 	f.total = 250
-	res, err := newTestGitHubClient(t, srv, "").Search(context.Background(), "")
+	res, err := newTestGitHubClient(t, srv, "").Search(context.Background(), Query{})
 	if err != nil || !res.Incomplete {
 		t.Fatalf("res = %+v, %v; want Incomplete", res, err)
 	}

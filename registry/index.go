@@ -60,9 +60,9 @@ type Stale struct {
 // Index finds plugins. Both backends, an index file (IndexClient) and
 // GitHub's topic search (GitHubClient), implement it.
 type Index interface {
-	// Search returns the plugins matching query (all of them when query is
-	// empty), best matches first.
-	Search(ctx context.Context, query string) (*Result, error)
+	// Search returns the plugins matching q (all of them for the zero
+	// Query), best matches first.
+	Search(ctx context.Context, q Query) (*Result, error)
 	// Lookup returns the candidates for a registry name: entries whose
 	// name or slug is name, or whose name is fledge-plugin-<name>
 	// (case-insensitively). No candidate is not an error; more than one is

@@ -238,6 +238,10 @@ func isLocalPath(s string) bool {
 	return false
 }
 
+// IsLoopbackHost reports whether host is localhost or a loopback address:
+// the one place plain http may carry a credential (a test server).
+func IsLoopbackHost(host string) bool { return isLoopbackHost(host) }
+
 func isLoopbackHost(host string) bool {
 	if host == "localhost" {
 		return true

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/manifest"
 )
@@ -14,10 +16,27 @@ import (
 const (
 	LangShell = "sh"
 	LangGo    = "go"
+	// LangWasm is the Rust fledge's --wasm plugin; create does not write
+	// one yet (ErrUnsupportedLang).
+	LangWasm = "wasm"
 )
 
-// ErrInvalidName is wrapped when the plugin name cannot be used.
-var ErrInvalidName = errors.New("invalid plugin name")
+// DefaultDescription describes the example when no description is given.
+const DefaultDescription = "Says hello through the fledge-v1 protocol"
+
+// Errors of Create that are the caller's to fix.
+var (
+	// ErrInvalidName is wrapped when the plugin name cannot be used.
+	ErrInvalidName = errors.New("invalid plugin name")
+	// ErrInvalidDescription is wrapped when the description cannot go
+	// into plugin.toml as one line of text.
+	ErrInvalidDescription = errors.New("invalid description")
+	// ErrUnknownLang is wrapped when the language is not one create knows.
+	ErrUnknownLang = errors.New("unknown language")
+	// ErrUnsupportedLang is wrapped for a language create knows of but
+	// cannot write yet.
+	ErrUnsupportedLang = errors.New("not yet supported by create")
+)
 
 // Options describe the plugin to create.
 type Options struct {
@@ -25,6 +44,32 @@ type Options struct {
 	Name string
 	Dir  string
 	Lang string
+	// Description goes into plugin.toml and the README (default
+	// DefaultDescription).
+	Description string
+}
+
+// CheckDescription reports what keeps d from being a plugin's
+// description: it must be one line of printable text.
+func CheckDescription(d string) error {
+	if !utf8.ValidString(d) {
+		return fmt.Errorf("%w: not valid UTF-8", ErrInvalidDescription)
+	}
+	for _, r := range d {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return fmt.Errorf("%w: %q holds a control or invisible character; use one line of plain text", ErrInvalidDescription, d)
+		}
+	}
+	if len(d) > 1024 {
+		return fmt.Errorf("%w: %d bytes, more than 1024", ErrInvalidDescription, len(d))
+	}
+	return nil
+}
+
+// tomlString quotes s as a TOML basic string (s holds no control
+// characters: CheckDescription).
+func tomlString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
 }
 
 type file struct {
@@ -43,21 +88,30 @@ func Create(o Options) ([]string, error) {
 		return nil, fmt.Errorf("%w: %q is one of fledge's own commands", ErrInvalidName, o.Name)
 	}
 	o.Name = strings.TrimPrefix(o.Name, "fledge-plugin-")
+	if o.Description == "" {
+		o.Description = DefaultDescription
+	}
+	if err := CheckDescription(o.Description); err != nil {
+		return nil, err
+	}
 	var files []file
 	switch o.Lang {
 	case LangShell, "":
 		files = shellFiles
 	case LangGo:
 		files = goFiles
+	case LangWasm:
+		return nil, fmt.Errorf("wasm plugins: %w; create a sh or go plugin, or write the wasm32-wasip1 crate by hand (runtime = \"wasm\" in plugin.toml)", ErrUnsupportedLang)
 	default:
-		return nil, fmt.Errorf("%w: unknown language %q: use sh or go", ErrInvalidName, o.Lang)
+		return nil, fmt.Errorf("%w %q: use sh or go", ErrUnknownLang, o.Lang)
 	}
 	if entries, err := os.ReadDir(o.Dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s already exists and is not empty", o.Dir)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	fill := strings.NewReplacer("%PLUGIN%", "fledge-plugin-"+o.Name, "%NAME%", o.Name)
+	fill := strings.NewReplacer("%PLUGIN%", "fledge-plugin-"+o.Name, "%NAME%", o.Name,
+		"%DESC_TOML%", tomlString(o.Description), "%DESC%", o.Description)
 	var written []string
 	for _, f := range append(commonFiles, files...) {
 		body := fill.Replace(f.body)

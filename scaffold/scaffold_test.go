@@ -1,6 +1,8 @@
 package scaffold
 
 import (
+	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -72,5 +74,44 @@ func TestCreateRefuses(t *testing.T) {
 		if _, err := Create(o); err == nil {
 			t.Errorf("Create(%+v) succeeded", o)
 		}
+	}
+}
+
+func TestCreateDescription(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "p")
+	desc := `Quotes "and" back\slashes, ünïcode`
+	if _, err := Create(Options{Name: "d", Dir: dir, Description: desc}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Plugin.Description != desc {
+		t.Errorf("description = %q, want %q", m.Plugin.Description, desc)
+	}
+	if readme, _ := os.ReadFile(filepath.Join(dir, "README.md")); !strings.Contains(string(readme), desc) {
+		t.Errorf("README lacks the description:\n%s", readme)
+	}
+	for _, bad := range []string{"two\nlines", "bell\a", "bidi\u202e"} {
+		if _, err := Create(Options{Name: "d", Dir: filepath.Join(t.TempDir(), "x"), Description: bad}); !errors.Is(err, ErrInvalidDescription) {
+			t.Errorf("%q: err = %v", bad, err)
+		}
+	}
+}
+
+func TestCreateLanguages(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "w")
+	_, err := Create(Options{Name: "w", Dir: dir, Lang: LangWasm})
+	if !errors.Is(err, ErrUnsupportedLang) || !strings.HasPrefix(err.Error(), "wasm plugins: not yet supported by create") {
+		t.Errorf("wasm: %v", err)
+	}
+	if _, err := Create(Options{Name: "w", Dir: dir, Lang: "rust"}); !errors.Is(err, ErrUnknownLang) {
+		t.Errorf("rust: %v", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a refused language wrote %s", dir)
 	}
 }

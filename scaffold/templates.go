@@ -5,7 +5,7 @@ package scaffold
 const manifestBody = `[plugin]
 name = "%PLUGIN%"
 version = "0.1.0"
-description = "Says hello through the fledge-v1 protocol"
+description = %DESC_TOML%
 author = ""
 protocol = "fledge-v1"
 
@@ -21,6 +21,8 @@ args = [
 var commonFiles = []file{
 	{path: ".gitignore", mode: 0o644, body: "/bin/*.exe\n/dist/\n"},
 	{path: "README.md", mode: 0o644, body: `# %PLUGIN%
+
+%DESC%
 
 A [fledge](https://github.com/CorvidLabs/fledge) plugin adding the ` + "`%NAME%`" + ` command.
 

@@ -32,19 +32,31 @@ func newAuditCmd(f *Factory) *cobra.Command {
 	return cmd
 }
 
+// auditEntry is one plugin audited: a superset of the Rust fledge's audit
+// entry (src/plugin/list.rs, audit_plugins).
 type auditEntry struct {
-	Name      string            `json:"name"`
-	Version   string            `json:"version"`
-	TrustTier string            `json:"trust_tier"`
-	Source    string            `json:"source"`
-	URL       string            `json:"url"`
-	Kind      string            `json:"kind"`
-	Commit    string            `json:"commit"`
-	PinnedRef string            `json:"pinned_ref"`
-	Granted   capsJSON          `json:"granted"`
-	Requested capsJSON          `json:"requested"`
-	Hooks     map[string]string `json:"approved_hooks"`
-	Warnings  []string          `json:"warnings"`
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	TrustTier string `json:"trust_tier"`
+	Source    string `json:"source"`
+	// Runtime is "native" or "wasm"; Sandboxed is set for wasm (Rust's).
+	Runtime   string `json:"runtime"`
+	Sandboxed bool   `json:"sandboxed"`
+	// Capabilities is what was granted, in Rust's shape (the same as
+	// Granted).
+	Capabilities capsJSON `json:"capabilities"`
+	Commands     []string `json:"commands"`
+	// HasLifecycleHooks says whether the installed manifest declares any
+	// hook besides build (approved or not), as Rust's does.
+	HasLifecycleHooks bool              `json:"has_lifecycle_hooks"`
+	URL               string            `json:"url"`
+	Kind              string            `json:"kind"`
+	Commit            string            `json:"commit"`
+	PinnedRef         *string           `json:"pinned_ref"`
+	Granted           capsJSON          `json:"granted"`
+	Requested         capsJSON          `json:"requested"`
+	Hooks             map[string]string `json:"approved_hooks"`
+	Warnings          []string          `json:"warnings"`
 }
 
 type auditDoc struct {
@@ -82,9 +94,15 @@ func auditRun(f *Factory, opts *auditOptions) error {
 // auditPlugin compares a plugin's record with its installed manifest.
 func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) auditEntry {
 	tier := entryTier(p, t)
+	cmds := p.Commands
+	if cmds == nil {
+		cmds = []string{}
+	}
+	runtime := runtimeOf(p)
 	a := auditEntry{
-		Name: p.Name, Version: p.Version, TrustTier: string(tier), Source: p.Source, URL: p.URL,
-		Kind: kindOf(p), Commit: p.Commit, PinnedRef: p.PinnedRef,
+		Name: p.Name, Version: p.Version, TrustTier: string(tier), Source: p.Source,
+		Runtime: runtime, Sandboxed: runtime == "wasm", Capabilities: toCapsJSON(p.Capabilities), Commands: cmds,
+		URL: p.URL, Kind: kindOf(p), Commit: p.Commit, PinnedRef: optional(p.PinnedRef),
 		Granted: toCapsJSON(p.Capabilities), Requested: toCapsJSON(p.Requested),
 		Hooks: map[string]string{}, Warnings: []string{},
 	}
@@ -119,6 +137,11 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 		warn("installed manifest invalid: %v", err)
 		return a
 	}
+	for name := range m.Hooks.Map() {
+		if name != manifest.HookBuild {
+			a.HasLifecycleHooks = true
+		}
+	}
 	if p.ManifestHash == "" {
 		// A record without what was requested (e.g. from the Rust fledge):
 		// show what the manifest asks for now.
@@ -147,8 +170,8 @@ func printAudit(f *Factory, a auditEntry) {
 	w := f.IO.Out
 	fmt.Fprintf(w, "%s %s [%s]\n", termsafe.Escape(a.Name), termsafe.Escape(a.Version), a.TrustTier)
 	src := a.Source
-	if a.PinnedRef != "" {
-		src += "@" + a.PinnedRef
+	if a.PinnedRef != nil {
+		src += "@" + *a.PinnedRef
 	}
 	fmt.Fprintf(w, "  source:    %s (%s)\n", termsafe.Escape(src), a.Kind)
 	if a.Commit != "" {

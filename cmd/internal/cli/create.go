@@ -13,9 +13,14 @@ import (
 )
 
 type createOptions struct {
-	Name string
-	Dir  string
-	Lang string
+	Name        string
+	Dir         string
+	Output      string
+	Lang        string
+	Wasm        bool
+	Description string
+	Yes         bool
+	JSON        bool
 }
 
 func newCreateCmd(f *Factory) *cobra.Command {
@@ -23,35 +28,95 @@ func newCreateCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create <name>",
 		Short: "Create a new plugin directory with a working fledge-v1 example",
-		Args:  exactArgs(1, "the plugin's command name"),
+		Long: `Create a plugin directory, fledge-plugin-<name>, in the current directory (or in
+--output's), or exactly at --dir. Its plugin.toml, example command, README and
+.gitignore validate and install as they are. On a terminal, fledge asks for a
+description unless --description or --yes gives the answer.`,
+		Args: exactArgs(1, "the plugin's command name"),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Name = args[0]
+			if opts.Dir != "" && opts.Output != "" {
+				return usageErrorf("--dir names the plugin's directory and --output the directory to create it in: give one")
+			}
+			if opts.Wasm {
+				if c.Flags().Changed("lang") && opts.Lang != scaffold.LangWasm {
+					return usageErrorf("--wasm and --lang %s ask for different languages", opts.Lang)
+				}
+				opts.Lang = scaffold.LangWasm
+			}
+			if opts.Description != "" {
+				if err := scaffold.CheckDescription(opts.Description); err != nil {
+					return &usageError{err: err}
+				}
+			}
 			return createRun(f, opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to create (default ./fledge-plugin-<name>)")
-	cmd.Flags().StringVar(&opts.Lang, "lang", scaffold.LangShell, "language of the example: sh or go")
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Dir, "dir", "", "directory to create (default ./fledge-plugin-<name>)")
+	fl.StringVarP(&opts.Output, "output", "o", "", "parent directory to create fledge-plugin-<name> in (default .)")
+	fl.StringVar(&opts.Lang, "lang", scaffold.LangShell, "language of the example: sh or go")
+	fl.BoolVar(&opts.Wasm, "wasm", false, "a wasm plugin (the same as --lang wasm)")
+	fl.StringVarP(&opts.Description, "description", "d", "", "the plugin's description (no prompt)")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "ask nothing: take the default description")
+	fl.BoolVar(&opts.JSON, "json", false, "print one JSON document")
 	return cmd
 }
 
+// createDoc is the --json document: the Rust fledge's {action: "create",
+// path, name, description, files_created} (src/plugin/create.rs) and
+// fledge's plugin_name, lang and runtime.
+type createDoc struct {
+	SchemaVersion int    `json:"schema_version"`
+	Action        string `json:"action"`
+	Path          string `json:"path"`
+	Name          string `json:"name"`
+	Description   string `json:"description"`
+	// FilesCreated are relative to Path, with forward slashes.
+	FilesCreated []string `json:"files_created"`
+	PluginName   string   `json:"plugin_name"`
+	Lang         string   `json:"lang"`
+	Runtime      string   `json:"runtime"`
+}
+
 func createRun(f *Factory, opts *createOptions) error {
+	short := strings.TrimPrefix(opts.Name, "fledge-plugin-")
 	dir := opts.Dir
 	if dir == "" {
-		dir = "fledge-plugin-" + strings.TrimPrefix(opts.Name, "fledge-plugin-")
+		dir = filepath.Join(opts.Output, "fledge-plugin-"+short)
 	}
-	if opts.Lang != scaffold.LangShell && opts.Lang != scaffold.LangGo {
-		return usageErrorf("--lang must be sh or go, not %q", opts.Lang)
+	desc := opts.Description
+	if desc == "" && !opts.Yes && !opts.JSON && f.IO.CanPrompt() {
+		d, err := f.Prompter.Input("Description", "what the plugin does, in one line", scaffold.DefaultDescription, scaffold.CheckDescription)
+		if err != nil {
+			return err
+		}
+		desc = strings.TrimSpace(d)
 	}
-	files, err := scaffold.Create(scaffold.Options{Name: opts.Name, Dir: dir, Lang: opts.Lang})
-	if errors.Is(err, scaffold.ErrInvalidName) {
+	files, err := scaffold.Create(scaffold.Options{Name: opts.Name, Dir: dir, Lang: opts.Lang, Description: desc})
+	switch {
+	case errors.Is(err, scaffold.ErrInvalidName), errors.Is(err, scaffold.ErrInvalidDescription), errors.Is(err, scaffold.ErrUnknownLang):
 		return &usageError{err: err}
-	}
-	if err != nil {
+	case err != nil:
 		return err
 	}
-	fmt.Fprintf(f.IO.Out, "✓ Created %s\n", termsafe.Escape(dir))
+	if desc == "" {
+		desc = scaffold.DefaultDescription
+	}
+	doc := createDoc{SchemaVersion: SchemaVersion, Action: "create", Path: dir, Name: opts.Name, Description: desc,
+		FilesCreated: make([]string, 0, len(files)), PluginName: "fledge-plugin-" + short, Lang: opts.Lang, Runtime: "native"}
 	for _, p := range files {
-		rel, _ := filepath.Rel(dir, p)
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			rel = p
+		}
+		doc.FilesCreated = append(doc.FilesCreated, filepath.ToSlash(rel))
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, doc)
+	}
+	fmt.Fprintf(f.IO.Out, "✓ Created %s\n", termsafe.Escape(dir))
+	for _, rel := range doc.FilesCreated {
 		fmt.Fprintf(f.IO.Out, "  %s\n", termsafe.Escape(rel))
 	}
 	installArg := filepath.Clean(dir)

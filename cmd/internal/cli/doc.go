@@ -3,6 +3,10 @@
 // JSON and table output, and the mapping from errors to exit codes.
 //
 // Commands are thin: each parses its flags into an options struct and calls
-// into install, runner, registry, manifest or lockfile. Nothing outside cmd
+// into install, runner, registry, publish, project, manifest or lockfile.
+// Every --json document is a superset of the Rust fledge 1.7.2's for the
+// same command (rust_json_test.go checks each against Rust's, field by
+// field), and the command tree accepts what Rust users type (plugin,
+// --json before the subcommand, a global --ni, completions). Nothing outside cmd
 // imports this package, and cobra and huh are used nowhere else.
 package cli

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"time"
 
 	"github.com/corvidlabs/fledge-go/home"
@@ -15,6 +16,8 @@ type Factory struct {
 	Now     func() time.Time
 	// Prompter asks a human; only used when IO.CanPrompt().
 	Prompter Prompter
+	// Getwd is the directory fledge runs in.
+	Getwd func() (string, error)
 }
 
 // NewFactory returns the production wiring.
@@ -24,6 +27,7 @@ func NewFactory(s *IOStreams, version string) *Factory {
 		Version:  version,
 		Now:      time.Now,
 		Prompter: newHuhPrompter(s),
+		Getwd:    os.Getwd,
 	}
 }
 

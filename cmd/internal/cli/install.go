@@ -20,10 +20,11 @@ import (
 
 type installOptions struct {
 	consentFlags
-	Sources []string
-	Force   bool
-	Copy    bool
-	JSON    bool
+	Sources  []string
+	Force    bool
+	Copy     bool
+	Defaults bool
+	JSON     bool
 }
 
 func newInstallCmd(f *Factory) *cobra.Command {
@@ -39,10 +40,18 @@ Everything a plugin requests (capabilities, hooks, its build command) is shown
 and must be approved: on a terminal you choose; in scripts use --yes and --grant.`,
 		Example: `  fledge plugins install ./examples/fledge-plugin-hello --yes
   fledge plugins install CorvidLabs/fledge-plugin-deps@v0.2.0 --yes
-  fledge plugins install https://example.com/me/fledge-plugin-x.git --grant exec,hooks`,
+  fledge plugins install https://example.com/me/fledge-plugin-x.git --grant exec,hooks
+  fledge plugins install --defaults --yes`,
 		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageErrorf("install needs at least one source")
+			switch {
+			case opts.Defaults && len(args) > 0:
+				return usageErrorf("--defaults installs the curated set (%s); do not name sources with it", strings.Join(registry.DefaultPlugins, ", "))
+			case opts.Defaults && opts.Copy:
+				return usageErrorf("--copy is for local directories and cannot be used with --defaults")
+			case opts.Defaults:
+				args = registry.DefaultPlugins
+			case len(args) == 0:
+				return usageErrorf("install needs at least one source, or --defaults for the curated set")
 			}
 			opts.Sources = args
 			return installRun(c.Context(), f, opts)
@@ -52,13 +61,34 @@ and must be approved: on a terminal you choose; in scripts use --yes and --grant
 	opts.consentFlags.register(fl)
 	fl.BoolVar(&opts.Force, "force", false, "reinstall a plugin that is already installed")
 	fl.BoolVar(&opts.Copy, "copy", false, "copy a local plugin instead of linking it")
+	fl.BoolVar(&opts.Defaults, "defaults", false, "install the curated default plugins (github, deps, metrics) at their pinned tags")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd
 }
 
+// installFailure is one source that did not install: Rust's {source,
+// error} with the error as text, and fledge's code and hint beside it.
 type installFailure struct {
-	Source string    `json:"source"`
-	Error  jsonError `json:"error"`
+	Source  string    `json:"source"`
+	Error   string    `json:"error"`
+	Failure jsonError `json:"failure"`
+}
+
+// installedJSON is one plugin installed: list's entry, with Rust's
+// install capabilities (src/plugin/install.rs, install_plugin): what was
+// granted, or null for a plugin that does not speak the protocol.
+type installedJSON struct {
+	pluginJSON
+	Capabilities *capsJSON `json:"capabilities"`
+}
+
+func toInstalledJSON(p pluginJSON) installedJSON {
+	j := installedJSON{pluginJSON: p}
+	if p.Protocol != "" {
+		caps := p.Granted
+		j.Capabilities = &caps
+	}
+	return j
 }
 
 type installSummary struct {
@@ -68,12 +98,15 @@ type installSummary struct {
 }
 
 type installDoc struct {
-	SchemaVersion int              `json:"schema_version"`
-	Action        string           `json:"action"`
-	Installed     []pluginJSON     `json:"installed"`
-	Failed        []installFailure `json:"failed"`
-	Summary       installSummary   `json:"summary"`
-	Error         *jsonError       `json:"error,omitempty"`
+	SchemaVersion int    `json:"schema_version"`
+	Action        string `json:"action"`
+	// Scope is Rust's "single" (one source) or "defaults" (--defaults),
+	// or "multiple" when several sources were named.
+	Scope     string           `json:"scope"`
+	Installed []installedJSON  `json:"installed"`
+	Failed    []installFailure `json:"failed"`
+	Summary   installSummary   `json:"summary"`
+	Error     *jsonError       `json:"error,omitempty"`
 }
 
 func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
@@ -87,7 +120,13 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 	}
 	in.LookupName = registryLookup(f, in.Paths, cfg)
 
-	doc := installDoc{SchemaVersion: SchemaVersion, Action: "install", Installed: []pluginJSON{}, Failed: []installFailure{}}
+	doc := installDoc{SchemaVersion: SchemaVersion, Action: "install", Scope: "single", Installed: []installedJSON{}, Failed: []installFailure{}}
+	switch {
+	case opts.Defaults:
+		doc.Scope = "defaults"
+	case len(opts.Sources) > 1:
+		doc.Scope = "multiple"
+	}
 	var firstErr error
 	for _, src := range opts.Sources {
 		res, err := in.Install(ctx, src)
@@ -96,7 +135,7 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 				firstErr = err
 			}
 			je := *toJSONError(err)
-			doc.Failed = append(doc.Failed, installFailure{Source: registry.RedactText(src), Error: je})
+			doc.Failed = append(doc.Failed, installFailure{Source: registry.RedactText(src), Error: je.Message, Failure: je})
 			if !opts.JSON || len(opts.Sources) > 1 {
 				fmt.Fprintf(f.IO.ErrOut, "✗ %s: %s\n", termsafe.Escape(registry.RedactText(src)), je.Message)
 				if je.Hint != "" {
@@ -109,7 +148,7 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, "warning: %s: %s\n", termsafe.Escape(res.Entry.Name), termsafe.EscapeText(w))
 		}
 		pj := toPluginJSON(&res.Entry, in.Trust)
-		doc.Installed = append(doc.Installed, pj)
+		doc.Installed = append(doc.Installed, toInstalledJSON(pj))
 		if !opts.JSON {
 			printInstalled(f.IO.Out, pj, res.Replaced)
 		}
@@ -118,7 +157,7 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 
 	if opts.JSON {
 		if firstErr != nil {
-			doc.Error = &doc.Failed[0].Error
+			doc.Error = &doc.Failed[0].Failure
 		}
 		if err := writeJSON(f.IO.Out, doc); err != nil {
 			return err

@@ -22,6 +22,10 @@ type IOStreams struct {
 	TTYOut *os.File
 
 	Getenv func(string) string
+
+	// ForceNonInteractive is set by --non-interactive (--ni): as
+	// FLEDGE_NON_INTERACTIVE=1.
+	ForceNonInteractive bool
 }
 
 // System returns the real standard streams.
@@ -39,9 +43,12 @@ func System() *IOStreams {
 	return s
 }
 
-// NonInteractive reports whether FLEDGE_NON_INTERACTIVE asks fledge never to
-// prompt.
+// NonInteractive reports whether --ni or FLEDGE_NON_INTERACTIVE asks
+// fledge never to prompt.
 func (s *IOStreams) NonInteractive() bool {
+	if s.ForceNonInteractive {
+		return true
+	}
 	switch s.getenv("FLEDGE_NON_INTERACTIVE") {
 	case "", "0", "false", "no":
 		return false

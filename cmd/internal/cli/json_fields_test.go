@@ -3,8 +3,12 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,21 +16,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5"
+
 	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
+	"github.com/corvidlabs/fledge-go/publish/publishtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 const jsonGolden = "testdata/golden/json_fields.golden"
 
-// TestJSONFieldSets pins the --json documents of install, list, audit,
-// remove and validate (and the shape of a failure) against a golden file:
-// first the exact set of field paths, then the values, normalised (commits,
-// hashes, timestamps and temporary paths replaced). Scripts depend on these
-// documents; change them on purpose and refresh with -update.
+// TestJSONFieldSets pins the --json document of every command (and the
+// shape of a failure) against a golden file: first the exact set of field
+// paths, then the values, normalised (commits, hashes, times, dates and
+// temporary paths replaced). Scripts depend on these documents; change them
+// on purpose and refresh with -update. Its rust_1.7.2 subtests check each
+// document against the Rust fledge's, written from Rust's source (see
+// rust_json_test.go).
 func TestJSONFieldSets(t *testing.T) {
 	t.Parallel()
 	work := t.TempDir()
+	api := publishtest.New(t)
+	ghAPI := fakeGitHubSearch(t)
 	env := map[string]string{
 		"FLEDGE_HOME":            filepath.Join(work, "fh"),
 		"HOME":                   filepath.Join(work, "home"),
@@ -42,51 +53,121 @@ func TestJSONFieldSets(t *testing.T) {
 			"args = [{ name = \"target\", type = \"string\", required = true, description = \"what to do it to\" }]\n\n%s",
 			name, strings.TrimPrefix(name, "fledge-plugin-"), extra)
 	}
-	writeTree(t, filepath.Join(work, "gh", "acme", "fledge-plugin-gold"), map[string]string{
+	// plain is a plugin without the protocol, as most of the Rust era's.
+	plain := func(name, version string) map[string]string {
+		return map[string]string{
+			"plugin.toml": fmt.Sprintf("[plugin]\nname = %q\nversion = %q\n\n[[commands]]\nname = %q\nbinary = \"bin/run\"\n",
+				name, version, strings.TrimPrefix(name, "fledge-plugin-")),
+			"bin/run": "#!/bin/sh\n",
+		}
+	}
+	repo := func(path string, files map[string]string, tag string) {
+		t.Helper()
+		dir := filepath.Join(work, "gh", path)
+		writeTree(t, dir, files)
+		r, err := git.PlainOpen(dir)
+		if errors.Is(err, git.ErrRepositoryNotExists) {
+			_, err = initRepo(dir)
+			r, _ = git.PlainOpen(dir)
+		} else if err == nil {
+			_, err = commitAll(r, "next")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tag != "" {
+			h, err := r.Head()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.CreateTag(tag, h.Hash(), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	repo("acme/fledge-plugin-gold", map[string]string{
 		"plugin.toml": manifest("fledge-plugin-gold", "[hooks]\npost_remove = \"true\"\n\n[capabilities]\nexec = true\nstore = true\nmetadata = true\n"),
 		"bin/run":     "#!/bin/sh\n",
-	})
-	if _, err := initRepo(filepath.Join(work, "gh", "acme", "fledge-plugin-gold")); err != nil {
-		t.Fatal(err)
+	}, "")
+	repo("acme/fledge-plugin-plain", plain("fledge-plugin-plain", "1.0.0"), "v1.0.0")
+	for _, d := range []struct{ name, tag string }{{"github", "v0.4.0"}, {"deps", "v0.2.0"}, {"metrics", "v0.2.1"}} {
+		repo("CorvidLabs/fledge-plugin-"+d.name, plain("fledge-plugin-"+d.name, strings.TrimPrefix(d.tag, "v")), d.tag)
 	}
 	writeTree(t, filepath.Join(work, "local"), map[string]string{
 		"plugin.toml": manifest("fledge-plugin-local", "[capabilities]\nstore = true\n\n[unknown_table]\nx = 1\n"),
 		"bin/run":     "#!/bin/sh\n",
 	})
-
 	writeTree(t, filepath.Join(work, "bad"), map[string]string{
 		"plugin.toml": "[plugin]\nname = \"fledge-plugin-bad\"\nversion = \"one\"\ncolour = \"blue\"\n",
 	})
+	writeTree(t, filepath.Join(work, "index"), map[string]string{"index.json": `[
+  {"name": "fledge-plugin-gold", "slug": "gold", "version": "1.0.0", "description": "golden fixture", "language": "sh",
+   "trust_tier": "official", "repo": "https://github.com/acme/fledge-plugin-gold", "topics": ["fledge-plugin"], "stars": 3,
+   "updated_at": "2026-05-01T10:00:00Z", "default_branch": "main"},
+  {"name": "fledge-plugin-bare", "repo": "https://gitlab.com/bob/fledge-plugin-bare.git"}
+]`})
+	withEnv := func(kv ...string) map[string]string {
+		m := map[string]string{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	otherHome := withEnv("FLEDGE_HOME", filepath.Join(work, "fh2"))
 
 	type step struct {
-		name string
-		args []string
-		code int
+		name   string
+		args   []string
+		code   int
+		env    map[string]string // overrides
+		before func()
 	}
 	steps := []step{
-		{"install", []string{"plugins", "install", "acme/fledge-plugin-gold", "--grant", "exec,store,hooks", "--json"}, 0},
-		{"install_local", []string{"plugins", "install", "./local", "--copy", "--yes", "--json"}, 0},
-		{"install_failed", []string{"plugins", "install", "./local", "--yes", "--json"}, 1},
-		{"list", []string{"plugins", "list", "--json"}, 0},
-		{"audit", []string{"plugins", "audit", "--json"}, 0},
-		{"validate", []string{"plugins", "validate", "./local", "--json"}, 0},
-		{"remove", []string{"plugins", "remove", "gold", "--json"}, 0},
-		{"error", []string{"plugins", "remove", "gold", "--json"}, 1},
-		{"usage_error", []string{"plugins", "install", "--json"}, 2},
-		{"validate_invalid", []string{"plugins", "validate", "./bad", "--strict", "--json"}, 1},
+		{name: "install", args: []string{"plugins", "install", "acme/fledge-plugin-gold", "--grant", "exec,store,hooks", "--json"}},
+		{name: "install_local", args: []string{"plugins", "install", "./local", "--copy", "--yes", "--json"}},
+		{name: "install_failed", args: []string{"plugins", "install", "./local", "--yes", "--json"}, code: 1},
+		{name: "install_plain", args: []string{"plugins", "install", "acme/fledge-plugin-plain@v1.0.0", "--yes", "--json"}},
+		{name: "install_defaults", args: []string{"plugins", "install", "--defaults", "--yes", "--json"}, env: otherHome},
+		{name: "list", args: []string{"plugins", "list", "--json"}},
+		{name: "audit", args: []string{"plugins", "audit", "--json"}},
+		{name: "update", args: []string{"plugins", "update", "--json"}, before: func() {
+			repo("acme/fledge-plugin-plain", plain("fledge-plugin-plain", "1.1.0"), "v1.1.0")
+			repo("acme/fledge-plugin-gold", map[string]string{"NEWS": "more\n"}, "")
+		}},
+		{name: "update_defaults", args: []string{"plugins", "update", "--defaults", "--json"}, env: otherHome, before: func() {
+			repo("CorvidLabs/fledge-plugin-github", plain("fledge-plugin-github", "0.5.0"), "v0.5.0")
+		}},
+		{name: "validate", args: []string{"plugins", "validate", "./local", "--json"}},
+		{name: "validate_invalid", args: []string{"plugins", "validate", "./bad", "--strict", "--json"}, code: 1},
+		{name: "create", args: []string{"plugins", "create", "made", "-o", "./created", "-d", "Made for the golden file", "--json"}},
+		{name: "search", args: []string{"plugins", "search", "--json"},
+			env: withEnv("FLEDGE_REGISTRY_URL", "file://"+filepath.Join(work, "index", "index.json"), "FLEDGE_GITHUB_URL", "https://github.com")},
+		{name: "search_github", args: []string{"plugins", "search", "--json"}, env: withEnv("FLEDGE_REGISTRY_URL", "", "FLEDGE_GITHUB_API", ghAPI)},
+		{name: "recommend", args: []string{"plugins", "recommend", "--json"}},
+		{name: "publish", args: []string{"plugins", "publish", "./created/fledge-plugin-made", "--json"},
+			env: withEnv("FLEDGE_GITHUB_API", api.URL, "GITHUB_TOKEN", "ghp_GOLDEN", "GIT_AUTHOR_NAME", "G", "GIT_AUTHOR_EMAIL", "g@example.com")},
+		{name: "remove", args: []string{"plugins", "remove", "gold", "--json"}},
+		{name: "error", args: []string{"plugins", "remove", "gold", "--json"}, code: 1},
+		{name: "usage_error", args: []string{"plugins", "install", "--json"}, code: 2},
 	}
 	got := map[string]any{}
 	for _, s := range steps {
-		out, code := runInProcess(t, work, env, s.args)
+		if s.before != nil {
+			s.before()
+		}
+		stepEnv := maps.Clone(env)
+		maps.Copy(stepEnv, s.env)
+		out, code := runInProcess(t, work, stepEnv, s.args)
 		if code != s.code {
 			t.Fatalf("fledge %s: exit %d, want %d\n%s", strings.Join(s.args, " "), code, s.code, out)
 		}
 		var doc any
-		if err := json.Unmarshal(normaliseJSON(out, work), &doc); err != nil {
+		if err := json.Unmarshal(normaliseJSON(out, work, api.Dir), &doc); err != nil {
 			t.Fatalf("fledge %s: stdout is not one JSON document: %v\n%s", strings.Join(s.args, " "), err, out)
 		}
 		got[s.name] = doc
 	}
+	t.Run("rust_1.7.2", func(t *testing.T) { checkRustDocuments(t, got) })
 
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -125,6 +206,20 @@ func TestJSONFieldSets(t *testing.T) {
 	}
 }
 
+// fakeGitHubSearch serves GitHub's repository search on loopback with one
+// repository, and returns its base URL.
+func fakeGitHubSearch(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"total_count":1,"incomplete_results":false,"items":[{"name":"fledge-plugin-tz",
+			"full_name":"someone/fledge-plugin-tz","owner":{"login":"someone"},"description":null,
+			"html_url":"https://github.com/someone/fledge-plugin-tz","stargazers_count":4,"language":"Go",
+			"topics":["fledge-plugin","time"],"pushed_at":"2026-05-05T14:04:36Z","default_branch":"main"}]}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
 // runInProcess runs cli.Main with captured streams, in dir, with env.
 func runInProcess(t *testing.T, dir string, env map[string]string, args []string) ([]byte, int) {
 	t.Helper()
@@ -151,14 +246,20 @@ var (
 	shaRe  = regexp.MustCompile(`\b[0-9a-f]{40}\b`)
 	hashRe = regexp.MustCompile(`\b(fh1|sha256):[0-9a-f]{64}\b`)
 	timeRe = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+	dateRe = regexp.MustCompile(`"\d{4}-\d\d-\d\d"`)
 )
 
-// normaliseJSON replaces what differs between runs.
-func normaliseJSON(b []byte, work string) []byte {
+// normaliseJSON replaces what differs between runs: the work directory
+// (and others, each by its own name) and what time and content decide.
+func normaliseJSON(b []byte, work string, others ...string) []byte {
 	s := strings.ReplaceAll(string(b), work, "$WORK")
+	for i, o := range others {
+		s = strings.ReplaceAll(s, o, fmt.Sprintf("$TMP%d", i+1))
+	}
 	s = shaRe.ReplaceAllString(s, "<sha>")
 	s = hashRe.ReplaceAllString(s, "<$1 hash>")
 	s = timeRe.ReplaceAllString(s, "<time>")
+	s = dateRe.ReplaceAllString(s, `"<date>"`)
 	return []byte(s)
 }
 

@@ -97,8 +97,8 @@ func listRun(f *Factory, opts *listOptions) error {
 	fmt.Fprintln(tw, "NAME\tVERSION\tTIER\tCOMMANDS\tSOURCE")
 	for _, p := range doc.Plugins {
 		src := p.Source
-		if p.PinnedRef != "" {
-			src += "@" + p.PinnedRef
+		if p.PinnedRef != nil {
+			src += "@" + *p.PinnedRef
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Escape(p.Name), termsafe.Escape(p.Version), p.TrustTier,
 			termsafe.Escape(strings.Join(p.Commands, ", ")), termsafe.Escape(src))

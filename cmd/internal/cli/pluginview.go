@@ -2,6 +2,7 @@ package cli
 
 import (
 	"sort"
+	"time"
 
 	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -26,25 +27,38 @@ func toCapsJSON(c manifest.Capabilities) capsJSON {
 	return capsJSON{Exec: c.Exec, Store: c.Store, Metadata: c.Metadata, Network: c.Network, Filesystem: fs}
 }
 
-// pluginJSON is one plugin in list and install output. Its field set is a
-// contract (see TestJSONFieldSets).
+// pluginJSON is one plugin in list and install output: a superset of the
+// Rust fledge's list entry (src/plugin/list.rs). Its field set is a
+// contract (see TestJSONFieldSets and TestRustJSONCompat).
 type pluginJSON struct {
-	Name         string   `json:"name"`
-	Version      string   `json:"version"`
-	Source       string   `json:"source"`
-	URL          string   `json:"url"`
-	Kind         string   `json:"kind"`
-	TrustTier    string   `json:"trust_tier"`
-	Commands     []string `json:"commands"`
-	Commit       string   `json:"commit"`
-	PinnedRef    string   `json:"pinned_ref"`
-	RefKind      string   `json:"ref_kind"`
-	Installed    string   `json:"installed"`
+	Name      string   `json:"name"`
+	Version   string   `json:"version"`
+	Source    string   `json:"source"`
+	URL       string   `json:"url"`
+	Kind      string   `json:"kind"`
+	TrustTier string   `json:"trust_tier"`
+	Commands  []string `json:"commands"`
+	Commit    string   `json:"commit"`
+	// PinnedRef is the ref asked for at install, null when none was (as
+	// Rust's).
+	PinnedRef *string `json:"pinned_ref"`
+	RefKind   string  `json:"ref_kind"`
+	// Installed is the install date, YYYY-MM-DD (UTC), as Rust records it;
+	// InstalledAt is what plugins.toml records (an RFC 3339 time when
+	// fledge installed the plugin).
+	Installed   string `json:"installed"`
+	InstalledAt string `json:"installed_at"`
+	// Runtime is the plugin's runtime, "native" unless it is "wasm".
+	Runtime      string   `json:"runtime"`
 	Protocol     string   `json:"protocol"`
 	Capabilities capsJSON `json:"capabilities"`
-	Hooks        []string `json:"hooks"`
-	TreeHash     string   `json:"tree_hash"`
-	Description  string   `json:"description"`
+	// Granted is what the plugin may do: the same object as list's
+	// capabilities, also in install output (where capabilities follows
+	// Rust and is null for plugins that do not speak the protocol).
+	Granted     capsJSON `json:"granted"`
+	Hooks       []string `json:"hooks"`
+	TreeHash    string   `json:"tree_hash"`
+	Description string   `json:"description"`
 	// CommandDetails carries what agents need to call each command as a
 	// tool: its description, typed positional args and dangerous flag.
 	CommandDetails []commandJSON `json:"command_details"`
@@ -120,11 +134,40 @@ func toPluginJSON(p *lockfile.Plugin, t registry.TrustConfig) pluginJSON {
 	if cmds == nil {
 		cmds = []string{}
 	}
+	caps := toCapsJSON(p.Capabilities)
 	return pluginJSON{
 		Name: p.Name, Version: p.Version, Source: p.Source, URL: p.URL, Kind: kindOf(p),
 		TrustTier: string(entryTier(p, t)), Commands: cmds, Commit: p.Commit,
-		PinnedRef: p.PinnedRef, RefKind: p.RefKind, Installed: p.Installed, Protocol: p.Protocol,
-		Capabilities: toCapsJSON(p.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
+		PinnedRef: optional(p.PinnedRef), RefKind: p.RefKind, Installed: installDate(p.Installed),
+		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
+		Capabilities: caps, Granted: caps, Hooks: hooks, TreeHash: p.TreeHash,
 		Description: p.Description, CommandDetails: toCommandsJSON(p),
 	}
+}
+
+// optional is s, or nil (JSON null) when s is empty: the Rust fledge's
+// convention for an Option<String> field.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// installDate is a record's install time as the Rust fledge's YYYY-MM-DD.
+// fledge records an RFC 3339 time (UTC); a Rust record already holds a
+// date and passes through, as does anything else.
+func installDate(recorded string) string {
+	if t, err := time.Parse(time.RFC3339, recorded); err == nil {
+		return t.UTC().Format(time.DateOnly)
+	}
+	return recorded
+}
+
+// runtimeOf is a record's runtime as Rust shows it: "native" unless set.
+func runtimeOf(p *lockfile.Plugin) string {
+	if p.Runtime == "" {
+		return "native"
+	}
+	return p.Runtime
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -21,8 +22,22 @@ func Main(args []string, s *IOStreams, version string) int {
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {
-	if len(args) > 0 && isPluginCommand(args[0]) {
-		err := runPluginCommand(ctx, f, args[0], args[1:])
+	// Rust's global --ni/--non-interactive may come before a plugin's
+	// command too: fledge --ni <command> [args...].
+	lead := 0
+	for lead < len(args) && isNonInteractiveFlag(args[lead]) {
+		lead++
+	}
+	if lead < len(args) && isPluginCommand(args[lead]) {
+		if lead > 0 {
+			f.IO.ForceNonInteractive = true
+		}
+		err := runPluginCommand(ctx, f, args[lead], args[lead+1:])
+		if err != nil && errorCode(err) == CodeUnknownCommand {
+			if s := suggest(newRootCmd(f), args[lead]); len(s) > 0 {
+				err = withCode(CodeUnknownCommand, err, fmt.Sprintf("did you mean 'fledge %s'? (installed commands: fledge plugins list)", s[0]))
+			}
+		}
 		if err != nil {
 			var ec *exitCodeError
 			if !errors.As(err, &ec) {
@@ -56,12 +71,58 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	return exitCode(err)
 }
 
-// builtins are fledge's own top-level words; anything else that is not a
-// flag names a plugin command.
-var builtins = map[string]bool{"plugins": true, "help": true, "completion": true, "version": true, "__complete": true, "__completeNoDesc": true}
+// builtins are fledge's own top-level words (and the Rust fledge's
+// spellings of them); anything else that is not a flag names a plugin
+// command.
+var builtins = map[string]bool{
+	"plugins": true, "plugin": true, "help": true, "completion": true, "completions": true,
+	"version": true, "__complete": true, "__completeNoDesc": true,
+}
 
 func isPluginCommand(arg string) bool {
 	return arg != "" && !strings.HasPrefix(arg, "-") && !builtins[arg]
+}
+
+// isNonInteractiveFlag reports whether arg is the global
+// --non-interactive flag or its Rust alias --ni.
+func isNonInteractiveFlag(arg string) bool {
+	return arg == "--ni" || arg == "--non-interactive"
+}
+
+// nonInteractiveFlag is --non-interactive (and --ni): setting it turns
+// IOStreams.ForceNonInteractive on. Unlike a plain bool flag, defining it
+// never turns it off, so a command tree built after `fledge --ni <command>`
+// was seen keeps it.
+type nonInteractiveFlag struct{ s *IOStreams }
+
+func (n nonInteractiveFlag) String() string {
+	return strconv.FormatBool(n.s != nil && n.s.ForceNonInteractive)
+}
+func (n nonInteractiveFlag) Type() string     { return "bool" }
+func (n nonInteractiveFlag) IsBoolFlag() bool { return true }
+func (n nonInteractiveFlag) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return err
+	}
+	if b {
+		n.s.ForceNonInteractive = true
+	}
+	return nil
+}
+
+// unknownSubcommand is the Args check of a command that only groups
+// subcommands: a word that names none of them is a usage error that names
+// it and suggests the nearest.
+func unknownSubcommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+	if s := suggest(c, args[0]); len(s) > 0 {
+		msg += fmt.Sprintf("; did you mean %q?", s[0])
+	}
+	return &usageError{err: errors.New(msg)}
 }
 
 func newRootCmd(f *Factory) *cobra.Command {
@@ -82,15 +143,26 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 	root.SetVersionTemplate("fledge {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err: err} })
 	root.CompletionOptions.HiddenDefaultCmd = true
+	// Rust's global flag: never prompt (as FLEDGE_NON_INTERACTIVE=1).
+	gf := root.PersistentFlags()
+	gf.Var(nonInteractiveFlag{f.IO}, "non-interactive", "never prompt: questions that need a human fail instead")
+	gf.Var(nonInteractiveFlag{f.IO}, "ni", "the same as --non-interactive")
+	gf.Lookup("non-interactive").NoOptDefVal = "true"
+	gf.Lookup("ni").NoOptDefVal = "true"
+	root.SetHelpCommand(newHelpCmd())
 
 	plugins := &cobra.Command{
-		Use:   "plugins",
-		Short: "Install, list, audit, remove and run plugins",
-		Args:  noArgs,
+		Use:     "plugins",
+		Aliases: []string{"plugin"},
+		Short:   "Install, list, audit, remove and run plugins",
+		Args:    unknownSubcommand,
 		RunE: func(c *cobra.Command, args []string) error {
 			return c.Help()
 		},
 	}
+	// --json may come before the subcommand, as the Rust fledge allows:
+	// fledge plugins --json list. Each subcommand's own --json takes it.
+	plugins.PersistentFlags().Bool("json", false, "print one JSON document")
 	plugins.AddCommand(
 		newInstallCmd(f),
 		newListCmd(f),
@@ -103,9 +175,48 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 		newCreateCmd(f),
 		newVerifyCmd(f),
 		newSyncCmd(f),
+		newRecommendCmd(f),
+		newPublishCmd(f),
 	)
 	root.AddCommand(plugins)
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Aliases = append(c.Aliases, "completions") // the Rust fledge's name
+			c.Args = unknownSubcommand
+			c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+		}
+	}
 	return root
+}
+
+// suggest lists c's subcommands whose names are close to word (within
+// two edits, or starting with it), as cobra's "did you mean".
+func suggest(c *cobra.Command, word string) []string {
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2
+	}
+	return c.SuggestionsFor(word)
+}
+
+// newHelpCmd is `fledge help [command]`: help for a command, and a usage
+// error (not help for something else) when the command does not exist.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			target, rest, err := c.Root().Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				parent, word := c.Root(), args[0]
+				if target != nil && len(rest) > 0 {
+					parent, word = target, rest[0]
+				}
+				return unknownSubcommand(parent, []string{word})
+			}
+			return target.Help()
+		},
+	}
 }
 
 func noArgs(c *cobra.Command, args []string) error {

@@ -150,7 +150,7 @@ func runPluginCommand(ctx context.Context, f *Factory, command string, args []st
 	if args == nil {
 		args = []string{}
 	}
-	return runRun(ctx, f, &runOptions{Command: command, Args: args})
+	return runRun(ctx, f, &runOptions{Command: command, Args: args, NonInteractive: f.IO.ForceNonInteractive})
 }
 
 func runRun(ctx context.Context, f *Factory, opts *runOptions) error {

@@ -36,9 +36,16 @@ const (
 	searchDescPipeWidth = 300
 )
 
+// searchDefaultLimit is how many results search shows unless --limit
+// says otherwise (the Rust fledge's default).
+const searchDefaultLimit = 20
+
 type searchOptions struct {
-	Query string
-	JSON  bool
+	Query       registry.Query
+	Tier        string
+	Limit       int
+	Interactive bool
+	JSON        bool
 }
 
 func newSearchCmd(f *Factory) *cobra.Command {
@@ -47,52 +54,96 @@ func newSearchCmd(f *Factory) *cobra.Command {
 		Use:   "search [query]",
 		Short: "Search the plugin registry",
 		Long: `Search the plugin registry for plugins whose name, description or topics
-contain every word of the query (all plugins without one).
+contain every word of the query (all plugins without one), narrowed by
+--author, --topic and --trust-tier, best matches first, at most --limit.
 
 The registry is the index at $FLEDGE_REGISTRY_URL or registry.url in
 config.toml; without one, GitHub repositories with the fledge-plugin topic
 (at $FLEDGE_GITHUB_API, authenticated with $GH_TOKEN or $GITHUB_TOKEN when
-set). The trust tier shown is fledge's own, computed from the repository.`,
+set). The trust tier shown is fledge's own, computed from the repository.
+With --interactive, pick one on the terminal to install.`,
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Query = strings.Join(args, " ")
-			if len(opts.Query) > registry.MaxQueryLen || !utf8.ValidString(opts.Query) {
+			opts.Query.Text = strings.Join(args, " ")
+			if len(opts.Query.Text) > registry.MaxQueryLen || !utf8.ValidString(opts.Query.Text) {
 				return usageErrorf("the query must be valid UTF-8 of at most %d bytes", registry.MaxQueryLen)
+			}
+			if err := opts.Query.Check(); err != nil {
+				return &usageError{err: err}
+			}
+			if opts.Limit < 1 {
+				return usageErrorf("--limit must be at least 1, not %d", opts.Limit)
+			}
+			if opts.Interactive && opts.JSON {
+				return usageErrorf("--interactive and --json do not mix: --json prints the results for a script, --interactive asks a human to pick one")
 			}
 			return searchRun(c.Context(), f, opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	fl := cmd.Flags()
+	fl.StringVarP(&opts.Query.Author, "author", "a", "", "only plugins of this GitHub user or organisation")
+	fl.StringVarP(&opts.Query.Topic, "topic", "t", "", "only plugins with this topic (e.g. ci, rust, testing)")
+	fl.StringVar(&opts.Tier, "trust-tier", "", "only plugins of this trust tier: official, team or unverified")
+	fl.IntVarP(&opts.Limit, "limit", "l", searchDefaultLimit, "show at most this many results")
+	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "pick a result on the terminal and install it")
+	fl.BoolVar(&opts.JSON, "json", false, "print one JSON document")
 	return cmd
 }
 
-// searchDoc is the --json document.
+// searchDoc is the --json document: the Rust fledge's {schema_version,
+// results} (src/plugin/search.rs), each result a superset of its entry.
 type searchDoc struct {
 	SchemaVersion int                `json:"schema_version"`
-	Plugins       []searchPluginJSON `json:"plugins"`
+	Results       []searchResultJSON `json:"results"`
 }
 
-// searchPluginJSON is one plugin found. Every string is sanitised: the
+// searchResultJSON is one plugin found. Every string is sanitised: the
 // registry is not trusted to keep escape sequences out.
-type searchPluginJSON struct {
-	Name        string `json:"name"`
-	Slug        string `json:"slug"`
-	Version     string `json:"version"`
-	Description string `json:"description"`
-	Language    string `json:"language"`
+type searchResultJSON struct {
+	// The Rust fledge's fields (src/search.rs, SearchResult::to_json):
+	// owner and name are the repository's, full_name is owner/name.
+	Owner       string   `json:"owner"`
+	Name        string   `json:"name"`
+	FullName    string   `json:"full_name"`
+	Description string   `json:"description"`
+	Stars       int      `json:"stars"`
+	URL         string   `json:"url"`
+	Topics      []string `json:"topics"`
 	// TrustTier is fledge's verdict from the repository URL.
 	TrustTier string `json:"trust_tier"`
+
+	// PluginName is the name the registry gives the plugin.
+	PluginName string `json:"plugin_name"`
+	Slug       string `json:"slug"`
+	Version    string `json:"version"`
+	// DescriptionText is the registry's description as it is (empty when
+	// there is none; description says "No description" then, as Rust's).
+	DescriptionText string `json:"description_text"`
+	Language        string `json:"language"`
 	// ClaimedTrustTier is what the index says, for comparison only.
-	ClaimedTrustTier string   `json:"claimed_trust_tier"`
-	Repo             string   `json:"repo"`
-	Source           string   `json:"source"`
-	Install          string   `json:"install"`
-	Stars            int      `json:"stars"`
-	Topics           []string `json:"topics"`
-	UpdatedAt        string   `json:"updated_at"`
-	DefaultBranch    string   `json:"default_branch"`
+	ClaimedTrustTier string `json:"claimed_trust_tier"`
+	Repo             string `json:"repo"`
+	Source           string `json:"source"`
+	Install          string `json:"install"`
+	UpdatedAt        string `json:"updated_at"`
+	DefaultBranch    string `json:"default_branch"`
 }
 
+// noDescription stands for a missing description, as in the Rust fledge
+// (src/search.rs, parse_search_response).
+const noDescription = "No description"
+
 func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
+	var tier registry.Tier
+	if opts.Tier != "" {
+		t, err := registry.ParseTier(opts.Tier)
+		if err != nil {
+			return &usageError{err: err}
+		}
+		tier = t
+	}
+	if opts.Interactive && !f.IO.CanPrompt() {
+		return usageErrorf("--interactive needs a terminal to pick on; without one, install a result by its source: fledge plugins install <owner/repo>")
+	}
 	paths, err := f.Paths()
 	if err != nil {
 		return err
@@ -109,24 +160,30 @@ func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
 	if err != nil {
 		return registryError(err, o)
 	}
+	trusted := trustConfig(cfg)
+	res.Narrow(tier, trusted, opts.Limit)
 	noteRegistryResult(f, res)
 
 	githubBase := f.Getenv("FLEDGE_GITHUB_URL")
-	trusted := trustConfig(cfg)
-	doc := searchDoc{SchemaVersion: SchemaVersion, Plugins: make([]searchPluginJSON, 0, len(res.Entries))}
+	doc := searchDoc{SchemaVersion: SchemaVersion, Results: make([]searchResultJSON, 0, len(res.Entries))}
 	for _, e := range res.Entries {
-		doc.Plugins = append(doc.Plugins, toSearchJSON(e, trusted, githubBase))
+		doc.Results = append(doc.Results, toSearchJSON(e, trusted, githubBase))
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, doc)
 	}
-	if len(doc.Plugins) == 0 {
-		if opts.Query == "" {
+	if len(doc.Results) == 0 {
+		if opts.Query == (registry.Query{}) && tier == "" {
 			fmt.Fprintln(f.IO.ErrOut, "The registry lists no plugins.")
+		} else if opts.Query.Text == "" {
+			fmt.Fprintln(f.IO.ErrOut, "No plugins match.")
 		} else {
-			fmt.Fprintf(f.IO.ErrOut, "No plugins match %q.\n", opts.Query)
+			fmt.Fprintf(f.IO.ErrOut, "No plugins match %q.\n", termsafe.Escape(opts.Query.Text))
 		}
 		return nil
+	}
+	if opts.Interactive {
+		return searchPick(ctx, f, doc.Results)
 	}
 	descWidth := searchDescPipeWidth
 	if f.IO.OutTTY {
@@ -134,20 +191,43 @@ func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tVERSION\tSTARS\tTIER\tSOURCE\tDESCRIPTION")
-	for _, p := range doc.Plugins {
+	for _, p := range doc.Results {
 		version := p.Version
 		if version == "" || version == "unknown" {
 			version = "-"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n",
-			cell(p.Name, searchNameWidth), cell(version, searchVersionWidth), p.Stars, p.TrustTier,
-			cell(p.Source, searchSourceWidth), cell(p.Description, descWidth))
+			cell(p.PluginName, searchNameWidth), cell(version, searchVersionWidth), p.Stars, p.TrustTier,
+			cell(p.Source, searchSourceWidth), cell(p.DescriptionText, descWidth))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(f.IO.ErrOut, "\nInstall one with: fledge plugins install <SOURCE>")
+	fmt.Fprintln(f.IO.ErrOut, "Or pick one with: fledge plugins search --interactive")
 	return nil
+}
+
+// searchPick lets the user choose a result on the terminal and installs
+// it, asking for approval as install does.
+func searchPick(ctx context.Context, f *Factory, results []searchResultJSON) error {
+	options := make([]string, len(results))
+	for i, r := range results {
+		options[i] = fmt.Sprintf("%-40s [%s]  %s", cell(r.Source, searchSourceWidth), r.TrustTier, cell(r.DescriptionText, searchDescTTYWidth))
+	}
+	i, err := f.Prompter.Select("Select a plugin to install", "enter installs it; Esc cancels", options, 0)
+	if errors.Is(err, errPromptAborted) {
+		fmt.Fprintln(f.IO.ErrOut, "Cancelled.")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if i < 0 || i >= len(results) {
+		return fmt.Errorf("the prompt chose %d of %d results", i, len(results))
+	}
+	fmt.Fprintf(f.IO.ErrOut, "Installing %s\n", results[i].Source)
+	return installRun(ctx, f, &installOptions{Sources: []string{results[i].Source}})
 }
 
 // openRegistry returns the configured index (FLEDGE_REGISTRY_URL, else
@@ -165,7 +245,7 @@ func openRegistry(f *Factory, paths home.Paths, cfg *config.Config) (registry.In
 	return idx, o, nil
 }
 
-func toSearchJSON(e registry.Entry, trusted registry.TrustConfig, githubBase string) searchPluginJSON {
+func toSearchJSON(e registry.Entry, trusted registry.TrustConfig, githubBase string) searchResultJSON {
 	topics := make([]string, 0, len(e.Topics))
 	for _, t := range e.Topics {
 		topics = append(topics, termsafe.Escape(t))
@@ -174,21 +254,39 @@ func toSearchJSON(e registry.Entry, trusted registry.TrustConfig, githubBase str
 	if !e.UpdatedAt.IsZero() {
 		updated = e.UpdatedAt.UTC().Format(time.RFC3339)
 	}
+	owner, name := registry.RepoOwnerName(e.Repo)
+	if name == "" {
+		name = e.Name
+	}
+	full := name
+	if owner != "" {
+		full = owner + "/" + name
+	}
 	// The index is hostile: what it says is escaped, never stripped, so
 	// a name or source that differs from what it looks like shows it.
-	return searchPluginJSON{
-		Name:             termsafe.Escape(e.Name),
+	desc := termsafe.Escape(e.Description)
+	rustDesc := desc
+	if strings.TrimSpace(rustDesc) == "" {
+		rustDesc = noDescription
+	}
+	return searchResultJSON{
+		Owner:            termsafe.Escape(owner),
+		Name:             termsafe.Escape(name),
+		FullName:         termsafe.Escape(full),
+		Description:      rustDesc,
+		Stars:            e.Stars,
+		URL:              termsafe.Escape(registry.WebURL(e.Repo)),
+		Topics:           topics,
+		TrustTier:        string(registry.TierOf(e.Repo, trusted)),
+		PluginName:       termsafe.Escape(e.Name),
 		Slug:             termsafe.Escape(e.Slug),
 		Version:          termsafe.Escape(e.Version),
-		Description:      termsafe.Escape(e.Description),
+		DescriptionText:  desc,
 		Language:         termsafe.Escape(e.Language),
-		TrustTier:        string(registry.TierOf(e.Repo, trusted)),
 		ClaimedTrustTier: termsafe.Escape(e.ClaimedTier),
 		Repo:             termsafe.Escape(e.Repo),
 		Source:           termsafe.Escape(registry.InstallSource(e, githubBase)),
 		Install:          termsafe.Escape(registry.InstallHint(e, githubBase)),
-		Stars:            e.Stars,
-		Topics:           topics,
 		UpdatedAt:        updated,
 		DefaultBranch:    termsafe.Escape(e.DefaultBranch),
 	}
@@ -215,7 +313,7 @@ func noteRegistryResult(f *Factory, res *registry.Result) {
 		fmt.Fprintf(f.IO.ErrOut, "note: %s\n", termsafe.EscapeText(res.Stale.Note()))
 	}
 	if res.Incomplete {
-		fmt.Fprintf(f.IO.ErrOut, "note: showing the first %d matches; narrow the query to see others\n", len(res.Entries))
+		fmt.Fprintf(f.IO.ErrOut, "note: showing the first %d matches; narrow the query or raise --limit to see others\n", len(res.Entries))
 	}
 }
 

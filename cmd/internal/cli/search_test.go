@@ -137,9 +137,9 @@ func TestSearchJSON(t *testing.T) {
 		t.Errorf("document keys = %v", doc)
 	}
 	// metrics by name first, then stats, which has the topic.
-	plugins, ok := doc["plugins"].([]any)
+	plugins, ok := doc["results"].([]any)
 	if !ok || len(plugins) != 2 || plugins[1].(map[string]any)["name"] != "fledge-plugin-stats" {
-		t.Fatalf("plugins = %v", doc["plugins"])
+		t.Fatalf("results = %v", doc["results"])
 	}
 	p := plugins[0].(map[string]any)
 	var keys []string
@@ -147,7 +147,7 @@ func TestSearchJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	wantKeys := "claimed_trust_tier default_branch description install language name repo slug source stars topics trust_tier updated_at version"
+	wantKeys := "claimed_trust_tier default_branch description description_text full_name install language name owner plugin_name repo slug source stars topics trust_tier updated_at url version"
 	if strings.Join(keys, " ") != wantKeys {
 		t.Errorf("plugin fields = %s\nwant %s", strings.Join(keys, " "), wantKeys)
 	}
@@ -156,7 +156,8 @@ func TestSearchJSON(t *testing.T) {
 		"claimed_trust_tier": "official", "source": "CorvidLabs/fledge-plugin-metrics",
 		"install": "fledge plugins install CorvidLabs/fledge-plugin-metrics", "stars": float64(1),
 		"repo": "https://github.com/CorvidLabs/fledge-plugin-metrics", "updated_at": "2026-05-05T14:04:19Z",
-		"default_branch": "main", "language": "rust",
+		"default_branch": "main", "language": "rust", "owner": "CorvidLabs", "full_name": "CorvidLabs/fledge-plugin-metrics",
+		"url": "https://github.com/CorvidLabs/fledge-plugin-metrics", "plugin_name": "fledge-plugin-metrics",
 	}
 	for k, v := range want {
 		if p[k] != v {
@@ -165,7 +166,7 @@ func TestSearchJSON(t *testing.T) {
 	}
 
 	_, out, _ = f.fledge("plugins", "search", "nothing-matches-this", "--json")
-	if strings.TrimSpace(out) != "{\n  \"schema_version\": 1,\n  \"plugins\": []\n}" {
+	if strings.TrimSpace(out) != "{\n  \"schema_version\": 1,\n  \"results\": []\n}" {
 		t.Errorf("empty result = %q, want an empty array", out)
 	}
 }
@@ -220,11 +221,11 @@ func TestSearchHostileIndex(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	p := doc.Plugins[0]
+	p := doc.Results[0]
 	if p.TrustTier != "unverified" || p.ClaimedTrustTier != "official" || p.Install != "fledge plugins install evil/fledge-plugin-evil" {
 		t.Errorf("plugin = %+v", p)
 	}
-	if len(p.Description) < 5000 {
+	if len(p.Description) < 5000 || p.Description != p.DescriptionText {
 		t.Errorf("JSON description truncated to %d bytes", len(p.Description))
 	}
 }
@@ -313,7 +314,7 @@ func TestSearchStaleCacheNote(t *testing.T) {
 		t.Fatalf("the cache did not answer: exit %d, stderr %q", code, errOut)
 	}
 	var doc searchDoc
-	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Plugins) != 1 {
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Results) != 1 {
 		t.Fatalf("stale JSON: %v\n%s", err, out)
 	}
 	if !strings.Contains(errOut, "note: could not refresh the registry index (") || !strings.Contains(errOut, "showing the cached copy from 2 hours ago") {

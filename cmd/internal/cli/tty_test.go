@@ -105,15 +105,15 @@ func TestTTYApproval(t *testing.T) {
 		}
 		var doc struct {
 			Installed []struct {
-				Capabilities struct {
+				Granted struct {
 					Filesystem string `json:"filesystem"`
-				} `json:"capabilities"`
+				} `json:"granted"`
 			} `json:"installed"`
 		}
 		if err := json.Unmarshal([]byte(e.read(e.out)), &doc); err != nil || len(doc.Installed) != 1 {
 			t.Fatalf("install --json: %v\n%s", err, e.read(e.out))
 		}
-		if got := doc.Installed[0].Capabilities.Filesystem; got != "none" {
+		if got := doc.Installed[0].Granted.Filesystem; got != "none" {
 			t.Errorf("filesystem granted %q by keeping the defaults, want none", got)
 		}
 	})

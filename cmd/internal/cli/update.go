@@ -8,14 +8,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 type updateOptions struct {
 	consentFlags
-	Names  []string
-	DryRun bool
-	JSON   bool
+	Names    []string
+	DryRun   bool
+	Defaults bool
+	JSON     bool
 }
 
 func newUpdateCmd(f *Factory) *cobra.Command {
@@ -29,14 +32,21 @@ commit) stay put and report newer tags; live-linked local plugins are skipped.
 
 A new version that requests new capabilities, new or changed hooks, or a new build
 command is an escalation: it needs approval under the same rules as install. Declined,
-refused or failed, the installed version stays exactly as it was.`,
+refused or failed, the installed version stays exactly as it was.
+
+With --defaults, only the curated default plugins are updated, and their tag
+pins move to the newest release tag (as the Rust fledge does).`,
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Defaults && len(args) > 0 {
+				return usageErrorf("--defaults updates the curated default plugins; do not name plugins with it")
+			}
 			opts.Names = args
 			return updateRun(c.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "show what would change, change nothing")
+	fl.BoolVar(&opts.Defaults, "defaults", false, "update only the curated default plugins, moving their pins to the newest release")
 	opts.consentFlags.register(fl)
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd
@@ -48,10 +58,26 @@ type hookChangeJSON struct {
 	To   string `json:"to"`
 }
 
+// updateResultJSON is one plugin's update: a superset of the Rust fledge's
+// result (src/plugin/update.rs, update_one_plugin and rebuild_after_fetch).
 type updateResultJSON struct {
-	Name              string           `json:"name"`
-	Status            string           `json:"status"`
-	Detail            string           `json:"detail"`
+	Name string `json:"name"`
+	// Status is Rust's word: updated, skipped or failed; State is fledge's
+	// own, which also tells up_to_date and would_update apart.
+	Status string `json:"status"`
+	State  string `json:"state"`
+	Detail string `json:"detail"`
+	// Version and Commands are the plugin's after the update (or as they
+	// stay); PinnedRef is its pin (null when none), LatestTag the newest
+	// release above an exact pin (null when none), and PreviousRef and
+	// NewRef the pin before and after when the update moved it (both
+	// null otherwise).
+	Version           string           `json:"version"`
+	Commands          []string         `json:"commands"`
+	PinnedRef         *string          `json:"pinned_ref"`
+	LatestTag         *string          `json:"latest_tag"`
+	PreviousRef       *string          `json:"previous_ref"`
+	NewRef            *string          `json:"new_ref"`
 	From              install.Rev      `json:"from"`
 	To                *install.Rev     `json:"to"`
 	AddedCapabilities []string         `json:"added_capabilities"`
@@ -61,6 +87,8 @@ type updateResultJSON struct {
 	Error             *jsonError       `json:"error"`
 }
 
+// updateSummary counts results by Rust's status (total, updated, skipped,
+// failed) and by fledge's states that Rust counts as skipped.
 type updateSummary struct {
 	Total       int `json:"total"`
 	Updated     int `json:"updated"`
@@ -71,11 +99,32 @@ type updateSummary struct {
 }
 
 type updateDoc struct {
-	SchemaVersion int                `json:"schema_version"`
-	Action        string             `json:"action"`
-	DryRun        bool               `json:"dry_run"`
-	Results       []updateResultJSON `json:"results"`
-	Summary       updateSummary      `json:"summary"`
+	SchemaVersion int    `json:"schema_version"`
+	Action        string `json:"action"`
+	// Scope is Rust's "all" (no names), "single" (one name) or
+	// "defaults" (--defaults), or "multiple" when several were named.
+	Scope   string             `json:"scope"`
+	DryRun  bool               `json:"dry_run"`
+	Results []updateResultJSON `json:"results"`
+	Summary updateSummary      `json:"summary"`
+}
+
+// rustStatus is the Rust fledge's word for an update's outcome: it knows
+// updated, skipped and failed; a plugin left as it was (up to date, or
+// only checked in a dry run) is skipped there.
+func rustStatus(r install.UpdateResult) string {
+	switch r.Status {
+	case install.StatusUpdated:
+		return "updated"
+	case install.StatusFailed:
+		return "failed"
+	case install.StatusSkipped, install.StatusUpToDate, install.StatusWouldUpdate:
+		return "skipped"
+	}
+	if r.Err != nil {
+		return "failed"
+	}
+	return "skipped"
 }
 
 func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
@@ -83,16 +132,55 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 	if err != nil {
 		return err
 	}
-	u := &install.Updater{Installer: in, DryRun: opts.DryRun}
-	results, err := u.Update(ctx, opts.Names)
+	doc := updateDoc{SchemaVersion: SchemaVersion, Action: "update", Scope: "all", DryRun: opts.DryRun, Results: []updateResultJSON{}}
+	switch {
+	case opts.Defaults:
+		doc.Scope = "defaults"
+	case len(opts.Names) == 1:
+		doc.Scope = "single"
+	case len(opts.Names) > 1:
+		doc.Scope = "multiple"
+	}
+	names := opts.Names
+	if opts.Defaults {
+		if names, err = installedDefaults(in); err != nil {
+			return err
+		}
+		if len(names) == 0 {
+			if opts.JSON {
+				return writeJSON(f.IO.Out, doc)
+			}
+			fmt.Fprintln(f.IO.ErrOut, "No default plugins are installed. Install them with: fledge plugins install --defaults")
+			return nil
+		}
+	}
+	u := &install.Updater{Installer: in, DryRun: opts.DryRun, MovePins: opts.Defaults}
+	results, err := u.Update(ctx, names)
 	if err != nil {
 		return err
 	}
-	doc := updateDoc{SchemaVersion: SchemaVersion, Action: "update", DryRun: opts.DryRun, Results: []updateResultJSON{}}
+	// What each plugin is now (after the update, or as it stayed).
+	now := map[string]*lockfile.Plugin{}
+	if file, err := in.Store.Load(); err == nil {
+		for i := range file.Plugins {
+			now[file.Plugins[i].Name] = &file.Plugins[i]
+		}
+	}
 	failed := false
 	for _, r := range results {
-		j := updateResultJSON{Name: r.Name, Status: r.Status, Detail: termsafe.EscapeText(r.Detail), From: r.From, To: r.To,
+		j := updateResultJSON{Name: r.Name, Status: rustStatus(r), State: r.Status, Detail: termsafe.EscapeText(r.Detail),
+			Version: r.From.Version, Commands: []string{}, PinnedRef: optional(r.From.Ref), From: r.From, To: r.To,
 			AddedCapabilities: []string{}, HookChanges: []hookChangeJSON{}, Escalation: r.Escalation, NewerTags: []string{}}
+		if p := now[r.Name]; p != nil {
+			j.Version, j.PinnedRef = p.Version, optional(p.PinnedRef)
+			j.Commands = append(j.Commands, p.Commands...)
+		}
+		if r.To != nil && r.To.Ref != r.From.Ref && r.Status != install.StatusFailed {
+			j.PreviousRef, j.NewRef = optional(r.From.Ref), optional(r.To.Ref)
+		}
+		if len(r.NewerTags) > 0 {
+			j.LatestTag = optional(r.NewerTags[0])
+		}
 		for _, c := range r.AddedCapabilities {
 			j.AddedCapabilities = append(j.AddedCapabilities, string(c))
 		}
@@ -106,17 +194,19 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 			j.Error = toJSONError(r.Err)
 		}
 		doc.Results = append(doc.Results, j)
-		switch r.Status {
-		case install.StatusUpdated:
+		switch j.Status {
+		case "updated":
 			doc.Summary.Updated++
+		case "skipped":
+			doc.Summary.Skipped++
+		case "failed":
+			doc.Summary.Failed++
+		}
+		switch r.Status {
 		case install.StatusWouldUpdate:
 			doc.Summary.WouldUpdate++
 		case install.StatusUpToDate:
 			doc.Summary.UpToDate++
-		case install.StatusSkipped:
-			doc.Summary.Skipped++
-		case install.StatusFailed:
-			doc.Summary.Failed++
 		}
 	}
 	doc.Summary.Total = len(doc.Results)
@@ -141,10 +231,10 @@ func printUpdate(f *Factory, doc updateDoc) {
 	}
 	for _, r := range doc.Results {
 		name := termsafe.Escape(r.Name)
-		switch r.Status {
+		switch r.State {
 		case install.StatusUpdated, install.StatusWouldUpdate:
 			verb := "updated"
-			if r.Status == install.StatusWouldUpdate {
+			if r.State == install.StatusWouldUpdate {
 				verb = "would update"
 			}
 			fmt.Fprintf(w, "↑ %s %s: %s → %s\n", name, verb, revText(r.From), revText(*r.To))
@@ -171,13 +261,29 @@ func printUpdate(f *Factory, doc updateDoc) {
 				fmt.Fprintf(w, "  hook %s changed: %s → %s\n", h.Name, termsafe.Escape(h.From), termsafe.Escape(h.To))
 			}
 		}
-		if r.Detail != "" && r.Status != install.StatusFailed && r.Status != install.StatusSkipped {
+		if r.Detail != "" && r.State != install.StatusFailed && r.State != install.StatusSkipped {
 			fmt.Fprintf(w, "  %s\n", termsafe.EscapeText(r.Detail))
 		}
 		if len(r.NewerTags) > 0 {
 			fmt.Fprintf(w, "  newer tags: %s\n", termsafe.Escape(strings.Join(r.NewerTags[:min(5, len(r.NewerTags))], ", ")))
 		}
 	}
+}
+
+// installedDefaults names the installed plugins that came from one of
+// the curated default plugins.
+func installedDefaults(in *install.Installer) ([]string, error) {
+	file, err := in.Store.Load()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, p := range file.Plugins {
+		if !p.IsLocal() && registry.IsDefaultSource(p.Source, p.URL, in.GitHubBase) {
+			names = append(names, p.Name)
+		}
+	}
+	return names, nil
 }
 
 func revText(r install.Rev) string {

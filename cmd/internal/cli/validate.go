@@ -42,13 +42,29 @@ func newValidateCmd(f *Factory) *cobra.Command {
 	return cmd
 }
 
+// validateDoc is the --json document: the Rust fledge's report
+// (src/plugin/validate.rs, PluginValidationReport) with errors and
+// warnings as text, and fledge's structured findings beside them.
 type validateDoc struct {
-	SchemaVersion int               `json:"schema_version"`
-	Path          string            `json:"path"`
-	PluginName    string            `json:"plugin_name"`
-	Valid         bool              `json:"valid"`
-	Errors        manifest.Problems `json:"errors"`
-	Warnings      manifest.Problems `json:"warnings"`
+	SchemaVersion int      `json:"schema_version"`
+	Path          string   `json:"path"`
+	PluginName    string   `json:"plugin_name"`
+	Valid         bool     `json:"valid"`
+	Errors        []string `json:"errors"`
+	Warnings      []string `json:"warnings"`
+	// ErrorDetails and WarningDetails are the same findings with their
+	// field, message and fix apart.
+	ErrorDetails   manifest.Problems `json:"error_details"`
+	WarningDetails manifest.Problems `json:"warning_details"`
+}
+
+// problemTexts is each finding as one line of text.
+func problemTexts(ps manifest.Problems) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, p.String())
+	}
+	return out
 }
 
 func validateRun(f *Factory, opts *validateOptions) error {
@@ -59,9 +75,30 @@ func validateRun(f *Factory, opts *validateOptions) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return usageErrorf("%s is not a directory: point validate at a plugin's directory", opts.Dir)
 	}
-	m, err := manifest.Load(dir)
+	doc, _, err := checkPlugin(dir)
 	if err != nil {
-		return withCode(CodeInvalidManifest, err, "")
+		return err
+	}
+	return printValidation(f, opts, doc)
+}
+
+// checkPlugin validates the plugin in dir (an absolute path) as validate
+// and publish do. The manifest is nil when plugin.toml does not parse
+// (the report says why); the error is set when there is none to read.
+func checkPlugin(dir string) (validateDoc, *manifest.Manifest, error) {
+	data, err := manifest.ReadFile(filepath.Join(dir, manifest.FileName))
+	if err != nil {
+		return validateDoc{}, nil, withCode(CodeInvalidManifest, err, "")
+	}
+	m, err := manifest.Parse(data)
+	if err != nil {
+		// As Rust's: a plugin.toml that does not parse is reported, not
+		// raised, so a script reads the reason from errors.
+		p := manifest.Problem{Severity: manifest.SeverityError, Field: manifest.FileName,
+			Message: strings.TrimPrefix(err.Error(), manifest.FileName+": ")}
+		return validateDoc{SchemaVersion: SchemaVersion, Path: dir,
+			Errors: []string{p.String()}, Warnings: []string{},
+			ErrorDetails: manifest.Problems{p}, WarningDetails: manifest.Problems{}}, nil, nil
 	}
 	problems := m.Validate()
 	// Binaries: a missing one is expected when a build command will make it.
@@ -73,32 +110,42 @@ func validateRun(f *Factory, opts *validateOptions) error {
 		problems = append(problems, p)
 	}
 	doc := validateDoc{SchemaVersion: SchemaVersion, Path: dir, PluginName: m.Plugin.Name,
-		Errors: problems.Errors(), Warnings: problems.Warnings()}
-	if doc.Errors == nil {
-		doc.Errors = manifest.Problems{}
+		ErrorDetails: problems.Errors(), WarningDetails: problems.Warnings()}
+	if doc.ErrorDetails == nil {
+		doc.ErrorDetails = manifest.Problems{}
 	}
-	if doc.Warnings == nil {
-		doc.Warnings = manifest.Problems{}
+	if doc.WarningDetails == nil {
+		doc.WarningDetails = manifest.Problems{}
 	}
-	doc.Valid = len(doc.Errors) == 0 && !(opts.Strict && len(doc.Warnings) > 0)
+	doc.Errors, doc.Warnings = problemTexts(doc.ErrorDetails), problemTexts(doc.WarningDetails)
+	doc.Valid = len(doc.Errors) == 0
+	return doc, m, nil
+}
 
+// printValidation prints the report and fails when it is not valid (under
+// --strict, also when it has warnings).
+func printValidation(f *Factory, opts *validateOptions, doc validateDoc) error {
+	doc.Valid = len(doc.Errors) == 0 && !(opts.Strict && len(doc.Warnings) > 0)
 	if opts.JSON {
 		if err := writeJSON(f.IO.Out, doc); err != nil {
 			return err
 		}
 	} else {
 		w := f.IO.Out
-		name := termsafe.Escape(m.Plugin.Name)
+		name := termsafe.Escape(doc.PluginName)
+		if name == "" {
+			name = termsafe.Escape(doc.Path)
+		}
 		if doc.Valid {
 			fmt.Fprintf(w, "✓ %s is valid\n", name)
 		} else {
 			fmt.Fprintf(w, "✗ %s is not valid\n", name)
 		}
 		for _, p := range doc.Errors {
-			fmt.Fprintf(w, "  error: %s\n", termsafe.EscapeText(p.String()))
+			fmt.Fprintf(w, "  error: %s\n", termsafe.EscapeText(p))
 		}
 		for _, p := range doc.Warnings {
-			fmt.Fprintf(w, "  warning: %s\n", termsafe.EscapeText(p.String()))
+			fmt.Fprintf(w, "  warning: %s\n", termsafe.EscapeText(p))
 		}
 	}
 	if !doc.Valid {

@@ -1,0 +1,43 @@
+//go:build unix
+
+package cli_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// search --interactive in a real terminal (a tmux pane): the results are
+// listed in a picker, and the one chosen with the keys is what installs.
+func TestTTYSearchInteractive(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not on PATH; the real-terminal tests need it (CI installs tmux)")
+	}
+	t.Parallel()
+	bin := hardFledge(t)
+	e := newTTYEnv(t, tmux, bin)
+	a := e.repo("fledge-plugin-alpha", "", "")
+	b := e.repo("fledge-plugin-beta", "", "")
+	index := filepath.Join(e.dir, "index.json")
+	doc := fmt.Sprintf(`[{"name":"fledge-plugin-alpha","repo":"file://%s","stars":5,"description":"first"},
+	                     {"name":"fledge-plugin-beta","repo":"file://%s","stars":1,"description":"second"}]`, a, b)
+	if err := os.WriteFile(index, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := e.start(fmt.Sprintf("FLEDGE_REGISTRY_URL=file://%s %s plugins search --interactive", index, sq(bin)))
+	p.waitFor("Select a plugin to install", "fledge-plugin-alpha", "fledge-plugin-beta")
+	p.send("Down")
+	p.send("Enter")
+	if rc := p.exitCode(); rc != 0 {
+		t.Fatalf("search --interactive exited %d; screen:\n%s", rc, p.screen())
+	}
+	out := string(e.fledge("plugins", "list", "--json"))
+	if !strings.Contains(out, `"fledge-plugin-beta"`) || strings.Contains(out, `"fledge-plugin-alpha"`) {
+		t.Errorf("want only the picked plugin (beta) installed; list --json:\n%s", out)
+	}
+}
