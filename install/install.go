@@ -167,6 +167,11 @@ func (in *Installer) checkout(ctx context.Context, src registry.Source, rev gitf
 	if err != nil {
 		return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
 	}
+	return fetchedTree(src, rev, tree, commit)
+}
+
+// fetchedTree is a checked-out revision in tree, without its .git.
+func fetchedTree(src registry.Source, rev gitfetch.Revision, tree, commit string) (*fetched, error) {
 	if err := gitfetch.RemoveGitDir(tree); err != nil {
 		return nil, err
 	}

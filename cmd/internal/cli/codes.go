@@ -14,6 +14,7 @@ const (
 	CodeUnsafePlugin    = "unsafe_plugin"
 	CodeProtocolVersion = "protocol_version_mismatch"
 	CodeTagMoved        = "tag_moved"
+	CodeForcePushed     = "force_pushed"
 	CodeNotReproducible = "not_reproducible"
 )
 
@@ -62,6 +63,8 @@ func classify(err error) string {
 		return CodeNotInstalled
 	case errors.Is(err, install.ErrTagMoved):
 		return CodeTagMoved
+	case errors.Is(err, install.ErrForcePushed):
+		return CodeForcePushed
 	case errors.Is(err, install.ErrNotReproducible):
 		return CodeNotReproducible
 	case errors.As(err, &amb):
@@ -77,6 +80,7 @@ func hintFor(err error) string {
 	var (
 		appr  *install.ApprovalError
 		confl *install.ConflictError
+		fp    *install.ForcePushedError
 	)
 	switch {
 	case errors.As(err, &appr):
@@ -87,6 +91,8 @@ func hintFor(err error) string {
 		return "remove that plugin first: fledge plugins remove " + confl.Owner
 	case errors.Is(err, lockfile.ErrNotInstalled):
 		return "run 'fledge plugins list' to see what is installed"
+	case errors.As(err, &fp):
+		return "review the new history; if you trust it: fledge plugins update " + fp.Plugin + " --force"
 	}
 	return ""
 }

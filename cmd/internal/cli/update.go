@@ -15,6 +15,7 @@ type updateOptions struct {
 	consentFlags
 	Names  []string
 	DryRun bool
+	Force  bool
 	JSON   bool
 }
 
@@ -29,7 +30,10 @@ commit) stay put and report newer tags; live-linked local plugins are skipped.
 
 A new version that requests new capabilities, new or changed hooks, or a new build
 command is an escalation: it needs approval under the same rules as install. Declined,
-refused or failed, the installed version stays exactly as it was.`,
+refused or failed, the installed version stays exactly as it was.
+
+A branch whose new head does not descend from the installed commit was force-pushed
+(rewritten or moved back): update reports it and follows it only with --force.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Names = args
 			return updateRun(c.Context(), f, opts)
@@ -37,6 +41,7 @@ refused or failed, the installed version stays exactly as it was.`,
 	}
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "show what would change, change nothing")
+	fl.BoolVar(&opts.Force, "force", false, "follow a branch that was force-pushed")
 	opts.consentFlags.register(fl)
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd
@@ -58,6 +63,7 @@ type updateResultJSON struct {
 	HookChanges       []hookChangeJSON `json:"hook_changes"`
 	Escalation        bool             `json:"escalation"`
 	NewerTags         []string         `json:"newer_tags"`
+	ForcePushed       bool             `json:"force_pushed"`
 	Error             *jsonError       `json:"error"`
 }
 
@@ -83,7 +89,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 	if err != nil {
 		return err
 	}
-	u := &install.Updater{Installer: in, DryRun: opts.DryRun}
+	u := &install.Updater{Installer: in, DryRun: opts.DryRun, Force: opts.Force}
 	results, err := u.Update(ctx, opts.Names)
 	if err != nil {
 		return err
@@ -92,7 +98,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 	failed := false
 	for _, r := range results {
 		j := updateResultJSON{Name: r.Name, Status: r.Status, Detail: termsafe.Text(r.Detail), From: r.From, To: r.To,
-			AddedCapabilities: []string{}, HookChanges: []hookChangeJSON{}, Escalation: r.Escalation, NewerTags: []string{}}
+			AddedCapabilities: []string{}, HookChanges: []hookChangeJSON{}, Escalation: r.Escalation, NewerTags: []string{}, ForcePushed: r.ForcePushed}
 		for _, c := range r.AddedCapabilities {
 			j.AddedCapabilities = append(j.AddedCapabilities, string(c))
 		}
