@@ -403,7 +403,10 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		return false, err
 	}
-	defer os.Remove(marker)
+	defer func() {
+		os.Remove(marker)
+		os.Remove(in.Paths.TrashDir()) // when empty (see Interrupted)
+	}()
 	tx := &swap{paths: in.Paths, name: entry.Name}
 	defer func() {
 		if err != nil {

@@ -71,6 +71,8 @@ func classify(err error) string {
 		return CodeAmbiguous
 	case errors.As(err, &corr), errors.As(err, &future):
 		return CodeStateCorrupt
+	case errors.As(err, new(*install.RecoveryError)):
+		return CodeStateCorrupt
 	}
 	return ""
 }
@@ -81,6 +83,7 @@ func hintFor(err error) string {
 		appr  *install.ApprovalError
 		confl *install.ConflictError
 		fp    *install.ForcePushedError
+		rec   *install.RecoveryError
 	)
 	switch {
 	case errors.As(err, &appr):
@@ -91,6 +94,8 @@ func hintFor(err error) string {
 		return "remove that plugin first: fledge plugins remove " + confl.Owner
 	case errors.Is(err, lockfile.ErrNotInstalled):
 		return "run 'fledge plugins list' to see what is installed"
+	case errors.As(err, &rec):
+		return "recovery must lock and write FLEDGE_HOME and read plugins.toml: once it can, any fledge plugins command recovers them (e.g. fledge plugins list)"
 	case errors.As(err, &fp):
 		return "review the new history; if you trust it: fledge plugins update " + fp.Plugin + " --force"
 	}
