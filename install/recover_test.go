@@ -455,3 +455,33 @@ func TestTrashNames(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkInterrupted is what every command pays to look for a crash's
+// leftovers when there are none (the trash does not exist), beside one
+// stat of plugins.toml as a yardstick.
+func BenchmarkInterrupted(b *testing.B) {
+	p, err := home.New(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(p.PluginsFile(), nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.MkdirAll(p.PluginsDir(), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("interrupted", func(b *testing.B) {
+		for b.Loop() {
+			if Interrupted(p) != nil {
+				b.Fatal("leftovers")
+			}
+		}
+	})
+	b.Run("stat-plugins.toml", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := os.Stat(p.PluginsFile()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
