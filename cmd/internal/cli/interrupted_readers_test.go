@@ -163,3 +163,32 @@ func TestReadersLeaveSwapsInProgressAlone(t *testing.T) {
 	e.ok("plugins", "list", "--json")
 	e.ok("fr")
 }
+
+// When recovery cannot run (here: plugins.toml is damaged, so it cannot
+// tell the old tree from the new), nothing runs, nothing is moved, and the
+// error says what is half-changed and what recovers it.
+func TestRunRefusesWhatCannotBeRecovered(t *testing.T) {
+	t.Parallel()
+	e := newHEnv(t)
+	e.local("fr", hPlugin("fledge-plugin-fr", "1.0.0", ""))
+	e.ok("plugins", "install", "./fr", "--copy", "--json")
+	trash := filepath.Join(e.fh, "plugins", ".trash")
+	aside := filepath.Join(trash, "fledge-plugin-fr-0a1b2c3d4e5f")
+	if err := os.MkdirAll(trash, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(e.fh, "plugins", "fledge-plugin-fr"), aside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.fh, "plugins.toml"), []byte("[[plugins]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("fr")
+	if r.code != 1 || !strings.Contains(string(r.err), "left fledge-plugin-fr half-changed") ||
+		!strings.Contains(string(r.err), "fledge plugins list") {
+		t.Errorf("want a refusal naming the plugin and what recovers it\n%v", r)
+	}
+	if _, err := os.Stat(aside); err != nil {
+		t.Errorf("the old tree was moved although recovery could not tell: %v", err)
+	}
+}
