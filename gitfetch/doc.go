@@ -1,5 +1,7 @@
 // Package gitfetch fetches plugin repositories with go-git: listing a
 // remote's refs without cloning, and checking out one exact revision (a tag,
-// a branch head or a commit) into a directory. It never runs the git binary:
+// a branch head or a commit) into a directory: its head alone, or with the
+// branch's history when an update must tell a fast-forward from a
+// force-push (CheckoutFrom). It never runs the git binary:
 // file:// remotes are served in-process, and submodules are never fetched.
 package gitfetch

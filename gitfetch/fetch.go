@@ -150,6 +150,12 @@ func CheckRef(ref string) error {
 // it out. It returns the full commit checked out, which is verified to be
 // rev.Commit when that was known. Submodules are never fetched.
 func Checkout(ctx context.Context, url string, rev Revision, dir string, o Options) (string, error) {
+	return checkout(ctx, url, rev, dir, o, 1) // file:// too: peelingSession serves depth 1
+}
+
+// checkout is Checkout fetching depth commits of a branch or tag's history
+// (0: all of it).
+func checkout(ctx context.Context, url string, rev Revision, dir string, o Options, depth int) (string, error) {
 	installFileTransport()
 	opts := &git.CloneOptions{
 		URL:               url,
@@ -161,7 +167,7 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 	if rev.RefName != "" {
 		opts.ReferenceName = rev.RefName
 		opts.SingleBranch = true
-		opts.Depth = 1 // file:// too: peelingSession serves depth 1
+		opts.Depth = depth
 	} else {
 		// A bare commit: fetch every branch and tag (it may be reachable
 		// only from a tag), then check it out.

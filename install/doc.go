@@ -4,7 +4,10 @@
 // requests (capabilities, hooks, the build command), build, check binaries,
 // move into place, link commands, run post_install, and record the entry in
 // plugins.toml last. A failure at any step leaves no directory, link or
-// entry behind; an interrupted run's leftovers are cleared by the next.
+// entry behind. An interrupted run's half-changed plugins are recovered by
+// the next command of any kind (RecoverInterrupted, which only takes the
+// lock when the trash holds something a dead process left); its other
+// leftovers by the next change.
 //
 // It decides what the user's consent covers (the approval rules of the
 // contract) but not how consent is asked: the caller passes a callback.

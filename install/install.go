@@ -167,6 +167,11 @@ func (in *Installer) checkout(ctx context.Context, src registry.Source, rev gitf
 	if err != nil {
 		return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
 	}
+	return fetchedTree(src, rev, tree, commit)
+}
+
+// fetchedTree is a checked-out revision in tree, without its .git.
+func fetchedTree(src registry.Source, rev gitfetch.Revision, tree, commit string) (*fetched, error) {
 	if err := gitfetch.RemoveGitDir(tree); err != nil {
 		return nil, err
 	}
@@ -414,7 +419,10 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		return false, err
 	}
-	defer os.Remove(marker)
+	defer func() {
+		os.Remove(marker)
+		os.Remove(in.Paths.TrashDir()) // when empty (see Interrupted)
+	}()
 	tx := &swap{paths: in.Paths, name: entry.Name}
 	defer func() {
 		if err != nil {

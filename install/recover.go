@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rogpeppe/go-internal/lockedfile"
+
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -31,7 +33,9 @@ func stagePrefix(kind string) string {
 //   - a plugin directory with no record, nothing in the trash and the
 //     marker commit leaves while it works is a fresh install that was
 //     never recorded: it is removed. Directories fledge did not place
-//     (no marker) are never touched.
+//     (no marker) are never touched. The marker lives in the trash too
+//     (older fledges left it in the plugin's data directory), so one
+//     directory tells a reader whether anything was interrupted.
 func recoverLocked(paths home.Paths, store *lockfile.Store) error {
 	cleanStaging(paths)
 	file, err := store.Load()
@@ -40,9 +44,14 @@ func recoverLocked(paths home.Paths, store *lockfile.Store) error {
 	}
 	trash, _ := os.ReadDir(paths.TrashDir())
 	acted := false
+	markers := map[string][]string{} // plugin → its commit markers
 	for _, t := range trash {
-		name, ok := trashOwner(t.Name())
+		name, _, ok := trashOwner(t.Name())
 		if !ok {
+			continue
+		}
+		if strings.HasSuffix(t.Name(), markerSuffix) {
+			markers[name] = append(markers[name], filepath.Join(paths.TrashDir(), t.Name()))
 			continue
 		}
 		acted = true
@@ -61,23 +70,89 @@ func recoverLocked(paths home.Paths, store *lockfile.Store) error {
 			removeTreeOrLink(aside) // the record moved on: the old tree is garbage
 		}
 	}
-	markers, _ := os.ReadDir(filepath.Dir(paths.DataDir("x")))
-	for _, e := range markers {
-		name := e.Name()
-		marker := commitMarker(paths, name)
-		if _, err := os.Stat(marker); err != nil {
-			continue
+	data, _ := os.ReadDir(filepath.Dir(paths.DataDir("x")))
+	for _, e := range data {
+		if legacy := filepath.Join(paths.DataDir(e.Name()), "committing"); fileExists(legacy) {
+			markers[e.Name()] = append(markers[e.Name()], legacy)
 		}
+	}
+	for name, ms := range markers {
 		acted = true
 		if _, recorded := file.Get(name); !recorded {
 			removeTreeOrLink(paths.PluginDir(name))
 		}
-		os.Remove(marker)
+		for _, m := range ms {
+			os.Remove(m)
+		}
 	}
 	if acted {
 		reconcileLinks(paths, file)
 	}
+	os.Remove(paths.TrashDir()) // when empty: readers then find nothing to open
 	return nil
+}
+
+// Interrupted lists the plugins an interrupted fledge left half-changed:
+// an old tree or a commit marker still in the trash, put there by a
+// process that is gone. Such a plugin may be recorded while its tree is
+// missing, or while a newer tree that was never recorded stands in its
+// place; or it was never recorded while its tree and command links are in
+// place. What a running fledge is swapping is not listed. It reads one
+// directory (none at all in the usual case, where the trash does not
+// exist), takes no lock and changes nothing, so every command can afford
+// it.
+//
+// Staging directories of dead runs and markers an older fledge left in
+// data directories are not looked for: nothing a reader shows or runs
+// depends on them, and the next change clears them.
+func Interrupted(paths home.Paths) []string {
+	trash, err := os.ReadDir(paths.TrashDir())
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, t := range trash {
+		name, pid, ok := trashOwner(t.Name())
+		if !ok || (pid > 0 && (pid == os.Getpid() || processAlive(pid))) {
+			continue
+		}
+		if len(names) == 0 || names[len(names)-1] != name {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// RecoveryError reports half-changed plugins that could not be recovered.
+type RecoveryError struct {
+	Plugins []string
+	Err     error
+}
+
+func (e *RecoveryError) Error() string {
+	return fmt.Sprintf("an interrupted fledge left %s half-changed, and recovering it failed: %v", strings.Join(e.Plugins, ", "), e.Err)
+}
+
+func (e *RecoveryError) Unwrap() error { return e.Err }
+
+// RecoverInterrupted recovers what Interrupted reports, under the tree
+// lock, and returns the plugins it recovered (none, usually, without
+// taking the lock). Commands that read plugins.toml call it first, so they
+// never show, verify or run a half-changed plugin.
+func RecoverInterrupted(paths home.Paths, store *lockfile.Store) ([]string, error) {
+	names := Interrupted(paths)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	unlock, err := lockedfile.MutexAt(paths.TreeLock()).Lock()
+	if err != nil {
+		return nil, &RecoveryError{Plugins: names, Err: fmt.Errorf("lock %s: %w", paths.TreeLock(), err)}
+	}
+	defer unlock()
+	if err := recoverLocked(paths, store); err != nil {
+		return nil, &RecoveryError{Plugins: names, Err: err}
+	}
+	return names, nil
 }
 
 // reconcileLinks makes the command links in BinDir match the record after
@@ -140,10 +215,18 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// commitMarker is left in a plugin's data directory while its tree is being
-// placed and recorded.
+// markerSuffix ends the name of a commit marker in the trash.
+const markerSuffix = ".committing"
+
+// commitMarker is left in the trash while name's tree is being placed and
+// recorded by this process.
 func commitMarker(paths home.Paths, name string) string {
-	return filepath.Join(paths.DataDir(name), "committing")
+	return filepath.Join(paths.TrashDir(), fmt.Sprintf("%s-%d%s", name, os.Getpid(), markerSuffix))
+}
+
+func fileExists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // treeIsRecorded reports whether the tree at dir is the one entry records.
@@ -155,13 +238,24 @@ func treeIsRecorded(dir string, entry *lockfile.Plugin) bool {
 	return err == nil && t.Hash == entry.TreeHash
 }
 
-// trashOwner returns the plugin name of a trash entry "<name>-<suffix>".
-func trashOwner(entry string) (string, bool) {
+// trashName is where a swap moves name's old tree: "<name>-<pid>.<random>",
+// so that a reader can tell a swap in progress from one whose process died.
+func trashName(name string) string {
+	return fmt.Sprintf("%s-%d.%s", name, os.Getpid(), randomSuffix())
+}
+
+// trashOwner returns the plugin name of a trash entry "<name>-<suffix>" and
+// the pid that put it there (0 when the suffix does not say, as in entries
+// an older fledge wrote).
+func trashOwner(entry string) (name string, pid int, ok bool) {
 	i := strings.LastIndexByte(entry, '-')
 	if i <= 0 {
-		return "", false
+		return "", 0, false
 	}
-	return entry[:i], true
+	if p, _, found := strings.Cut(entry[i+1:], "."); found {
+		pid, _ = strconv.Atoi(p)
+	}
+	return entry[:i], pid, true
 }
 
 // cleanStaging removes staging directories whose process no longer runs.

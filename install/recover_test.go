@@ -1,12 +1,18 @@
 package install
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/rogpeppe/go-internal/lockedfile"
+
+	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/treehash"
@@ -321,4 +327,161 @@ func TestRecoverUnrecordedSwap(t *testing.T) {
 		t.Errorf("the never-recorded new tree is still in place (the directory it replaced was %s)",
 			map[bool]string{true: "deleted", false: "kept"}[recEntries(t, e.paths.TrashDir()) == nil])
 	}
+}
+
+// Interrupted names what dead runs left in the trash, and nothing that a
+// running fledge is in the middle of.
+func TestInterrupted(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if n := Interrupted(e.paths); n != nil {
+		t.Fatalf("a fresh home: %v", n)
+	}
+	if recExists(e.paths.TrashDir()) || recExists(e.paths.Root()) {
+		t.Fatal("Interrupted created directories")
+	}
+	dead := deadPID(t)
+	if processAlive(dead) {
+		t.Skip("the dead process's pid was reused at once")
+	}
+	d := strconv.Itoa(dead)
+	for _, entry := range []string{
+		"fledge-plugin-dead-" + d + ".0a1b2c",                     // a tree a dead run moved aside
+		"fledge-plugin-fresh-" + d + markerSuffix,                 // a dead run's commit marker
+		"fledge-plugin-old-0123456789ab",                          // an older fledge's entry: no pid
+		"fledge-plugin-live-1.0a1b2c",                             // pid 1 runs
+		"fledge-plugin-ours-" + strconv.Itoa(os.Getpid()) + ".ff", // this process
+		"nodash",
+	} {
+		recTree(t, filepath.Join(e.paths.TrashDir(), entry), "x")
+	}
+	got := Interrupted(e.paths)
+	want := []string{"fledge-plugin-dead", "fledge-plugin-fresh", "fledge-plugin-old"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("Interrupted = %v, want %v", got, want)
+	}
+}
+
+// A remove killed after moving the tree aside, before the record: the
+// first reader that looks puts the tree back, without any other command.
+func TestRecoverInterruptedRemove(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const name = "fledge-plugin-r"
+	final := e.paths.PluginDir(name)
+	recTree(t, final, "1")
+	recordTree(t, e, name, final)
+	dead := deadPID(t)
+	if processAlive(dead) {
+		t.Skip("the dead process's pid was reused at once")
+	}
+	if err := os.MkdirAll(e.paths.TrashDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(final, filepath.Join(e.paths.TrashDir(), name+"-"+strconv.Itoa(dead)+".00bb")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := RecoverInterrupted(e.paths, e.store)
+	if err != nil || len(got) != 1 || got[0] != name {
+		t.Fatalf("RecoverInterrupted = %v, %v", got, err)
+	}
+	if recVersion(t, final) != "1" {
+		t.Error("the tree did not come back")
+	}
+	if recExists(e.paths.TrashDir()) {
+		t.Errorf("the trash survives: %v", recEntries(t, e.paths.TrashDir()))
+	}
+	// Nothing left: nothing done, no lock taken.
+	if got, err := RecoverInterrupted(e.paths, e.store); got != nil || err != nil {
+		t.Errorf("second call: %v, %v", got, err)
+	}
+}
+
+// A swap whose process still runs is its business: a reader neither
+// touches it nor waits for the lock it holds (a post_install hook may run
+// fledge while its own install holds the lock).
+func TestRecoverInterruptedLeavesLiveSwapsAlone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const name = "fledge-plugin-l"
+	final := e.paths.PluginDir(name)
+	recTree(t, final, "new")
+	aside := filepath.Join(e.paths.TrashDir(), name+"-1.00cc") // pid 1 always runs
+	recTree(t, aside, "old")
+	if err := os.MkdirAll(e.paths.Root(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockedfile.MutexAt(e.paths.TreeLock()).Lock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	done := make(chan error, 1)
+	go func() {
+		got, err := RecoverInterrupted(e.paths, e.store)
+		if len(got) != 0 {
+			err = fmt.Errorf("recovered %v", got)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute): // only so a regression cannot hang the run
+		t.Fatal("RecoverInterrupted waited for the lock of a swap in progress")
+	}
+	if recVersion(t, final) != "new" || recVersion(t, aside) != "old" {
+		t.Error("a swap in progress was touched")
+	}
+}
+
+func TestTrashNames(t *testing.T) {
+	t.Parallel()
+	for entry, want := range map[string]struct {
+		name string
+		pid  int
+		ok   bool
+	}{
+		trashName("fledge-plugin-a-b"):                   {"fledge-plugin-a-b", os.Getpid(), true},
+		filepath.Base(commitMarker(home.Paths{}, "x-y")): {"x-y", os.Getpid(), true},
+		"fledge-plugin-a-0123456789ab":                   {"fledge-plugin-a", 0, true},
+		"-12.ab":                                         {"", 0, false},
+	} {
+		name, pid, ok := trashOwner(entry)
+		if name != want.name || pid != want.pid || ok != want.ok {
+			t.Errorf("trashOwner(%q) = %q, %d, %v; want %+v", entry, name, pid, ok, want)
+		}
+	}
+}
+
+// BenchmarkInterrupted is what every command pays to look for a crash's
+// leftovers when there are none (the trash does not exist), beside one
+// stat of plugins.toml as a yardstick.
+func BenchmarkInterrupted(b *testing.B) {
+	p, err := home.New(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(p.PluginsFile(), nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.MkdirAll(p.PluginsDir(), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("interrupted", func(b *testing.B) {
+		for b.Loop() {
+			if Interrupted(p) != nil {
+				b.Fatal("leftovers")
+			}
+		}
+	})
+	b.Run("stat-plugins.toml", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := os.Stat(p.PluginsFile()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -36,7 +36,7 @@ func (s *swap) moveOldAside() error {
 	if err := os.MkdirAll(s.paths.TrashDir(), 0o755); err != nil {
 		return err
 	}
-	s.aside = filepath.Join(s.paths.TrashDir(), s.name+"-"+randomSuffix())
+	s.aside = filepath.Join(s.paths.TrashDir(), trashName(s.name))
 	if err := os.Rename(s.final(), s.aside); err != nil {
 		s.aside = ""
 		return fmt.Errorf("move old %s aside: %w", s.name, err)
@@ -137,6 +137,7 @@ func (s *swap) rollback() {
 func (s *swap) done() {
 	if s.aside != "" {
 		removeTreeOrLink(s.aside)
+		os.Remove(s.paths.TrashDir()) // when empty (see Interrupted)
 	}
 }
 

@@ -28,7 +28,10 @@ type SyncResult struct {
 	Name   string
 	Status string
 	Commit string
-	Err    error
+	// URL is where the plugin is fetched from (or, in sync, was installed
+	// from), without credentials; empty when the entry names no usable one.
+	URL string
+	Err error
 }
 
 // Syncer makes this machine's plugins match a plugins.toml from elsewhere:
@@ -57,11 +60,17 @@ func (s *Syncer) Sync(ctx context.Context, want *lockfile.File) ([]SyncResult, e
 		wanted[w.Name] = true
 		r := SyncResult{Name: w.Name, Commit: w.Commit}
 		cur, installed := have.Get(w.Name)
+		src, err := syncSource(&w, s.Installer.GitHubBase)
+		if err == nil {
+			r.URL = registry.RedactURL(src.URL)
+		}
 		switch {
+		case err != nil:
+			r.Status, r.Err = SyncFailed, err
 		case installed && inSync(cur, &w):
 			r.Status = SyncInSync
 		default:
-			if err := s.installExact(ctx, w, installed); err != nil {
+			if err := s.installExact(ctx, w, src, installed); err != nil {
 				r.Status, r.Err = SyncFailed, err
 			} else if installed {
 				r.Status = SyncReplaced
@@ -107,22 +116,69 @@ func inSync(cur, w *lockfile.Plugin) bool {
 	return true
 }
 
-func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, replace bool) error {
+// SourceMismatchError reports a synced entry whose source (what a user is
+// shown) and url (what would be fetched) name different repositories.
+type SourceMismatchError struct {
+	Name, Source, URL string
+}
+
+func (e *SourceMismatchError) Error() string {
+	return fmt.Sprintf("%s: its source %q and its url %q name different repositories; fledge fetches only what it shows: make both name the repository to install, or drop url to fetch the source",
+		e.Name, e.Source, e.URL)
+}
+
+// syncSource is where a synced entry is fetched from. The file comes from
+// elsewhere: its source is what people read and its url what fetching
+// would use, so both must name one repository (owner/repo shorthand may
+// mean github.com or this machine's FLEDGE_GITHUB_URL). The returned
+// source shows the URL fetched; a file without url (the Rust fledge's)
+// fetches its source.
+func syncSource(w *lockfile.Plugin, githubBase string) (registry.Source, error) {
+	if w.IsLocal() {
+		return registry.Source{}, fmt.Errorf("%s %w: it was installed from a local directory (%s)", w.Name, ErrNotReproducible, registry.RedactText(w.Source))
+	}
+	if w.URL == "" {
+		src, err := entrySource(w, githubBase)
+		if err != nil {
+			return src, &SourceError{Source: registry.RedactText(w.Source), Err: err}
+		}
+		if src.Kind != registry.SourceGit {
+			return src, fmt.Errorf("%s %w: its source %q is not a git repository", w.Name, ErrNotReproducible, registry.RedactText(w.Source))
+		}
+		src.Display = registry.RedactURL(src.URL)
+		return src, nil
+	}
+	url := registry.RedactText(w.URL)
+	fetch, err := registry.ParseSource(w.URL, "")
+	if err != nil {
+		return fetch, &SourceError{Source: url, Err: fmt.Errorf("url of %s: %w", w.Name, err)}
+	}
+	if fetch.Kind != registry.SourceGit {
+		return fetch, &SourceError{Source: url, Err: fmt.Errorf("url %q of %s is not a git URL", url, w.Name)}
+	}
+	if w.Source != "" {
+		same := false
+		if src, err := registry.ParseSource(w.Source, githubBase); err == nil {
+			same = registry.SameRepository(src, fetch)
+			if !same && src.Shorthand {
+				gh, _ := registry.ParseSource(w.Source, "")
+				same = registry.SameRepository(gh, fetch)
+			}
+		}
+		if !same {
+			return fetch, &SourceError{Source: url, Err: &SourceMismatchError{Name: w.Name, Source: registry.RedactText(w.Source), URL: url}}
+		}
+	}
+	fetch.Ref = w.PinnedRef
+	return fetch, nil
+}
+
+func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool) error {
 	if msg := manifest.CheckName(w.Name); msg != "" {
 		return fmt.Errorf("entry name %s", msg)
 	}
-	if w.IsLocal() {
-		return fmt.Errorf("%s %w: it was installed from a local directory (%s)", w.Name, ErrNotReproducible, registry.RedactText(w.Source))
-	}
 	if len(w.Commit) != 40 {
 		return fmt.Errorf("%s %w: no full commit is recorded", w.Name, ErrNotReproducible)
-	}
-	src, err := entrySource(&w, s.Installer.GitHubBase)
-	if err != nil {
-		return &SourceError{Source: registry.RedactText(w.Source), Err: err}
-	}
-	if src.Kind != registry.SourceGit {
-		return fmt.Errorf("%s %w: its source %q is not a git repository", w.Name, ErrNotReproducible, registry.RedactText(w.Source))
 	}
 	in := *s.Installer
 	in.Force = replace
@@ -150,6 +206,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, replace bo
 		return err
 	}
 	defer os.RemoveAll(stage)
+	in.logf("Fetching %s at %s (%s)...\n", termsafe.Line(src.String()), short(w.Commit), registry.TierOfSource(src, in.Trust))
 	f, err := in.checkout(ctx, src, rev, filepath.Join(stage, "tree"))
 	if err != nil {
 		return err
@@ -193,6 +250,11 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, replace bo
 		for _, h := range proposal.Hooks {
 			hooks[h.Name] = h.Command
 		}
+	}
+	// Shown was the URL fetched; recorded is the file's source, which
+	// names the same repository, so the entry reads as it did there.
+	if w.Source != "" {
+		f.src.Display = registry.RedactText(w.Source)
 	}
 	_, err = in.finish(ctx, c, dec.Capabilities, hooks)
 	return err

@@ -57,11 +57,42 @@ type UpdateResult struct {
 	Escalation bool
 	// NewerTags lists semver tags above an exact tag pin.
 	NewerTags []string
-	Err       error
+	// ForcePushed is set when the branch followed was force-pushed: its
+	// new head does not descend from the installed commit.
+	ForcePushed bool
+	Err         error
 }
 
 // ErrTagMoved is wrapped when a pinned tag now names another commit.
 var ErrTagMoved = errors.New("tag moved")
+
+// ErrForcePushed is wrapped when a followed branch's new head does not
+// descend from the installed commit and Force was not set.
+var ErrForcePushed = errors.New("branch force-pushed")
+
+// ForcePushedError reports a branch whose history was rewritten or moved
+// back since the plugin was installed from it.
+type ForcePushedError struct {
+	Plugin, Branch string
+	// From and To are the installed commit and the branch's new head, with
+	// the versions their manifests declare.
+	From, To Rev
+}
+
+func (e *ForcePushedError) Error() string {
+	change := ""
+	if e.From.Version != "" && e.To.Version != "" && e.From.Version != e.To.Version {
+		change = fmt.Sprintf(" (version %s → %s", e.From.Version, e.To.Version)
+		if older(e.To.Version, e.From.Version) {
+			change += ", lower"
+		}
+		change += ")"
+	}
+	return fmt.Sprintf("%s: branch %s was force-pushed: its head %s%s does not descend from the installed %s; update follows a rewritten or rewound branch only when told to",
+		e.Plugin, e.Branch, short(e.To.Commit), change, short(e.From.Commit))
+}
+
+func (e *ForcePushedError) Unwrap() error { return ErrForcePushed }
 
 // Updater brings installed git plugins to their target revisions. Only
 // escalations (new capabilities, new or changed hooks or build command) are
@@ -74,6 +105,8 @@ type Updater struct {
 	// it as the new pin, as the Rust fledge's update --defaults upgrades
 	// its pinned defaults. Escalations still need approval.
 	MovePins bool
+	// Force follows a branch that was force-pushed (see ForcePushedError).
+	Force bool
 	// Concurrency bounds how many remotes are checked at once (64 when
 	// zero: checks wait on the network, not the CPU).
 	Concurrency int
@@ -87,6 +120,9 @@ type plan struct {
 	res   UpdateResult
 	fetch bool   // a new revision to fetch
 	pin   string // the pin to record when it moves (MovePins), else ""
+	// branch is set when the target is a branch head, which must descend
+	// from the installed commit.
+	branch bool
 }
 
 // pinnedRef is the ref the plugin will be recorded as pinned to.
@@ -252,7 +288,7 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 			pl.res.Status = StatusUpToDate
 			return
 		}
-		pl.rev = rev
+		pl.rev, pl.branch = rev, true
 	}
 	pl.fetch = true
 	pl.res.To = &Rev{Commit: pl.rev.Commit, Ref: pl.pinnedRef()}
@@ -356,7 +392,14 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		return
 	}
 	defer os.RemoveAll(stage)
-	f, err := in.checkout(ctx, pl.src, pl.rev, filepath.Join(stage, "tree"))
+	tree := filepath.Join(stage, "tree")
+	var f *fetched
+	descends := true
+	if pl.branch && p.Commit != "" {
+		f, descends, err = in.checkoutFrom(ctx, pl.src, pl.rev, tree, p.Commit)
+	} else {
+		f, err = in.checkout(ctx, pl.src, pl.rev, tree)
+	}
 	if err != nil {
 		fail(pl, err)
 		return
@@ -370,6 +413,14 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 	if c.m.Plugin.Name != p.Name {
 		fail(pl, fmt.Errorf("the new version is named %q, not %q: install it as a new plugin", c.m.Plugin.Name, p.Name))
 		return
+	}
+	if !descends {
+		pl.res.ForcePushed = true
+		if !u.Force {
+			fail(pl, &ForcePushedError{Plugin: p.Name, Branch: pl.rev.RefName.Short(), From: pl.res.From, To: *pl.res.To})
+			return
+		}
+		pl.res.Detail = "branch " + pl.rev.RefName.Short() + " was force-pushed; followed with --force"
 	}
 
 	// What was approved before, and still requested, carries over.
@@ -406,7 +457,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 	if u.DryRun {
 		pl.res.Status = StatusWouldUpdate
 		if pl.res.Escalation {
-			pl.res.Detail = "needs approval for: " + strings.Join(ask.Items(), ", ")
+			pl.res.Detail = strings.TrimPrefix(pl.res.Detail+"; needs approval for: "+strings.Join(ask.Items(), ", "), "; ")
 		}
 		return
 	}
@@ -429,4 +480,15 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		return
 	}
 	pl.res.Status = StatusUpdated
+}
+
+// checkoutFrom fetches a branch head with its history into tree and
+// reports whether it descends from the installed commit since.
+func (in *Installer) checkoutFrom(ctx context.Context, src registry.Source, rev gitfetch.Revision, tree, since string) (*fetched, bool, error) {
+	commit, descends, err := gitfetch.CheckoutFrom(ctx, src.URL, rev, tree, in.Git, since)
+	if err != nil {
+		return nil, false, &FetchError{Source: src.String(), Err: redactErr(err)}
+	}
+	f, err := fetchedTree(src, rev, tree, commit)
+	return f, descends, err
 }

@@ -14,6 +14,7 @@ const (
 	CodeUnsafePlugin    = "unsafe_plugin"
 	CodeProtocolVersion = "protocol_version_mismatch"
 	CodeTagMoved        = "tag_moved"
+	CodeForcePushed     = "force_pushed"
 	CodeNotReproducible = "not_reproducible"
 )
 
@@ -66,11 +67,15 @@ func classify(err error) string {
 		return CodeNotInstalled
 	case errors.Is(err, install.ErrTagMoved):
 		return CodeTagMoved
+	case errors.Is(err, install.ErrForcePushed):
+		return CodeForcePushed
 	case errors.Is(err, install.ErrNotReproducible):
 		return CodeNotReproducible
 	case errors.As(err, &amb):
 		return CodeAmbiguous
 	case errors.As(err, &corr), errors.As(err, &future):
+		return CodeStateCorrupt
+	case errors.As(err, new(*install.RecoveryError)):
 		return CodeStateCorrupt
 	}
 	return ""
@@ -82,6 +87,8 @@ func hintFor(err error) string {
 		appr   *install.ApprovalError
 		confl  *install.ConflictError
 		nameCf *install.NameConflictError
+		fp     *install.ForcePushedError
+		rec    *install.RecoveryError
 	)
 	switch {
 	case errors.As(err, &appr):
@@ -94,6 +101,10 @@ func hintFor(err error) string {
 		return "remove it first (fledge plugins remove " + nameCf.Installed + "), or name the plugin differently"
 	case errors.Is(err, lockfile.ErrNotInstalled):
 		return "run 'fledge plugins list' to see what is installed"
+	case errors.As(err, &rec):
+		return "recovery must lock and write FLEDGE_HOME and read plugins.toml: once it can, any fledge plugins command recovers them (e.g. fledge plugins list)"
+	case errors.As(err, &fp):
+		return "review the new history; if you trust it: fledge plugins update " + fp.Plugin + " --force"
 	}
 	return ""
 }

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Factory carries what commands need from the outside world. Tests replace
@@ -37,11 +41,28 @@ func (f *Factory) Getenv(k string) string { return f.IO.getenv(k) }
 // Paths locates FLEDGE_HOME.
 func (f *Factory) Paths() (home.Paths, error) { return home.FromEnv(f.Getenv) }
 
-// Lockfile opens plugins.toml.
+// Lockfile opens plugins.toml, first recovering any plugin an interrupted
+// fledge left half-changed, so that no command shows or checks a record
+// whose tree is in the trash. A recovery that fails is reported and the
+// command goes on: what it shows then says what is wrong.
 func (f *Factory) Lockfile() (*lockfile.Store, home.Paths, error) {
 	p, err := f.Paths()
 	if err != nil {
 		return nil, p, err
 	}
-	return lockfile.NewStore(p.PluginsFile(), p.PluginsLock()), p, nil
+	store := lockfile.NewStore(p.PluginsFile(), p.PluginsLock())
+	if err := recoverInterrupted(f, p, store); err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\nhint: %s\n", errorText(err.Error()), errorText(errorHint(err)))
+	}
+	return store, p, nil
+}
+
+// recoverInterrupted recovers what an interrupted install, update or
+// remove left half-done (see install.RecoverInterrupted) and says so.
+func recoverInterrupted(f *Factory, p home.Paths, store *lockfile.Store) error {
+	names, err := install.RecoverInterrupted(p, store)
+	if len(names) > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "note: recovered %s from an interrupted fledge\n", termsafe.Line(strings.Join(names, ", ")))
+	}
+	return err
 }

@@ -1,10 +1,18 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
 
-	"github.com/charmbracelet/huh"
+	"charm.land/huh/v2"
+	"charm.land/lipgloss/v2"
+	"golang.org/x/term"
 )
 
 // Prompter asks a human. The huh implementation draws on the terminal; tests
@@ -26,17 +34,67 @@ type huhPrompter struct{ s *IOStreams }
 
 func newHuhPrompter(s *IOStreams) Prompter { return &huhPrompter{s: s} }
 
-func (p *huhPrompter) run(field huh.Field) error {
-	if p.s.TTYIn == nil || p.s.TTYOut == nil {
+// runForm asks one question in the one kind of form fledge uses: on the
+// prompt terminal only, with colours chosen without asking the terminal
+// anything (huh v2 and Bubble Tea v2 query no colours unless told to; v1
+// queried the background colour at start-up in every fledge process, and
+// waited five seconds for a terminal that never answered).
+func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
+	if s.TTYIn == nil || s.TTYOut == nil {
 		// Never fall back to huh's own /dev/tty or piped-stdin handling.
 		return errors.New("no terminal to prompt on")
 	}
-	form := huh.NewForm(huh.NewGroup(field)).
-		WithInput(p.s.TTYIn).
-		WithOutput(p.s.TTYOut).
+	dark := darkBackground(s.getenv("COLORFGBG"))
+	in := &formInput{f: s.TTYIn}
+	defer in.over.Store(true)
+	return huh.NewForm(huh.NewGroup(field)).
+		WithInput(in).
+		WithOutput(s.TTYOut).
 		WithShowHelp(true).
-		WithAccessible(p.s.getenv("ACCESSIBLE") != "")
-	if err := form.Run(); err != nil {
+		WithTheme(huh.ThemeFunc(func(bool) *huh.Styles { return huh.ThemeCharm(dark) })).
+		WithAccessible(s.getenv("ACCESSIBLE") != "").
+		RunWithContext(ctx)
+}
+
+// formInput is the terminal as one form reads it. Bubble Tea v2 reads keys
+// in a goroutine that can outlive its program (ultraviolet's StreamEvents
+// returns when the program ends without waiting for it), and that straggler
+// would swallow the first key typed at the next question. Once its form is
+// over, a formInput reads nothing and leaves the key to the form asking.
+type formInput struct {
+	f    *os.File
+	over atomic.Bool
+}
+
+func (i *formInput) Read(p []byte) (int, error) {
+	if i.over.Load() {
+		return 0, io.EOF
+	}
+	return i.f.Read(p)
+}
+
+func (i *formInput) Write(p []byte) (int, error) { return i.f.Write(p) }
+func (i *formInput) Close() error                { return nil } // the terminal stays open
+func (i *formInput) Fd() uintptr                 { return i.f.Fd() }
+func (i *formInput) Name() string                { return i.f.Name() }
+
+// darkBackground guesses the terminal's background from COLORFGBG
+// ("fg;bg", set by rxvt, Konsole and others) and otherwise assumes dark,
+// as most terminals are: asking the terminal is what fledge must not do.
+func darkBackground(colorfgbg string) bool {
+	i := strings.LastIndexByte(colorfgbg, ';')
+	if i < 0 {
+		return true
+	}
+	bg, err := strconv.Atoi(colorfgbg[i+1:])
+	if err != nil {
+		return true
+	}
+	return bg != 7 && bg < 9 // 7 and 9-15 are the light ANSI colours
+}
+
+func (p *huhPrompter) run(field huh.Field) error {
+	if err := runForm(context.Background(), p.s, field); err != nil {
 		if errors.Is(err, huh.ErrUserAborted) || errors.Is(err, huh.ErrTimeout) {
 			return errPromptAborted
 		}
@@ -47,11 +105,57 @@ func (p *huhPrompter) run(field huh.Field) error {
 
 func (p *huhPrompter) Confirm(title, description string, def bool) (bool, error) {
 	v := def
-	err := p.run(huh.NewConfirm().Title(title).Description(description).Value(&v))
+	err := p.run(confirmField(title, description, &v))
 	return v, err
 }
 
 func (p *huhPrompter) MultiSelect(title, description string, options []string, defaults []int) ([]int, error) {
+	var picked []int
+	err := p.run(multiSelectField(p.s, title, description, options, defaults, &picked))
+	return picked, err
+}
+
+func (p *huhPrompter) Select(title, description string, options []string, def int) (int, error) {
+	v := def
+	err := p.run(selectField(title, description, options, &v))
+	return v, err
+}
+
+func (p *huhPrompter) Input(title, description, def string, validate func(string) error) (string, error) {
+	v := def
+	err := p.run(inputField(title, description, &v, validate))
+	return v, err
+}
+
+// The fields of every question, for the Prompter and for plugins' questions
+// (runUI) alike.
+
+func confirmField(title, description string, v *bool) huh.Field {
+	return huh.NewConfirm().Title(title).Description(description).Value(v)
+}
+
+func inputField(title, description string, v *string, validate func(string) error) huh.Field {
+	in := huh.NewInput().Title(title).Description(description).Value(v)
+	if validate != nil {
+		in = in.Validate(validate)
+	}
+	return in
+}
+
+func selectField(title, description string, options []string, v *int) huh.Field {
+	opts := make([]huh.Option[int], len(options))
+	for i, o := range options {
+		opts[i] = huh.NewOption(o, i)
+	}
+	return huh.NewSelect[int]().Title(title).Description(description).Options(opts...).Value(v)
+}
+
+// multiSelectField shows every option when the prompt opens, the
+// unselected ones too (they are what will be denied). huh v2 sizes a
+// multi-select without a height to its options minus the title and
+// description lines, hiding the last ones; an explicit height that counts
+// those lines cancels that out (the form still shrinks it to the terminal).
+func multiSelectField(s *IOStreams, title, description string, options []string, defaults []int, v *[]int) huh.Field {
 	opts := make([]huh.Option[int], len(options))
 	sel := map[int]bool{}
 	for _, d := range defaults {
@@ -60,27 +164,28 @@ func (p *huhPrompter) MultiSelect(title, description string, options []string, d
 	for i, o := range options {
 		opts[i] = huh.NewOption(o, i).Selected(sel[i])
 	}
-	var picked []int
-	err := p.run(huh.NewMultiSelect[int]().Title(title).Description(description).Options(opts...).Value(&picked))
-	return picked, err
+	width := 80
+	if s.TTYOut != nil {
+		if w, _, err := term.GetSize(int(s.TTYOut.Fd())); err == nil && w > 20 {
+			width = w
+		}
+	}
+	height := len(options) + textLines(title, width) + textLines(description, width)
+	return huh.NewMultiSelect[int]().Title(title).Description(description).Options(opts...).Value(v).Height(height)
 }
 
-func (p *huhPrompter) Select(title, description string, options []string, def int) (int, error) {
-	opts := make([]huh.Option[int], len(options))
-	for i, o := range options {
-		opts[i] = huh.NewOption(o, i)
+// textLines is how many lines text takes in a field on a terminal width
+// columns wide, erring high (the field's border and padding, and word
+// wrapping, take a few columns): a line too many is a blank line, one too
+// few would hide an option.
+func textLines(text string, width int) int {
+	if text == "" {
+		return 0
 	}
-	v := def
-	err := p.run(huh.NewSelect[int]().Title(title).Description(description).Options(opts...).Value(&v))
-	return v, err
-}
-
-func (p *huhPrompter) Input(title, description, def string, validate func(string) error) (string, error) {
-	v := def
-	in := huh.NewInput().Title(title).Description(description).Value(&v)
-	if validate != nil {
-		in = in.Validate(validate)
+	cols := max(width-6, 10)
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		n += max(1, (lipgloss.Width(line)+cols-1)/cols)
 	}
-	err := p.run(in)
-	return v, err
+	return n
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/termsafe"
@@ -186,6 +187,11 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 func newRunner(f *Factory, opts *runOptions) (*runner.Runner, error) {
 	paths, err := f.Paths()
 	if err != nil {
+		return nil, err
+	}
+	// The runner reads plugins.toml itself (and never imports install):
+	// a half-changed plugin is recovered here first, or nothing runs.
+	if err := recoverInterrupted(f, paths, lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock())); err != nil {
 		return nil, err
 	}
 	r := &runner.Runner{

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/huh"
+	"charm.land/huh/v2"
 	"golang.org/x/term"
 
 	"github.com/corvidlabs/fledge-go/runner"
@@ -62,16 +62,7 @@ func (u *runUI) ask(ctx context.Context, field func() huh.Field, viaPrompter fun
 }
 
 func (u *runUI) runHuh(ctx context.Context, hp *huhPrompter, field huh.Field) error {
-	s := hp.s
-	if s.TTYIn == nil || s.TTYOut == nil {
-		return errors.New("no terminal to prompt on")
-	}
-	form := huh.NewForm(huh.NewGroup(field)).
-		WithInput(s.TTYIn).
-		WithOutput(s.TTYOut).
-		WithShowHelp(true).
-		WithAccessible(s.getenv("ACCESSIBLE") != "")
-	err := form.RunWithContext(ctx)
+	err := runForm(ctx, hp.s, field)
 	switch {
 	case err == nil:
 		return nil
@@ -89,11 +80,7 @@ func asker(q runner.Question) string { return "asked by " + q.Plugin }
 func (u *runUI) Prompt(ctx context.Context, q runner.Question) (string, error) {
 	v := q.Default
 	err := u.ask(ctx, func() huh.Field {
-		in := huh.NewInput().Title(q.Message).Description(asker(q)).Value(&v)
-		if q.Validate != nil {
-			in = in.Validate(q.Validate)
-		}
-		return in
+		return inputField(q.Message, asker(q), &v, q.Validate)
 	}, func() (err error) {
 		v, err = u.prompter.Input(q.Message, asker(q), q.Default, q.Validate)
 		return err
@@ -105,7 +92,7 @@ func (u *runUI) Prompt(ctx context.Context, q runner.Question) (string, error) {
 func (u *runUI) Confirm(ctx context.Context, q runner.Question, def bool) (bool, error) {
 	v := def
 	err := u.ask(ctx, func() huh.Field {
-		return huh.NewConfirm().Title(q.Message).Description(asker(q)).Value(&v)
+		return confirmField(q.Message, asker(q), &v)
 	}, func() (err error) {
 		v, err = u.prompter.Confirm(q.Message, asker(q), def)
 		return err
@@ -117,11 +104,7 @@ func (u *runUI) Confirm(ctx context.Context, q runner.Question, def bool) (bool,
 func (u *runUI) Select(ctx context.Context, q runner.Question, options []string, def int) (int, error) {
 	v := def
 	err := u.ask(ctx, func() huh.Field {
-		opts := make([]huh.Option[int], len(options))
-		for i, o := range options {
-			opts[i] = huh.NewOption(o, i)
-		}
-		return huh.NewSelect[int]().Title(q.Message).Description(asker(q)).Options(opts...).Value(&v)
+		return selectField(q.Message, asker(q), options, &v)
 	}, func() (err error) {
 		v, err = u.prompter.Select(q.Message, asker(q), options, def)
 		return err
@@ -133,15 +116,7 @@ func (u *runUI) Select(ctx context.Context, q runner.Question, options []string,
 func (u *runUI) MultiSelect(ctx context.Context, q runner.Question, options []string, defaults []int) ([]int, error) {
 	var v []int
 	err := u.ask(ctx, func() huh.Field {
-		sel := map[int]bool{}
-		for _, d := range defaults {
-			sel[d] = true
-		}
-		opts := make([]huh.Option[int], len(options))
-		for i, o := range options {
-			opts[i] = huh.NewOption(o, i).Selected(sel[i])
-		}
-		return huh.NewMultiSelect[int]().Title(q.Message).Description(asker(q)).Options(opts...).Value(&v)
+		return multiSelectField(u.io, q.Message, asker(q), options, defaults, &v)
 	}, func() (err error) {
 		v, err = u.prompter.MultiSelect(q.Message, asker(q), options, defaults)
 		return err

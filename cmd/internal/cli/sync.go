@@ -46,6 +46,7 @@ type syncResultJSON struct {
 	Name   string     `json:"name"`
 	Status string     `json:"status"`
 	Commit string     `json:"commit"`
+	URL    string     `json:"url"`
 	Error  *jsonError `json:"error"`
 }
 
@@ -75,7 +76,7 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 			install.SyncReplaced: 0, install.SyncRemoved: 0, install.SyncFailed: 0}}
 	failed := false
 	for _, r := range results {
-		j := syncResultJSON{Name: r.Name, Status: r.Status, Commit: r.Commit}
+		j := syncResultJSON{Name: r.Name, Status: r.Status, Commit: r.Commit, URL: termsafe.Text(r.URL)}
 		if r.Err != nil {
 			failed = true
 			j.Error = toJSONError(r.Err)
@@ -93,6 +94,9 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 			fmt.Fprintf(f.IO.Out, "%s %s %s", mark, termsafe.Escape(r.Name), r.Status)
 			if r.Commit != "" {
 				fmt.Fprintf(f.IO.Out, " (%s)", termsafe.Escape(r.Commit[:min(12, len(r.Commit))]))
+			}
+			if r.URL != "" {
+				fmt.Fprintf(f.IO.Out, " from %s", termsafe.Line(r.URL))
 			}
 			fmt.Fprintln(f.IO.Out)
 			if r.Error != nil {

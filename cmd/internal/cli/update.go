@@ -18,6 +18,7 @@ type updateOptions struct {
 	Names    []string
 	DryRun   bool
 	Defaults bool
+	Force    bool
 	JSON     bool
 }
 
@@ -35,7 +36,10 @@ command is an escalation: it needs approval under the same rules as install. Dec
 refused or failed, the installed version stays exactly as it was.
 
 With --defaults, only the curated default plugins are updated, and their tag
-pins move to the newest release tag (as the Rust fledge does).`,
+pins move to the newest release tag (as the Rust fledge does).
+
+A branch whose new head does not descend from the installed commit was force-pushed
+(rewritten or moved back): update reports it and follows it only with --force.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.Defaults && len(args) > 0 {
 				return usageErrorf("--defaults updates the curated default plugins; do not name plugins with it")
@@ -47,6 +51,7 @@ pins move to the newest release tag (as the Rust fledge does).`,
 	fl := cmd.Flags()
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "show what would change, change nothing")
 	fl.BoolVar(&opts.Defaults, "defaults", false, "update only the curated default plugins, moving their pins to the newest release")
+	fl.BoolVar(&opts.Force, "force", false, "follow a branch that was force-pushed")
 	opts.consentFlags.register(fl)
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd
@@ -84,6 +89,7 @@ type updateResultJSON struct {
 	HookChanges       []hookChangeJSON `json:"hook_changes"`
 	Escalation        bool             `json:"escalation"`
 	NewerTags         []string         `json:"newer_tags"`
+	ForcePushed       bool             `json:"force_pushed"`
 	Error             *jsonError       `json:"error"`
 }
 
@@ -154,7 +160,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 			return nil
 		}
 	}
-	u := &install.Updater{Installer: in, DryRun: opts.DryRun, MovePins: opts.Defaults}
+	u := &install.Updater{Installer: in, DryRun: opts.DryRun, MovePins: opts.Defaults, Force: opts.Force}
 	results, err := u.Update(ctx, names)
 	if err != nil {
 		return err
@@ -170,7 +176,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 	for _, r := range results {
 		j := updateResultJSON{Name: r.Name, Status: rustStatus(r), State: r.Status, Detail: termsafe.EscapeText(r.Detail),
 			Version: r.From.Version, Commands: []string{}, PinnedRef: optional(r.From.Ref), From: r.From, To: r.To,
-			AddedCapabilities: []string{}, HookChanges: []hookChangeJSON{}, Escalation: r.Escalation, NewerTags: []string{}}
+			AddedCapabilities: []string{}, HookChanges: []hookChangeJSON{}, Escalation: r.Escalation, NewerTags: []string{}, ForcePushed: r.ForcePushed}
 		if p := now[r.Name]; p != nil {
 			j.Version, j.PinnedRef = p.Version, optional(p.PinnedRef)
 			j.Commands = append(j.Commands, p.Commands...)
