@@ -41,6 +41,7 @@ func TestImportRules(t *testing.T) {
 		{"", []string{"github.com/spf13/cobra", "github.com/charmbracelet/huh"}, "cobra and huh live only under cmd"},
 		{"runner", []string{module + "/install"}, "runner never imports install"},
 		{"manifest", []string{module + "/"}, "manifest is a leaf"},
+		{"internal/bounded", []string{module + "/"}, "the bounded reader is a leaf that leaves may use"},
 		{"lockfile", []string{module + "/install", module + "/runner", module + "/registry"}, "lockfile sits below the orchestrators"},
 		{"runner/protocol", []string{module + "/"}, "the wire types depend on nothing of fledge"},
 		{"pluginsdk", []string{module + "/install", module + "/lockfile", module + "/home", module + "/manifest"}, "the SDK needs only the wire types"},
@@ -56,7 +57,9 @@ func TestImportRules(t *testing.T) {
 			}
 			for _, d := range ds {
 				for _, b := range r.banned {
-					if strings.HasPrefix(d, b) {
+					// manifest reads plugin.toml through the one bounded
+					// reader, itself a leaf.
+					if strings.HasPrefix(d, b) && !(r.pkg == "manifest" && d == module+"/internal/bounded") {
 						t.Errorf("%s imports %s: %s", rel, d, r.why)
 					}
 				}
