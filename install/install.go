@@ -3,7 +3,6 @@ package install
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -472,9 +471,6 @@ func writeTreeFile(path string, t *treehash.Tree) error {
 	return os.Chmod(path, 0o644)
 }
 
-func redactErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return errors.New(registry.RedactText(err.Error()))
-}
+// redactErr hides credentials in a fetch error's message and keeps what
+// it wraps (a cancelled context must still read as an interrupt).
+func redactErr(err error) error { return registry.RedactError(err) }
