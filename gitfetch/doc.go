@@ -2,4 +2,10 @@
 // remote's refs without cloning, and checking out one exact revision (a tag,
 // a branch head or a commit) into a directory. It never runs the git binary:
 // file:// remotes are served in-process, and submodules are never fetched.
+//
+// Every network operation has an idle deadline (Options.IdleTimeout): a
+// server that keeps fledge waiting that long without sending a byte ends it
+// with a *TimeoutError, over every transport, while a slow transfer that
+// keeps moving runs to the end. Cancelling the caller's context ends an
+// operation at once with the context's error, so an interrupt reads as one.
 package gitfetch

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -51,6 +52,12 @@ type Options struct {
 	Auth func(url string) transport.AuthMethod
 	// Progress receives the remote's progress messages (nil: none).
 	Progress io.Writer
+	// IdleTimeout is how long a listing or a fetch waits for the server to
+	// send anything (to connect, to answer, to send the next piece of the
+	// pack) before it fails with a *TimeoutError; the time a long clone
+	// takes while data keeps arriving does not count. 0 means
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
 }
 
 func (o Options) auth(url string) transport.AuthMethod {
@@ -63,10 +70,12 @@ func (o Options) auth(url string) transport.AuthMethod {
 // ListRefs lists the remote's refs without cloning, with annotated tags
 // peeled (their "^{}" entries name the commit).
 func ListRefs(ctx context.Context, url string, o Options) ([]*plumbing.Reference, error) {
-	installFileTransport()
+	installTransports()
+	w := watch(ctx, o.IdleTimeout)
+	defer w.stop()
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{url}})
-	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: o.auth(url), PeelingOption: git.AppendPeeled})
-	if err != nil {
+	refs, err := rem.ListContext(w.ctx, &git.ListOptions{Auth: w.auth(o.auth(url)), PeelingOption: git.AppendPeeled})
+	if err = w.result(err); err != nil {
 		return nil, fmt.Errorf("list refs of %s: %w", url, err)
 	}
 	return refs, nil
@@ -150,10 +159,12 @@ func CheckRef(ref string) error {
 // it out. It returns the full commit checked out, which is verified to be
 // rev.Commit when that was known. Submodules are never fetched.
 func Checkout(ctx context.Context, url string, rev Revision, dir string, o Options) (string, error) {
-	installFileTransport()
+	installTransports()
+	w := watch(ctx, o.IdleTimeout)
+	defer w.stop()
 	opts := &git.CloneOptions{
 		URL:               url,
-		Auth:              o.auth(url),
+		Auth:              w.auth(o.auth(url)),
 		Progress:          o.Progress,
 		RecurseSubmodules: git.NoRecurseSubmodules,
 		Tags:              git.NoTags,
@@ -168,8 +179,8 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 		opts.NoCheckout = true
 		opts.Tags = git.AllTags
 	}
-	repo, err := git.PlainCloneContext(ctx, dir, false, opts)
-	if err != nil {
+	repo, err := git.PlainCloneContext(w.ctx, dir, false, opts)
+	if err = w.result(err); err != nil {
 		return "", fmt.Errorf("clone %s: %w", url, err)
 	}
 	var want plumbing.Hash

@@ -23,11 +23,17 @@ import (
 
 var installOnce sync.Once
 
-// installFileTransport replaces go-git's file:// transport, which runs the
+// installTransports puts every transport under the operations' watchdogs
+// (see watchdog) and replaces go-git's file:// transport, which runs the
 // git-upload-pack binary, with go-git's in-process server.
-func installFileTransport() {
+func installTransports() {
 	installOnce.Do(func() {
-		client.InstallProtocol("file", peelingTransport{server.NewServer(repoLoader{})})
+		for _, scheme := range []string{"http", "https", "git", "ssh"} {
+			if t, ok := client.Protocols[scheme]; ok {
+				client.InstallProtocol(scheme, watchedTransport{t})
+			}
+		}
+		client.InstallProtocol("file", watchedTransport{peelingTransport{server.NewServer(repoLoader{})}})
 	})
 }
 
