@@ -89,7 +89,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 		return err
 	}
 	doc := updateDoc{SchemaVersion: SchemaVersion, Action: "update", DryRun: opts.DryRun, Results: []updateResultJSON{}}
-	failed := false
+	var failures []error
 	for _, r := range results {
 		j := updateResultJSON{Name: r.Name, Status: r.Status, Detail: termsafe.Text(r.Detail), From: r.From, To: r.To,
 			AddedCapabilities: []string{}, HookChanges: []hookChangeJSON{}, Escalation: r.Escalation, NewerTags: []string{}}
@@ -101,7 +101,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 		}
 		j.NewerTags = append(j.NewerTags, r.NewerTags...)
 		if r.Err != nil {
-			failed = true
+			failures = append(failures, r.Err)
 			j.Error = toJSONError(r.Err)
 		}
 		doc.Results = append(doc.Results, j)
@@ -126,8 +126,8 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 	} else {
 		printUpdate(f, doc)
 	}
-	if failed {
-		return &exitCodeError{code: ExitFailure}
+	if len(failures) > 0 {
+		return itemsFailed(failures)
 	}
 	return nil
 }
