@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -168,6 +169,9 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 		Progress:          o.Progress,
 		RecurseSubmodules: git.NoRecurseSubmodules,
 		Tags:              git.NoTags,
+		// Checked out below, once the commit is known to be the one
+		// asked for.
+		NoCheckout: true,
 	}
 	if rev.RefName != "" {
 		opts.ReferenceName = rev.RefName
@@ -176,10 +180,9 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 	} else {
 		// A bare commit: fetch every branch and tag (it may be reachable
 		// only from a tag), then check it out.
-		opts.NoCheckout = true
 		opts.Tags = git.AllTags
 	}
-	repo, err := git.PlainCloneContext(w.ctx, dir, false, opts)
+	repo, err := clone(w.ctx, dir, opts)
 	if err = w.result(err); err != nil {
 		return "", fmt.Errorf("clone %s: %w", url, err)
 	}
@@ -190,28 +193,44 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 			return "", fmt.Errorf("commit %q in %s: %w", rev.Ref, url, ErrRefNotFound)
 		}
 		want = *h
-		wt, err := repo.Worktree()
+	} else {
+		if rev.Object != "" {
+			if r, err := repo.Reference(rev.RefName, false); err == nil && r.Hash().String() != rev.Object {
+				return "", fmt.Errorf("%s: %s moved while fetching (listed %s, fetched %s)", url, rev.RefName.Short(), rev.Object, r.Hash())
+			}
+		}
+		head, err := repo.Head()
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("read HEAD of clone: %w", err)
 		}
-		if err := wt.Checkout(&git.CheckoutOptions{Hash: want, Force: true}); err != nil {
-			return "", fmt.Errorf("check out %s: %w", want, err)
-		}
+		want = head.Hash()
 	}
-	if rev.RefName != "" && rev.Object != "" {
-		if r, err := repo.Reference(rev.RefName, false); err == nil && r.Hash().String() != rev.Object {
-			return "", fmt.Errorf("%s: %s moved while fetching (listed %s, fetched %s)", url, rev.RefName.Short(), rev.Object, r.Hash())
-		}
+	if rev.Commit != "" && want.String() != rev.Commit {
+		return "", fmt.Errorf("%s moved while fetching: expected commit %s, got %s", url, rev.Commit, want)
 	}
-	head, err := repo.Head()
+	wt, err := repo.Worktree()
 	if err != nil {
-		return "", fmt.Errorf("read HEAD of clone: %w", err)
+		return "", err
 	}
-	got := head.Hash().String()
-	if rev.Commit != "" && got != rev.Commit {
-		return "", fmt.Errorf("%s moved while fetching: expected commit %s, got %s", url, rev.Commit, got)
+	if err := wt.Checkout(&git.CheckoutOptions{Hash: want, Force: true}); err != nil {
+		return "", fmt.Errorf("check out %s: %w", want, err)
 	}
-	return got, nil
+	return want.String(), nil
+}
+
+// largeObject is the size above which an object is streamed between the
+// pack and the file it is checked out to, rather than read into memory
+// whole: a plugin with a 600 MB file must not take gigabytes to install.
+const largeObject = 1 << 20
+
+// clone is git.PlainCloneContext with storage that streams large objects.
+func clone(ctx context.Context, dir string, o *git.CloneOptions) (*git.Repository, error) {
+	wt := osfs.New(dir)
+	dot, err := wt.Chroot(git.GitDirName)
+	if err != nil {
+		return nil, err
+	}
+	return git.CloneContext(ctx, newStorage(dot), wt, o)
 }
 
 // RemoveGitDir deletes dir/.git so the installed tree holds only the

@@ -230,7 +230,7 @@ func (s *watchedSession) UploadPack(ctx context.Context, req *packp.UploadPackRe
 // maxRead bounds one read of the pack. go-git's context reader allocates a
 // buffer as large as each read it is asked for; the packfile parser asks
 // for far more than a network read returns.
-const maxRead = 64 << 10
+const maxRead = 32 << 10
 
 // watchedReader is the pack as it arrives, each read one wait.
 type watchedReader struct {
