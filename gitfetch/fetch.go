@@ -59,6 +59,13 @@ type Options struct {
 	// takes while data keeps arriving does not count. 0 means
 	// DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// MaxTreeBytes and MaxTreeFiles bound a checkout: a revision whose
+	// files come to more bytes or more files is refused with a
+	// *TooLargeError before any is written, and so is a server that sends
+	// more than such a tree needs. 0 means DefaultMaxTreeBytes and
+	// DefaultMaxTreeFiles.
+	MaxTreeBytes int64
+	MaxTreeFiles int
 }
 
 func (o Options) auth(url string) transport.AuthMethod {
@@ -162,6 +169,7 @@ func CheckRef(ref string) error {
 func Checkout(ctx context.Context, url string, rev Revision, dir string, o Options) (string, error) {
 	installTransports()
 	w := watch(ctx, o.IdleTimeout)
+	w.maxDownload = o.maxDownload()
 	defer w.stop()
 	opts := &git.CloneOptions{
 		URL:               url,
@@ -207,6 +215,9 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 	}
 	if rev.Commit != "" && want.String() != rev.Commit {
 		return "", fmt.Errorf("%s moved while fetching: expected commit %s, got %s", url, rev.Commit, want)
+	}
+	if err := checkTree(repo, want, o); err != nil {
+		return "", fmt.Errorf("%s at %s: %w", url, want, err)
 	}
 	wt, err := repo.Worktree()
 	if err != nil {

@@ -45,10 +45,15 @@ type watchdog struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
-	mu      sync.Mutex
-	waiting int       // waits in progress
-	since   time.Time // when the current wait began
-	timer   *time.Timer
+	// maxDownload bounds the bytes the server may send (0: no bound).
+	maxDownload int64
+
+	mu       sync.Mutex
+	received int64
+	tooLarge error
+	waiting  int       // waits in progress
+	since    time.Time // when the current wait began
+	timer    *time.Timer
 }
 
 // watch starts a watchdog for one operation; its context is cancelled
@@ -111,12 +116,19 @@ func (w *watchdog) stop() {
 }
 
 // result is the operation's error as the caller should see it: nil when it
-// succeeded (even if the watchdog fired as it finished), the timeout when
-// the watchdog ended it, the caller's own context error when that was
+// succeeded (even if the watchdog fired as it finished), the download
+// bound when the server went over it, the timeout when the watchdog ended
+// it, the caller's own context error when that was
 // cancelled, else err as it is.
 func (w *watchdog) result(err error) error {
 	if err == nil {
 		return nil
+	}
+	w.mu.Lock()
+	tooLarge := w.tooLarge
+	w.mu.Unlock()
+	if tooLarge != nil {
+		return tooLarge
 	}
 	var te *TimeoutError
 	if errors.As(context.Cause(w.ctx), &te) {
@@ -243,8 +255,24 @@ func (r *watchedReader) Read(p []byte) (int, error) {
 		p = p[:maxRead]
 	}
 	r.w.begin()
-	defer r.w.end()
-	return r.r.Read(p)
+	n, err := r.r.Read(p)
+	r.w.end()
+	return n, r.w.count(n, err)
+}
+
+// count adds n received bytes, and fails the read that goes over the
+// download bound.
+func (w *watchdog) count(n int, err error) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.received += int64(n)
+	if w.maxDownload > 0 && w.received > w.maxDownload {
+		if w.tooLarge == nil {
+			w.tooLarge = &TooLargeError{What: "download", Limit: w.maxDownload}
+		}
+		return w.tooLarge
+	}
+	return err
 }
 
 func (r *watchedReader) Close() error { return r.r.Close() }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 
+	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -15,6 +16,7 @@ const (
 	CodeProtocolVersion = "protocol_version_mismatch"
 	CodeTagMoved        = "tag_moved"
 	CodeNotReproducible = "not_reproducible"
+	CodeTooLarge        = "plugin_too_large"
 )
 
 // classify maps the library packages' typed errors and sentinels to error
@@ -47,6 +49,8 @@ func classify(err error) string {
 	case errors.As(err, &inval), errors.As(err, &syn), errors.Is(err, manifest.ErrNoManifest),
 		errors.Is(err, manifest.ErrNotRegular), errors.Is(err, manifest.ErrTooLarge):
 		return CodeInvalidManifest
+	case errors.Is(err, gitfetch.ErrTooLarge):
+		return CodeTooLarge
 	case errors.As(err, &srcErr):
 		return CodeInvalidSource
 	case errors.As(err, &fetch):
@@ -85,6 +89,8 @@ func hintFor(err error) string {
 		return "use --force to reinstall it"
 	case errors.As(err, &confl):
 		return "remove that plugin first: fledge plugins remove " + confl.Owner
+	case errors.Is(err, gitfetch.ErrTooLarge):
+		return "if you trust it, raise max_size or max_files under [install] in config.toml"
 	case errors.Is(err, lockfile.ErrNotInstalled):
 		return "run 'fledge plugins list' to see what is installed"
 	}

@@ -55,6 +55,7 @@ func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *co
 	return &install.Installer{
 		Paths: paths, Store: store, Trust: trustConfig(cfg),
 		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
-		Log: f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv), IdleTimeout: idle}, Now: f.Now,
+		Log: f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv), IdleTimeout: idle,
+			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,
 	}, cfg, nil
 }
