@@ -8,4 +8,11 @@
 // with a *TimeoutError, over every transport, while a slow transfer that
 // keeps moving runs to the end. Cancelling the caller's context ends an
 // operation at once with the context's error, so an interrupt reads as one.
+// A checkout is bounded in size (Options.MaxTreeBytes, MaxTreeFiles) and
+// streams large files from the pack to disk.
+//
+// It also opens repositories on disk that fledge reads but does not
+// control, a project's or a local plugin's (OpenLocal, and file://
+// sources): every file go-git reads there is opened without blocking and
+// only if it is a regular file.
 package gitfetch

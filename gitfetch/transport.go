@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -210,7 +209,7 @@ func treeObjects(st storer.EncodedObjectStorer, h plumbing.Hash, seen map[plumbi
 type repoLoader struct{}
 
 func (repoLoader) Load(ep *transport.Endpoint) (storer.Storer, error) {
-	root := osfs.New(ep.Path)
+	root := localFS(ep.Path)
 	if fi, err := root.Stat(".git"); err == nil && fi.IsDir() {
 		dot, err := root.Chroot(".git")
 		if err != nil {

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/rogpeppe/go-internal/lockedfile"
 	"github.com/rogpeppe/go-internal/renameio"
@@ -179,7 +178,7 @@ func (in *Installer) checkout(ctx context.Context, src registry.Source, rev gitf
 // localCommit is the HEAD commit of a local plugin that is a git work tree,
 // or "".
 func localCommit(dir string) string {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	repo, err := gitfetch.OpenLocal(dir)
 	if err != nil {
 		return ""
 	}

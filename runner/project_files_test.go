@@ -123,3 +123,41 @@ func relink(t *testing.T, target, path string) {
 		t.Fatal(err)
 	}
 }
+
+// A project whose .git holds a named pipe where HEAD should be (a hostile
+// archive, say) runs its plugins as if it had no repository, instead of
+// hanging every run made in it.
+func TestProjectGitPipeDoesNotHang(t *testing.T) {
+	t.Parallel()
+	if runtime.GOOS == "windows" {
+		t.Skip("named pipes")
+	}
+	e := newEnv(t)
+	mustMkdir(t, filepath.Join(e.project, ".git", "refs", "heads"))
+	mustMkdir(t, filepath.Join(e.project, ".git", "objects"))
+	if err := syscall.Mkfifo(filepath.Join(e.project, ".git", "HEAD"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := e.driver(manifest.Capabilities{Metadata: true},
+		`?{"type":"metadata","id":"1","keys":["git_tags","git_log","git_status"]}`)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.mustRun(Request{Command: "drive"})
+	}()
+	select {
+	case <-done:
+	case <-time.After(45 * time.Second):
+		t.Fatal("the run did not return: reading .git/HEAD blocked")
+	}
+	resps := e.responses(dir)
+	if len(resps) != 1 {
+		t.Fatalf("responses: %v", resps)
+	}
+	v, _ := resps[0]["value"].(map[string]any)
+	for _, k := range []string{"git_tags", "git_log", "git_status"} {
+		if got, ok := v[k].([]any); !ok || len(got) != 0 {
+			t.Errorf("%s = %#v, want []", k, v[k])
+		}
+	}
+}
