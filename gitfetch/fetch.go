@@ -169,7 +169,7 @@ func CheckRef(ref string) error {
 func Checkout(ctx context.Context, url string, rev Revision, dir string, o Options) (string, error) {
 	installTransports()
 	w := watch(ctx, o.IdleTimeout)
-	w.maxDownload = o.maxDownload()
+	w.maxDownload, w.maxTreeBytes = o.maxDownload(), o.maxTreeBytes()
 	defer w.stop()
 	opts := &git.CloneOptions{
 		URL:               url,

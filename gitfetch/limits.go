@@ -26,6 +26,8 @@ type TooLargeError struct {
 	// What is over: "size", "files" or "download".
 	What  string
 	Limit int64
+	// MaxTreeBytes is the size limit a download bound derives from.
+	MaxTreeBytes int64
 }
 
 func (e *TooLargeError) Error() string {
@@ -35,20 +37,23 @@ func (e *TooLargeError) Error() string {
 	case "size":
 		return fmt.Sprintf("the plugin's files come to more than %s, the most fledge installs", byteSize(e.Limit))
 	}
-	return fmt.Sprintf("the server sent more than %s for the plugin, more than fledge accepts for an install", byteSize(e.Limit))
+	return fmt.Sprintf("the server sent more than %s for the plugin, more than a plugin within the install limit of %s needs", byteSize(e.Limit), byteSize(e.MaxTreeBytes))
 }
 
 func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
 
-// byteSize shows n bytes in the largest binary unit that divides it, or
-// in bytes.
+// byteSize shows n bytes in the largest binary unit it reaches: "1 GiB",
+// "150.2 MiB", "900 bytes".
 func byteSize(n int64) string {
 	for _, u := range []struct {
 		name string
 		size int64
 	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		if n >= u.size {
+			if n%u.size == 0 {
+				return fmt.Sprintf("%d %s", n/u.size, u.name)
+			}
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.size), u.name)
 		}
 	}
 	return fmt.Sprintf("%d bytes", n)

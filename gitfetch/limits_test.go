@@ -98,7 +98,7 @@ func TestCheckoutDownloadBound(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tree")
 	_, err = Checkout(context.Background(), f.url, rev, dir, o)
 	var tl *TooLargeError
-	if !errors.As(err, &tl) || tl.What != "download" || !strings.Contains(err.Error(), "the server sent more than") {
+	if !errors.As(err, &tl) || tl.What != "download" || !strings.Contains(err.Error(), "the server sent more than 1.1 MiB") || !strings.Contains(err.Error(), "install limit of 64 KiB") {
 		t.Fatalf("Checkout: %v, want the download bound", err)
 	}
 	if names := treeFiles(t, dir); len(names) > 0 {
@@ -108,5 +108,13 @@ func TestCheckoutDownloadBound(t *testing.T) {
 	dir = filepath.Join(t.TempDir(), "tree")
 	if _, err := Checkout(context.Background(), f.url, rev, dir, Options{MaxTreeBytes: 8 << 20}); err != nil {
 		t.Fatalf("Checkout with room: %v", err)
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for n, want := range map[int64]string{900: "900 bytes", 1024: "1 KiB", 1536: "1.5 KiB", 1 << 30: "1 GiB", 157515776: "150.2 MiB"} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
+		}
 	}
 }

@@ -45,8 +45,9 @@ type watchdog struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
-	// maxDownload bounds the bytes the server may send (0: no bound).
-	maxDownload int64
+	// maxDownload bounds the bytes the server may send (0: no bound),
+	// derived from maxTreeBytes.
+	maxDownload, maxTreeBytes int64
 
 	mu       sync.Mutex
 	received int64
@@ -268,7 +269,7 @@ func (w *watchdog) count(n int, err error) error {
 	w.received += int64(n)
 	if w.maxDownload > 0 && w.received > w.maxDownload {
 		if w.tooLarge == nil {
-			w.tooLarge = &TooLargeError{What: "download", Limit: w.maxDownload}
+			w.tooLarge = &TooLargeError{What: "download", Limit: w.maxDownload, MaxTreeBytes: w.maxTreeBytes}
 		}
 		return w.tooLarge
 	}
