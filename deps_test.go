@@ -42,6 +42,7 @@ func TestImportRules(t *testing.T) {
 		{"runner", []string{module + "/install"}, "runner never imports install"},
 		{"manifest", []string{module + "/"}, "manifest is a leaf (but for termsafe, whose classifier decides which hooks can be shown)"},
 		{"termsafe", []string{module + "/"}, "termsafe is a leaf"},
+		{"internal/bounded", []string{module + "/"}, "the bounded reader is a leaf that leaves may use"},
 		{"lockfile", []string{module + "/install", module + "/runner", module + "/registry"}, "lockfile sits below the orchestrators"},
 		{"runner/protocol", []string{module + "/"}, "the wire types depend on nothing of fledge"},
 		{"pluginsdk", []string{module + "/install", module + "/lockfile", module + "/home", module + "/manifest"}, "the SDK needs only the wire types"},
@@ -59,7 +60,9 @@ func TestImportRules(t *testing.T) {
 			}
 			for _, d := range ds {
 				for _, b := range r.banned {
-					if strings.HasPrefix(d, b) && !(r.pkg == "manifest" && d == module+"/termsafe") {
+					// manifest reads plugin.toml through the one bounded reader and
+					// asks termsafe which hooks can be shown; both are leaves.
+					if strings.HasPrefix(d, b) && !(r.pkg == "manifest" && (d == module+"/termsafe" || d == module+"/internal/bounded")) {
 						t.Errorf("%s imports %s: %s", rel, d, r.why)
 					}
 				}

@@ -17,6 +17,16 @@ const MaxSize = 1 << 20
 type Config struct {
 	Trust    Trust    `toml:"trust"`
 	Registry Registry `toml:"registry"`
+	Install  Install  `toml:"install"`
+}
+
+// Install bounds what one install, update or sync of a git plugin may
+// fetch and write; zero values mean fledge's defaults.
+type Install struct {
+	// MaxSize is the most a plugin's files may come to, together.
+	MaxSize ByteSize `toml:"max_size"`
+	// MaxFiles is the most files a plugin may have.
+	MaxFiles int `toml:"max_files"`
 }
 
 // Trust lists GitHub owners whose plugins rank as the "team" tier.
@@ -61,6 +71,9 @@ func Decode(path string, data []byte) (*Config, error) {
 			return nil, fmt.Errorf("%s:%d:%d: %v", path, row, col, err)
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if c.Install.MaxSize < 0 || c.Install.MaxFiles < 0 {
+		return nil, fmt.Errorf("%s: [install] max_size and max_files must be positive (or left out for the defaults)", path)
 	}
 	return &c, nil
 }

@@ -4,4 +4,17 @@
 // branch's history when an update must tell a fast-forward from a
 // force-push (CheckoutFrom). It never runs the git binary:
 // file:// remotes are served in-process, and submodules are never fetched.
+//
+// Every network operation has an idle deadline (Options.IdleTimeout): a
+// server that keeps fledge waiting that long without sending a byte ends it
+// with a *TimeoutError, over every transport, while a slow transfer that
+// keeps moving runs to the end. Cancelling the caller's context ends an
+// operation at once with the context's error, so an interrupt reads as one.
+// A checkout is bounded in size (Options.MaxTreeBytes, MaxTreeFiles) and
+// streams large files from the pack to disk.
+//
+// It also opens repositories on disk that fledge reads but does not
+// control, a project's or a local plugin's (OpenLocal, and file://
+// sources): every file go-git reads there is opened without blocking and
+// only if it is a regular file.
 package gitfetch

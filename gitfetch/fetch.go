@@ -10,7 +10,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -51,6 +53,19 @@ type Options struct {
 	Auth func(url string) transport.AuthMethod
 	// Progress receives the remote's progress messages (nil: none).
 	Progress io.Writer
+	// IdleTimeout is how long a listing or a fetch waits for the server to
+	// send anything (to connect, to answer, to send the next piece of the
+	// pack) before it fails with a *TimeoutError; the time a long clone
+	// takes while data keeps arriving does not count. 0 means
+	// DefaultIdleTimeout.
+	IdleTimeout time.Duration
+	// MaxTreeBytes and MaxTreeFiles bound a checkout: a revision whose
+	// files come to more bytes or more files is refused with a
+	// *TooLargeError before any is written, and so is a server that sends
+	// more than such a tree needs. 0 means DefaultMaxTreeBytes and
+	// DefaultMaxTreeFiles.
+	MaxTreeBytes int64
+	MaxTreeFiles int
 }
 
 func (o Options) auth(url string) transport.AuthMethod {
@@ -63,10 +78,12 @@ func (o Options) auth(url string) transport.AuthMethod {
 // ListRefs lists the remote's refs without cloning, with annotated tags
 // peeled (their "^{}" entries name the commit).
 func ListRefs(ctx context.Context, url string, o Options) ([]*plumbing.Reference, error) {
-	installFileTransport()
+	installTransports()
+	w := watch(ctx, o.IdleTimeout)
+	defer w.stop()
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{url}})
-	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: o.auth(url), PeelingOption: git.AppendPeeled})
-	if err != nil {
+	refs, err := rem.ListContext(w.ctx, &git.ListOptions{Auth: w.auth(o.auth(url)), PeelingOption: git.AppendPeeled})
+	if err = w.result(err); err != nil {
 		return nil, fmt.Errorf("list refs of %s: %w", url, err)
 	}
 	return refs, nil
@@ -156,13 +173,19 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 // checkout is Checkout fetching depth commits of a branch or tag's history
 // (0: all of it).
 func checkout(ctx context.Context, url string, rev Revision, dir string, o Options, depth int) (string, error) {
-	installFileTransport()
+	installTransports()
+	w := watch(ctx, o.IdleTimeout)
+	w.maxDownload, w.maxTreeBytes = o.maxDownload(), o.maxTreeBytes()
+	defer w.stop()
 	opts := &git.CloneOptions{
 		URL:               url,
-		Auth:              o.auth(url),
+		Auth:              w.auth(o.auth(url)),
 		Progress:          o.Progress,
 		RecurseSubmodules: git.NoRecurseSubmodules,
 		Tags:              git.NoTags,
+		// Checked out below, once the commit is known to be the one
+		// asked for.
+		NoCheckout: true,
 	}
 	if rev.RefName != "" {
 		opts.ReferenceName = rev.RefName
@@ -171,11 +194,10 @@ func checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 	} else {
 		// A bare commit: fetch every branch and tag (it may be reachable
 		// only from a tag), then check it out.
-		opts.NoCheckout = true
 		opts.Tags = git.AllTags
 	}
-	repo, err := git.PlainCloneContext(ctx, dir, false, opts)
-	if err != nil {
+	repo, err := clone(w.ctx, dir, opts)
+	if err = w.result(err); err != nil {
 		return "", fmt.Errorf("clone %s: %w", url, err)
 	}
 	var want plumbing.Hash
@@ -185,28 +207,47 @@ func checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 			return "", fmt.Errorf("commit %q in %s: %w", rev.Ref, url, ErrRefNotFound)
 		}
 		want = *h
-		wt, err := repo.Worktree()
+	} else {
+		if rev.Object != "" {
+			if r, err := repo.Reference(rev.RefName, false); err == nil && r.Hash().String() != rev.Object {
+				return "", fmt.Errorf("%s: %s moved while fetching (listed %s, fetched %s)", url, rev.RefName.Short(), rev.Object, r.Hash())
+			}
+		}
+		head, err := repo.Head()
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("read HEAD of clone: %w", err)
 		}
-		if err := wt.Checkout(&git.CheckoutOptions{Hash: want, Force: true}); err != nil {
-			return "", fmt.Errorf("check out %s: %w", want, err)
-		}
+		want = head.Hash()
 	}
-	if rev.RefName != "" && rev.Object != "" {
-		if r, err := repo.Reference(rev.RefName, false); err == nil && r.Hash().String() != rev.Object {
-			return "", fmt.Errorf("%s: %s moved while fetching (listed %s, fetched %s)", url, rev.RefName.Short(), rev.Object, r.Hash())
-		}
+	if rev.Commit != "" && want.String() != rev.Commit {
+		return "", fmt.Errorf("%s moved while fetching: expected commit %s, got %s", url, rev.Commit, want)
 	}
-	head, err := repo.Head()
+	if err := checkTree(repo, want, o); err != nil {
+		return "", fmt.Errorf("%s at %s: %w", url, want, err)
+	}
+	wt, err := repo.Worktree()
 	if err != nil {
-		return "", fmt.Errorf("read HEAD of clone: %w", err)
+		return "", err
 	}
-	got := head.Hash().String()
-	if rev.Commit != "" && got != rev.Commit {
-		return "", fmt.Errorf("%s moved while fetching: expected commit %s, got %s", url, rev.Commit, got)
+	if err := wt.Checkout(&git.CheckoutOptions{Hash: want, Force: true}); err != nil {
+		return "", fmt.Errorf("check out %s: %w", want, err)
 	}
-	return got, nil
+	return want.String(), nil
+}
+
+// largeObject is the size above which an object is streamed between the
+// pack and the file it is checked out to, rather than read into memory
+// whole: a plugin with a 600 MB file must not take gigabytes to install.
+const largeObject = 1 << 20
+
+// clone is git.PlainCloneContext with storage that streams large objects.
+func clone(ctx context.Context, dir string, o *git.CloneOptions) (*git.Repository, error) {
+	wt := osfs.New(dir)
+	dot, err := wt.Chroot(git.GitDirName)
+	if err != nil {
+		return nil, err
+	}
+	return git.CloneContext(ctx, newStorage(dot), wt, o)
 }
 
 // RemoveGitDir deletes dir/.git so the installed tree holds only the

@@ -5,7 +5,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -18,16 +18,21 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/utils/ioutil"
 )
 
 var installOnce sync.Once
 
-// installFileTransport replaces go-git's file:// transport, which runs the
+// installTransports puts every transport under the operations' watchdogs
+// (see watchdog) and replaces go-git's file:// transport, which runs the
 // git-upload-pack binary, with go-git's in-process server.
-func installFileTransport() {
+func installTransports() {
 	installOnce.Do(func() {
-		client.InstallProtocol("file", peelingTransport{server.NewServer(repoLoader{})})
+		for _, scheme := range []string{"http", "https", "git", "ssh"} {
+			if t, ok := client.Protocols[scheme]; ok {
+				client.InstallProtocol(scheme, watchedTransport{t})
+			}
+		}
+		client.InstallProtocol("file", watchedTransport{peelingTransport{server.NewServer(repoLoader{})}})
 	})
 }
 
@@ -127,9 +132,36 @@ func (s *peelingSession) UploadPack(ctx context.Context, req *packp.UploadPackRe
 		_, err := e.Encode(objs, 10)
 		pw.CloseWithError(err)
 	}()
-	resp := packp.NewUploadPackResponseWithPackfile(req, ioutil.NewContextReadCloser(ctx, pr))
+	resp := packp.NewUploadPackResponseWithPackfile(req, newContextPipe(ctx, pr))
 	resp.ShallowUpdate.Shallows = shallows
 	return resp, nil
+}
+
+// contextPipe is the reading end of the pack's pipe, ended by ctx: closing
+// it unblocks a read at once. (go-git's context reader does the same with
+// a goroutine and a buffer as large as the read for every read: gigabytes
+// of garbage for a large pack.)
+type contextPipe struct {
+	*io.PipeReader
+	ctx  context.Context
+	stop func() bool
+}
+
+func newContextPipe(ctx context.Context, pr *io.PipeReader) *contextPipe {
+	return &contextPipe{PipeReader: pr, ctx: ctx, stop: context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })}
+}
+
+func (p *contextPipe) Read(b []byte) (int, error) {
+	n, err := p.PipeReader.Read(b)
+	if err != nil && p.ctx.Err() != nil {
+		err = p.ctx.Err()
+	}
+	return n, err
+}
+
+func (p *contextPipe) Close() error {
+	p.stop()
+	return p.PipeReader.Close()
 }
 
 // deepen is req without its depth, which the in-process server refuses.
@@ -177,18 +209,24 @@ func treeObjects(st storer.EncodedObjectStorer, h plumbing.Hash, seen map[plumbi
 type repoLoader struct{}
 
 func (repoLoader) Load(ep *transport.Endpoint) (storer.Storer, error) {
-	root := osfs.New(ep.Path)
+	root := localFS(ep.Path)
 	if fi, err := root.Stat(".git"); err == nil && fi.IsDir() {
 		dot, err := root.Chroot(".git")
 		if err != nil {
 			return nil, err
 		}
-		return filesystem.NewStorage(dot, cache.NewObjectLRUDefault()), nil
+		return newStorage(dot), nil
 	}
 	if _, err := root.Stat("HEAD"); err == nil {
 		if _, err := root.Stat("objects"); err == nil {
-			return filesystem.NewStorage(root, cache.NewObjectLRUDefault()), nil
+			return newStorage(root), nil
 		}
 	}
 	return nil, transport.ErrRepositoryNotFound
+}
+
+// newStorage is on-disk object storage that streams large objects (see
+// largeObject) instead of reading them into memory whole.
+func newStorage(dot billy.Filesystem) *filesystem.Storage {
+	return filesystem.NewStorageWithOptions(dot, cache.NewObjectLRUDefault(), filesystem.Options{LargeObjectThreshold: largeObject})
 }

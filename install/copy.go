@@ -1,12 +1,15 @@
 package install
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/corvidlabs/fledge-go/internal/bounded"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
 
@@ -48,7 +51,13 @@ func copyTree(src, dst string) error {
 }
 
 func copyFile(src, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
+	// The walk saw a regular file, but the name may have been swapped
+	// since: open without blocking, and copy only a regular file.
+	in, err := bounded.OpenNoLink(src)
+	var nr *bounded.NotRegularError
+	if errors.As(err, &nr) {
+		return fmt.Errorf("%w: %s is %s, not a regular file", treehash.ErrUnsafeTree, src, cmp.Or(nr.Kind, "a special file"))
+	}
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package install
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/rogpeppe/go-internal/lockedfile"
 	"github.com/rogpeppe/go-internal/renameio"
@@ -185,7 +183,7 @@ func fetchedTree(src registry.Source, rev gitfetch.Revision, tree, commit string
 // localCommit is the HEAD commit of a local plugin that is a git work tree,
 // or "".
 func localCommit(dir string) string {
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+	repo, err := gitfetch.OpenLocal(dir)
 	if err != nil {
 		return ""
 	}
@@ -496,9 +494,6 @@ func writeTreeFile(path string, t *treehash.Tree) error {
 	return os.Chmod(path, 0o644)
 }
 
-func redactErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	return errors.New(registry.RedactText(err.Error()))
-}
+// redactErr hides credentials in a fetch error's message and keeps what
+// it wraps (a cancelled context must still read as an interrupt).
+func redactErr(err error) error { return registry.RedactError(err) }

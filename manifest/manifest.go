@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/corvidlabs/fledge-go/internal/bounded"
 )
 
 // FileName is the manifest's name at a plugin's root.
@@ -130,47 +131,26 @@ var ErrNoManifest = errors.New("no plugin.toml")
 var ErrNotRegular = errors.New("plugin.toml is not a regular file")
 
 // ReadFile reads a manifest file safely: it refuses symlinks and anything
-// that is not a regular file, and reads at most MaxSize bytes.
+// that is not a regular file (without blocking on a named pipe or a
+// device), and reads at most MaxSize bytes.
 func ReadFile(path string) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: %w: a plugin needs a plugin.toml at its root", filepath.Dir(path), ErrNoManifest)
+	data, err := bounded.ReadFileNoLink(path, MaxSize)
+	var nr *bounded.NotRegularError
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("%s: %w: a plugin needs a plugin.toml at its root", filepath.Dir(path), ErrNoManifest)
+	case errors.As(err, &nr):
+		kind := nr.Kind
+		if kind == "" {
+			kind = "not a plain file"
 		}
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w but %s: commit plugin.toml itself, not a link to it", path, ErrNotRegular, describeType(fi.Mode()))
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxSize {
+		return nil, fmt.Errorf("%s: %w but %s: commit plugin.toml itself, not a link to it", path, ErrNotRegular, kind)
+	case errors.Is(err, bounded.ErrTooLarge):
 		return nil, fmt.Errorf("%s is larger than %d bytes: %w", path, MaxSize, ErrTooLarge)
 	}
-	return data, nil
-}
-
-func describeType(m os.FileMode) string {
-	switch {
-	case m&os.ModeSymlink != 0:
-		return "a symlink"
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a plain file"
+	return nil, err
 }
 
 // Marshal renders m as TOML (used by `plugins create` and tests).

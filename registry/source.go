@@ -272,6 +272,22 @@ func RedactText(s string) string {
 	})
 }
 
+// RedactError returns err with the credentials of every URL removed from
+// its message (see RedactText). It wraps err rather than rebuilding it
+// from text, so errors.Is and errors.As still see what it wraps: a
+// cancelled context, a timeout, a typed error.
+func RedactError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &redactedError{err}
+}
+
+type redactedError struct{ err error }
+
+func (e *redactedError) Error() string { return RedactText(e.err.Error()) }
+func (e *redactedError) Unwrap() error { return e.err }
+
 // RedactURL removes a password or token from a URL, for display. An ssh
 // user name (git@…) is kept.
 func RedactURL(s string) string { return RedactText(s) }

@@ -1,6 +1,9 @@
 package registry
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -86,6 +89,31 @@ func TestRedactText(t *testing.T) {
 		}
 	}
 }
+
+// A redacted error hides the token in its message and still is what it
+// wraps: a cancelled fetch reads as an interrupt, a typed error as itself.
+func TestRedactErrorWraps(t *testing.T) {
+	inner := &typed{fmt.Errorf("clone https://ghp_tok123@host/o/r: %w", context.Canceled)}
+	err := RedactError(fmt.Errorf("list refs: %w", inner))
+	if got, want := err.Error(), "list refs: clone https://host/o/r: context canceled"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Error("errors.Is(context.Canceled) is false")
+	}
+	var ty *typed
+	if !errors.As(err, &ty) || ty != inner {
+		t.Error("errors.As lost the typed error")
+	}
+	if RedactError(nil) != nil {
+		t.Error("RedactError(nil) != nil")
+	}
+}
+
+type typed struct{ err error }
+
+func (e *typed) Error() string { return e.err.Error() }
+func (e *typed) Unwrap() error { return e.err }
 
 func TestTierOf(t *testing.T) {
 	team := TrustConfig{Orgs: []string{"AcmeOrg"}, Users: []string{"alice"}}

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/internal/gitdirty"
 	"github.com/corvidlabs/fledge-go/runner/protocol"
 )
@@ -25,9 +26,11 @@ const (
 )
 
 // openRepo opens the git repository holding dir (dir or an ancestor), or
-// returns nil. git itself is never run.
+// returns nil. git itself is never run, and a file in .git that is not a
+// regular file (a named pipe where HEAD should be) is refused, not waited
+// on.
 func openRepo(dir string) *git.Repository {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	r, err := gitfetch.OpenLocal(dir)
 	if err != nil {
 		return nil
 	}

@@ -1,15 +1,16 @@
 package runner
 
 import (
-	"io"
-	"os"
-	"path/filepath"
+	"errors"
+	"io/fs"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/corvidlabs/fledge-go/internal/bounded"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // maxFledgeConfig bounds how much of a project's fledge.toml is read.
@@ -47,7 +48,7 @@ func (s *session) metadataKey(k string) any {
 		if s.project == nil {
 			return nil
 		}
-		return readFledgeConfig(filepath.Join(s.project.Root, "fledge.toml"))
+		return s.fledgeConfig()
 	case protocol.MetaGitTags:
 		if r := s.gitRepo(); r != nil {
 			return gitTags(r)
@@ -86,19 +87,23 @@ func (s *session) gitRepo() *git.Repository {
 	return s.repo
 }
 
-// readFledgeConfig parses fledge.toml into JSON-able values, or nil.
-func readFledgeConfig(path string) any {
-	f, err := os.Open(path)
-	if err != nil {
+// fledgeConfig is the project's fledge.toml as JSON-able values. A missing
+// or unparsable file is nil, as the Rust fledge answers. The file is read
+// as a regular file inside the project, links resolved only within it: a
+// link to a credentials file elsewhere, a named pipe, a device or a huge
+// file is answered with an empty config, and the user is told once why.
+func (s *session) fledgeConfig() any {
+	data, err := bounded.ReadInRoot(s.project.Root, "fledge.toml", maxFledgeConfig)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFledgeConfig+1))
-	if err != nil || len(data) > maxFledgeConfig {
-		return nil
+	if err != nil {
+		s.warnOnce("fledge_config", "fledge_config answered with an empty config: "+termsafe.Line(err.Error()))
+		return map[string]any{}
 	}
 	var v map[string]any
 	if err := toml.Unmarshal(data, &v); err != nil {
+		s.warnOnce("fledge_config", "fledge_config answered with null: fledge.toml is not valid TOML: "+termsafe.Line(err.Error()))
 		return nil
 	}
 	return v

@@ -1,6 +1,7 @@
 package treehash
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/corvidlabs/fledge-go/internal/bounded"
 )
 
 // Prefix marks hashes computed by this version of the algorithm.
@@ -119,7 +122,14 @@ func Sum(entries []Entry) string {
 }
 
 func hashFile(p, rel string) (Entry, error) {
-	f, err := os.Open(p)
+	// The walk saw a regular file, but the name may have been swapped
+	// since: open without blocking, and refuse what was opened unless it
+	// is still a regular file.
+	f, err := bounded.OpenNoLink(p)
+	var nr *bounded.NotRegularError
+	if errors.As(err, &nr) {
+		return Entry{}, fmt.Errorf("%w: %s is %s, not a regular file", ErrUnsafeTree, rel, cmp.Or(nr.Kind, "a special file"))
+	}
 	if err != nil {
 		return Entry{}, err
 	}

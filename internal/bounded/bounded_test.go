@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -66,21 +65,5 @@ func BenchmarkReadAll(b *testing.B) {
 			b.Fatal(err)
 		}
 		f.Close()
-	}
-}
-
-func TestCheckRegular(t *testing.T) {
-	dir := t.TempDir()
-	file := filepath.Join(dir, "f")
-	os.WriteFile(file, nil, 0o644)
-	for path, want := range map[string]string{
-		file:                       "",
-		filepath.Join(dir, "none"): "",
-		dir:                        "is a directory",
-	} {
-		err := CheckRegular(path)
-		if (want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v, want %q", path, err, want)
-		}
 	}
 }

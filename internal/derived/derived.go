@@ -75,19 +75,14 @@ func New(path, kind string, inputs ...Digest) File {
 // the caller's own read of the file reports those.
 func DigestFile(path string, max int64) (Digest, bool) {
 	var sum Digest
-	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	f, err := bounded.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return Sum(nil), true
-	} else if err != nil || !fi.Mode().IsRegular() {
-		return sum, false // a FIFO would block the open
 	}
-	f, err := os.Open(path)
 	if err != nil {
 		return sum, false
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return sum, false
-	}
 	h := sha256.New()
 	n, err := io.Copy(h, io.LimitReader(f, max+1))
 	if err != nil || n > max {
@@ -108,15 +103,12 @@ func (c File) open() (*os.File, int64, bool) {
 	if c.key == "" {
 		return nil, 0, false
 	}
-	if fi, err := os.Stat(c.path); err != nil || !fi.Mode().IsRegular() {
-		return nil, 0, false // a FIFO would block the open
-	}
-	f, err := os.Open(c.path)
+	f, err := bounded.Open(c.path)
 	if err != nil {
 		return nil, 0, false
 	}
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
+	if err != nil {
 		f.Close()
 		return nil, 0, false
 	}

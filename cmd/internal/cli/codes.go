@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 
+	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -16,6 +17,7 @@ const (
 	CodeTagMoved        = "tag_moved"
 	CodeForcePushed     = "force_pushed"
 	CodeNotReproducible = "not_reproducible"
+	CodeTooLarge        = "plugin_too_large"
 )
 
 // classify maps the library packages' typed errors and sentinels to error
@@ -52,6 +54,8 @@ func classify(err error) string {
 	case errors.As(err, &inval), errors.As(err, &syn), errors.Is(err, manifest.ErrNoManifest),
 		errors.Is(err, manifest.ErrNotRegular), errors.Is(err, manifest.ErrTooLarge):
 		return CodeInvalidManifest
+	case errors.Is(err, gitfetch.ErrTooLarge):
+		return CodeTooLarge
 	case errors.As(err, &srcErr):
 		return CodeInvalidSource
 	case errors.As(err, &fetch):
@@ -99,6 +103,8 @@ func hintFor(err error) string {
 		return "remove that plugin first: fledge plugins remove " + confl.Owner
 	case errors.As(err, &nameCf):
 		return "remove it first (fledge plugins remove " + nameCf.Installed + "), or name the plugin differently"
+	case errors.Is(err, gitfetch.ErrTooLarge):
+		return "if you trust it, raise max_size or max_files under [install] in config.toml"
 	case errors.Is(err, lockfile.ErrNotInstalled):
 		return "run 'fledge plugins list' to see what is installed"
 	case errors.As(err, &rec):

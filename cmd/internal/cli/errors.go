@@ -106,6 +106,19 @@ func errorHint(err error) string {
 	return hintFor(err)
 }
 
+// itemsFailed ends a command that reports its items one by one (update,
+// sync) when some failed: with 130 if the user interrupted any of them,
+// else 1.
+func itemsFailed(errs []error) error {
+	code := ExitFailure
+	for _, err := range errs {
+		if exitCode(err) == ExitInterrupted {
+			code = ExitInterrupted
+		}
+	}
+	return &exitCodeError{code: code}
+}
+
 // exitCode maps an error to fledge's exit status.
 func exitCode(err error) int {
 	if err == nil {

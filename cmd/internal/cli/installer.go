@@ -1,12 +1,19 @@
 package cli
 
 import (
+	"time"
+
 	"github.com/spf13/pflag"
 
 	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
 )
+
+// EnvFetchTimeout overrides how long a fetch waits for a git server that
+// sends nothing (a Go duration such as "90s", or seconds); a transfer that
+// keeps moving is never cut off.
+const EnvFetchTimeout = "FLEDGE_FETCH_TIMEOUT"
 
 // consentFlags are the approval flags install, update and sync share.
 type consentFlags struct {
@@ -35,6 +42,12 @@ func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *co
 	if err != nil {
 		return nil, nil, err
 	}
+	var idle time.Duration
+	if v := f.Getenv(EnvFetchTimeout); v != "" {
+		if idle, err = parseDuration(v); err != nil || idle <= 0 {
+			return nil, nil, usageErrorf("%s=%q: want a positive duration such as 60s or 5m", EnvFetchTimeout, v)
+		}
+	}
 	consent := install.Consent{Yes: c.Yes, Grant: grants}
 	if ask && !c.Yes && len(grants) == 0 && f.IO.CanPrompt() {
 		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(f, r) }
@@ -42,6 +55,7 @@ func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *co
 	return &install.Installer{
 		Paths: paths, Store: store, Trust: trustConfig(cfg),
 		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
-		Log: f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv)}, Now: f.Now,
+		Log: f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv), IdleTimeout: idle,
+			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,
 	}, cfg, nil
 }

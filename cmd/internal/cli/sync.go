@@ -74,11 +74,11 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 	doc := syncDoc{SchemaVersion: SchemaVersion, Action: "sync", Results: []syncResultJSON{},
 		Summary: map[string]int{"total": len(results), install.SyncInSync: 0, install.SyncInstalled: 0,
 			install.SyncReplaced: 0, install.SyncRemoved: 0, install.SyncFailed: 0}}
-	failed := false
+	var failures []error
 	for _, r := range results {
 		j := syncResultJSON{Name: r.Name, Status: r.Status, Commit: r.Commit, URL: termsafe.Text(r.URL)}
 		if r.Err != nil {
-			failed = true
+			failures = append(failures, r.Err)
 			j.Error = toJSONError(r.Err)
 		}
 		doc.Summary[r.Status]++
@@ -107,8 +107,8 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 			}
 		}
 	}
-	if failed {
-		return &exitCodeError{code: ExitFailure}
+	if len(failures) > 0 {
+		return itemsFailed(failures)
 	}
 	return nil
 }

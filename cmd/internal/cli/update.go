@@ -172,7 +172,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 			now[file.Plugins[i].Name] = &file.Plugins[i]
 		}
 	}
-	failed := false
+	var failures []error
 	for _, r := range results {
 		j := updateResultJSON{Name: r.Name, Status: rustStatus(r), State: r.Status, Detail: termsafe.EscapeText(r.Detail),
 			Version: r.From.Version, Commands: []string{}, PinnedRef: optional(r.From.Ref), From: r.From, To: r.To,
@@ -196,7 +196,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 		}
 		j.NewerTags = append(j.NewerTags, r.NewerTags...)
 		if r.Err != nil {
-			failed = true
+			failures = append(failures, r.Err)
 			j.Error = toJSONError(r.Err)
 		}
 		doc.Results = append(doc.Results, j)
@@ -223,8 +223,8 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 	} else {
 		printUpdate(f, doc)
 	}
-	if failed {
-		return &exitCodeError{code: ExitFailure}
+	if len(failures) > 0 {
+		return itemsFailed(failures)
 	}
 	return nil
 }

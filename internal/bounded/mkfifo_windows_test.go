@@ -1,0 +1,3 @@
+package bounded
+
+func mkfifo(string) error { return nil }
