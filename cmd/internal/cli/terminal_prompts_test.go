@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -115,6 +117,33 @@ func TestTerminalOwnPromptPlaceholder(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(parent, "fledge-plugin-birds", "plugin.toml"))
 	if err != nil || !strings.Contains(string(data), `description = "Says hello through the fledge-v1 protocol"`) {
 		t.Errorf("plugin.toml (%v):\n%s", err, data)
+	}
+	r.restored()
+}
+
+// A question that SIGTERM ends is not answered: Bubble Tea quits the form
+// as if it were submitted, and fledge must not take what was on screen
+// (here, the default) for the user's answer.
+func TestTerminalSIGTERMIsNoAnswer(t *testing.T) {
+	t.Parallel()
+	bin := buildFledge(t)
+	f := newRunFixture(t)
+	parent := t.TempDir()
+	r := startInTerminal(t, bin, f.env, "plugins create birds -o "+shellQuote(parent))
+	r.waitFor("> Says hello through the fledge-v1 protocol")
+	data := waitFile(t, filepath.Join(r.dir, "fledge.pid"), "\n")
+	pid, err := strconv.Atoi(strings.TrimSpace(data))
+	if err != nil {
+		t.Fatalf("pid %q", data)
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if rc := r.exitCode(); rc == 0 {
+		t.Errorf("exit 0 after SIGTERM at the question; screen:\n%s", r.pane())
+	}
+	if _, err := os.Stat(filepath.Join(parent, "fledge-plugin-birds")); !os.IsNotExist(err) {
+		t.Errorf("the plugin was created with the question unanswered (%v)", err)
 	}
 	r.restored()
 }

@@ -80,8 +80,9 @@ func startInTerminal(t *testing.T, bin string, env map[string]string, args strin
 		envs = append(envs, shellQuote(k+"="+v))
 	}
 	q := func(name string) string { return shellQuote(filepath.Join(dir, name)) }
-	cmd := fmt.Sprintf("stty -g > %s; env %s %s %s; echo $? > %s; stty -g > %s; mv %s %s; sleep 60",
-		q("before"), strings.Join(envs, " "), shellQuote(bin), args, q("rc.tmp"), q("after"), q("rc.tmp"), q("rc"))
+	// fledge's pid goes to the file fledge.pid (sh execs it).
+	cmd := fmt.Sprintf("stty -g > %s; sh -c 'echo $$ > %s; exec \"$@\"' sh env %s %s %s; echo $? > %s; stty -g > %s; mv %s %s; sleep 60",
+		q("before"), filepath.Join(dir, "fledge.pid"), strings.Join(envs, " "), shellQuote(bin), args, q("rc.tmp"), q("after"), q("rc.tmp"), q("rc"))
 	return &termRun{tmuxSession: startTmux(t, cmd), dir: dir}
 }
 
