@@ -9,28 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// stubbornPlugin ignores the protocol's cancel and records every signal it
-// gets in $FLEDGE_PLUGIN_DIR/signals. On the first SIGINT it also records
-// the line waiting on its stdin: the cancel fledge sent before the signal.
-// Its first argument picks what ends it: "int" exits 7 on SIGINT, "term"
-// exits 8 on SIGTERM, anything else only SIGKILL ends.
-const stubbornPlugin = `#!/bin/sh
-IFS= read -r init
-mode=$1
-d=$FLEDGE_PLUGIN_DIR
-seen=
-on_int() {
-  if [ -z "$seen" ]; then seen=1; IFS= read -r line; else line=; fi
-  printf 'INT %s\n' "$line" >> "$d/signals"
-  [ "$mode" = int ] && exit 7
-}
-trap on_int INT
-trap 'echo TERM >> "$d/signals"; [ "$mode" = term ] && exit 8' TERM
-printf '%s\n' '{"type":"output","text":"ready\n"}'
-while :; do sleep 1; done
-`
+	"github.com/corvidlabs/fledge-go/manifest"
+)
 
 // nativeWaiter is a plugin without the protocol: it records the signals
 // fledge sends it and exits 3 once $FLEDGE_PLUGIN_DIR/go exists.
@@ -44,8 +25,7 @@ exit 3
 `
 
 func installStubborn(e *testEnv) string {
-	e.install(plugin{name: "fledge-plugin-stub", protocol: "fledge-v1", commands: map[string]string{"stub": "bin/stub"},
-		files: map[string]string{"bin/stub": stubbornPlugin}})
+	e.installScript("fledge-plugin-stub", "stub", "stubborn.sh", "fledge-v1", manifest.Capabilities{})
 	e.install(plugin{name: "fledge-plugin-nat", commands: map[string]string{"nat": "bin/nat"},
 		files: map[string]string{"bin/nat": nativeWaiter}})
 	return e.paths.PluginDir("fledge-plugin-stub")

@@ -20,28 +20,9 @@ import (
 // plugins in a real terminal (tmux), and check that the terminal is left as
 // it was found: the same stty settings and a visible cursor.
 
-// stubbornTTYPlugin ignores the protocol's cancel, shows a progress bar
-// (so the cursor is hidden when Ctrl+C comes), records its pid and every
-// signal it gets, and on the first SIGINT the line waiting on its stdin
-// (the cancel fledge sent before it). Its argument picks what ends it:
-// "int" exits 7 on SIGINT; anything else ignores SIGINT and SIGTERM.
-const stubbornTTYPlugin = `#!/bin/sh
-IFS= read -r init
-mode=$1
-d=$FLEDGE_PLUGIN_DIR
-echo $$ > "$d/pid"
-seen=
-on_int() {
-  if [ -z "$seen" ]; then seen=1; IFS= read -r line; else line=; fi
-  printf 'INT %s\n' "$line" >> "$d/signals"
-  [ "$mode" = int ] && exit 7
-}
-trap on_int INT
-trap 'echo TERM >> "$d/signals"' TERM
-printf '%s\n' '{"type":"progress","message":"Working","current":1,"total":4}'
-printf '%s\n' '{"type":"output","text":"ready\n"}'
-while :; do sleep 1; done
-`
+// stubbornPlugin is the runner's test plugin that ignores cancel (see the
+// comment at its top).
+var stubbornPlugin = filepath.Join("..", "..", "..", "runner", "testdata", "plugins", "stubborn.sh")
 
 // askThenIgnore asks a question, then ignores everything but SIGKILL
 // without reading the answer.
@@ -144,7 +125,11 @@ const userCancel = `{"type":"cancel","reason":"user_interrupt"}`
 func installStoppers(t *testing.T) *runFixture {
 	f := newRunFixture(t)
 	delete(f.env, "NO_COLOR")
-	f.install("fledge-plugin-stub", "fledge-v1", map[string]string{"stub": "bin/stub"}, map[string]string{"bin/stub": stubbornTTYPlugin}, manifest.Capabilities{})
+	script, err := os.ReadFile(stubbornPlugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.install("fledge-plugin-stub", "fledge-v1", map[string]string{"stub": "bin/stub"}, map[string]string{"bin/stub": string(script)}, manifest.Capabilities{})
 	f.install("fledge-plugin-asker", "fledge-v1", map[string]string{"asker": "bin/asker"}, map[string]string{"bin/asker": askThenIgnore}, manifest.Capabilities{})
 	f.install("fledge-plugin-nat", "", map[string]string{"nat": "bin/nat"}, map[string]string{"bin/nat": nativeIgnorer}, manifest.Capabilities{})
 	return f
