@@ -57,6 +57,9 @@ func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
 		WithTheme(huh.ThemeFunc(func(bool) *huh.Styles { return huh.ThemeCharm(dark) })).
 		WithAccessible(accessible)
 	if err := form.RunWithContext(ctx); err != nil {
+		if ctx.Err() != nil && !accessible {
+			eraseForm(s.TTYOut, lipgloss.Height(form.View()))
+		}
 		return err
 	}
 	// Bubble Tea ends a form on SIGTERM as if it were submitted: only an
@@ -65,6 +68,16 @@ func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
 		return huh.ErrUserAborted
 	}
 	return nil
+}
+
+// eraseForm takes a withdrawn form (a timeout, the plugin's exit) off the
+// screen. Bubble Tea stops such a form without the final render that
+// clears it, leaving the cursor at the start of its last line.
+func eraseForm(w io.Writer, height int) {
+	if height > 1 {
+		fmt.Fprintf(w, "\x1b[%dA", height-1)
+	}
+	fmt.Fprint(w, "\r\x1b[J")
 }
 
 // accessible reports whether questions are asked in huh's accessible mode

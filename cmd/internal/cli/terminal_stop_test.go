@@ -269,6 +269,9 @@ func TestTerminalTimeout(t *testing.T) {
 		if rc := r.exitCode(); rc != 1 {
 			t.Errorf("exit %d, want 1; screen:\n%s", rc, r.pane())
 		}
+		if s := r.pane(); strings.Contains(s, "asked by") || !strings.Contains(s, "timed out after 2s") {
+			t.Errorf("the withdrawn question is still on screen, or no error:\n%s", s)
+		}
 		// The question's cancel or the run's, whichever the plugin reads
 		// first: it exits on either.
 		var got struct{ Type, Reason string }
