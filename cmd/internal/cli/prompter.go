@@ -65,14 +65,16 @@ func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
 	// Bubble Tea ends a form on SIGTERM as if it were submitted: only an
 	// answer the user gave counts (the accessible mode keeps no state).
 	if !accessible && form.State != huh.StateCompleted {
+		eraseForm(s.TTYOut, lipgloss.Height(form.View()))
 		return huh.ErrUserAborted
 	}
 	return nil
 }
 
-// eraseForm takes a withdrawn form (a timeout, the plugin's exit) off the
-// screen. Bubble Tea stops such a form without the final render that
-// clears it, leaving the cursor at the start of its last line.
+// eraseForm takes a form that was not answered (withdrawn at a timeout or
+// the plugin's exit, or ended by SIGTERM) off the screen: Bubble Tea
+// leaves its last frame there, with the cursor at the start of its last
+// line.
 func eraseForm(w io.Writer, height int) {
 	if height > 1 {
 		fmt.Fprintf(w, "\x1b[%dA", height-1)

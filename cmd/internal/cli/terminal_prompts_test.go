@@ -142,6 +142,9 @@ func TestTerminalSIGTERMIsNoAnswer(t *testing.T) {
 	if rc := r.exitCode(); rc == 0 {
 		t.Errorf("exit 0 after SIGTERM at the question; screen:\n%s", r.pane())
 	}
+	if s := r.pane(); strings.Contains(s, "what the plugin does") {
+		t.Errorf("the unanswered question is still on screen:\n%s", s)
+	}
 	if _, err := os.Stat(filepath.Join(parent, "fledge-plugin-birds")); !os.IsNotExist(err) {
 		t.Errorf("the plugin was created with the question unanswered (%v)", err)
 	}
