@@ -68,22 +68,35 @@ func (s *session) question(m string) Question {
 }
 
 // prompt asks for text. Its default must pass the validator to be used off
-// a terminal.
+// a terminal. On one, the default is shown escaped, and an empty answer
+// takes it: the plugin gets back exactly the default it sent, which is
+// what the validator checks too.
 func (s *session) prompt(m *protocol.Outbound) {
 	q := s.question(m.Message)
 	validate, known := Validator(m.Validate, s.cwd)
 	if !known {
 		s.warnOnce("validator:"+m.Validate, fmt.Sprintf("unknown validator %s ignored", quote(m.Validate)))
 	}
-	q.Validate = validate
 	def, hasDef := stringDefault(m.Default)
 	if hasDef && validate != nil && validate(def) != nil && (!s.r.Interactive || s.req.NonInteractive) {
 		s.warnOnce("invalid-default:"+m.Message, fmt.Sprintf("the default of %s does not pass its %s check", quote(m.Message), m.Validate))
 		hasDef = false
 	}
-	q.Default = termsafe.Line(def)
+	effective := func(answer string) string {
+		if answer == "" && hasDef {
+			return def
+		}
+		return answer
+	}
+	if validate != nil {
+		q.Validate = func(answer string) error { return validate(effective(answer)) }
+	}
+	if hasDef {
+		q.Default = termsafe.Escape(def)
+	}
 	s.ask(m.ID, m.Type, m.Message, def, hasDef, func(ctx context.Context) (any, error) {
-		return s.r.UI.Prompt(ctx, q)
+		answer, err := s.r.UI.Prompt(ctx, q)
+		return effective(answer), err
 	})
 }
 
@@ -157,10 +170,12 @@ func (s *session) chooseMany(m *protocol.Outbound) {
 	})
 }
 
+// cleanOptions is how options are shown: escaped, on one line, nothing
+// hidden or dropped. The answer is the plugin's own option, byte for byte.
 func cleanOptions(opts []string) []string {
 	out := make([]string, len(opts))
 	for i, o := range opts {
-		out[i] = termsafe.Line(o)
+		out[i] = termsafe.Escape(o)
 	}
 	return out
 }

@@ -32,16 +32,27 @@
 //     10 MiB of NUL bytes keeps 1.7 MiB and the line stays near 20 MiB
 //     rather than 126 MB), the --json capture (16 MiB), responses queued
 //     for a plugin that does not read them (8 MiB), warnings (20).
-//   - A run always ends: on Ctrl+C or a --timeout the plugin gets a cancel,
-//     its process group SIGTERM 5 s later and SIGKILL at 10 s; a question
-//     waits at most 5 minutes; once the plugin exits, a grandchild holding
-//     its stdout open is given at most a short grace.
+//   - A run always ends. On Ctrl+C a protocol plugin (in a process group
+//     of its own, so the terminal's Ctrl+C reaches fledge alone) gets a
+//     cancel at once, then its process group gets SIGINT 1 s later (what
+//     the terminal would have sent it), SIGTERM at 5 s and SIGKILL at 10 s,
+//     each only if it still runs. A plugin without the protocol shares
+//     fledge's terminal and process group: it gets the Ctrl+C itself and
+//     fledge sends it nothing more. A second Ctrl+C (Request.Kill) sends
+//     SIGKILL at once. A --timeout D sends the cancel at D (SIGINT at once
+//     to a plugin without the protocol), SIGINT at D+1 s, SIGTERM at D+2 s
+//     and SIGKILL at D+3 s: the run ends by D+3 s. A question waits at most
+//     5 minutes; once the plugin exits, a grandchild holding its stdout
+//     open is given at most a short grace.
 //
 // # Decisions where the protocol is silent
 //
 //   - Without a terminal (or under --ni) a question is answered with its
 //     default; a question without one, or whose default fails its
-//     validator, is cancelled with reason non_interactive.
+//     validator, is cancelled with reason non_interactive. On a terminal a
+//     default is a placeholder (Enter takes it, typing replaces it) and
+//     options are shown escaped; the plugin always gets back its own
+//     default or option, byte for byte.
 //   - The environment a plugin receives through fledge (metadata "env",
 //     and exec's commands) passes one filter, FilterEnv, whose tables are
 //     in envfilter.go. It fails closed: a name with a secret word or part

@@ -177,7 +177,8 @@ func (e *testEnv) runner() *Runner {
 		Environ:  func() []string { return e.environ },
 		Getwd:    func() (string, error) { return e.project, nil },
 		UserHome: filepath.Join(e.dir, "home"),
-		Timeouts: Timeouts{Term: 300 * time.Millisecond, Kill: 600 * time.Millisecond, ExitGrace: 100 * time.Millisecond},
+		Timeouts: Timeouts{Interrupt: 100 * time.Millisecond, Term: 300 * time.Millisecond, Kill: 600 * time.Millisecond,
+			TimeoutTerm: 300 * time.Millisecond, TimeoutKill: 600 * time.Millisecond, ExitGrace: 100 * time.Millisecond},
 	}
 }
 
@@ -199,6 +200,7 @@ type scriptUI struct {
 	w        io.Writer
 	answers  []any // string, bool, int, []int, error, or block (wait for ctx)
 	asked    []string
+	shown    []string // each question's default or options, as shown
 	logs     []string
 	warns    []string
 	progress []Progress
@@ -231,7 +233,14 @@ func (u *scriptUI) wait(ctx context.Context, a any) (any, error) {
 	return a, nil
 }
 
+func (u *scriptUI) show(s string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.shown = append(u.shown, s)
+}
+
 func (u *scriptUI) Prompt(ctx context.Context, q Question) (string, error) {
+	u.show(q.Default)
 	a, err := u.next("prompt", q)
 	if err != nil {
 		return "", err
@@ -259,6 +268,7 @@ func (u *scriptUI) Confirm(ctx context.Context, q Question, def bool) (bool, err
 }
 
 func (u *scriptUI) Select(ctx context.Context, q Question, options []string, def int) (int, error) {
+	u.show(strings.Join(options, "|"))
 	a, err := u.next("select", q)
 	if err != nil {
 		return 0, err
@@ -270,6 +280,7 @@ func (u *scriptUI) Select(ctx context.Context, q Question, options []string, def
 }
 
 func (u *scriptUI) MultiSelect(ctx context.Context, q Question, options []string, defaults []int) ([]int, error) {
+	u.show(strings.Join(options, "|"))
 	a, err := u.next("multi_select", q)
 	if err != nil {
 		return nil, err

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"time"
 )
 
 // EnvPluginDir names the plugin's real installed root in every plugin's
@@ -27,8 +26,7 @@ func (r *Runner) pluginEnv(t *Target, req Request) []string {
 
 // runNative runs a plugin without a protocol: stdio inherited, arguments
 // on argv, in fledge's own process group so the terminal's Ctrl+C reaches
-// it directly. If fledge alone is interrupted, or the run times out, the
-// plugin gets SIGINT, then SIGTERM and SIGKILL on the Timeouts schedule.
+// it directly (see stop.go for how a run is stopped).
 func (r *Runner) runNative(ctx context.Context, t *Target, req Request, res *Result) error {
 	cmd := exec.Command(t.Binary, req.Args...)
 	cmd.Args[0] = t.Binary
@@ -110,11 +108,7 @@ func (r *Runner) runNative(ctx context.Context, t *Target, req Request, res *Res
 	select {
 	case <-p.exited:
 	case <-ctx.Done():
-		r.escalate(ctx, p, func() {
-			if context.Cause(ctx) == errRunTimeout {
-				interruptProcess(p)
-			}
-		})
+		r.stop(p, req.Kill, r.stopSchedule(ctx, false))
 	}
 	<-p.exited
 	for _, d := range drains {
@@ -125,25 +119,4 @@ func (r *Runner) runNative(ctx context.Context, t *Target, req Request, res *Res
 		res.Output, res.OutputTruncated = cleanCapture(capture)
 	}
 	return nil
-}
-
-// escalate runs first (the cancel), then stops p on the Timeouts schedule:
-// SIGTERM after Term, SIGKILL after Kill, unless it exits first.
-func (r *Runner) escalate(ctx context.Context, p *process, first func()) {
-	first()
-	term := time.NewTimer(r.Timeouts.Term)
-	defer term.Stop()
-	select {
-	case <-p.exited:
-		return
-	case <-term.C:
-		p.terminate()
-	}
-	kill := time.NewTimer(r.Timeouts.Kill - r.Timeouts.Term)
-	defer kill.Stop()
-	select {
-	case <-p.exited:
-	case <-kill.C:
-		p.kill()
-	}
 }

@@ -52,9 +52,17 @@ type Runner struct {
 type Timeouts struct {
 	// Prompt is how long a question waits for its answer (5 minutes).
 	Prompt time.Duration
-	// Term is how long after a cancel the plugin's process group gets
-	// SIGTERM (5 s), and Kill when it gets SIGKILL (10 s).
+	// Interrupt is how long after its cancel a protocol plugin that still
+	// runs gets SIGINT (1 s): the signal the terminal's Ctrl+C would have
+	// sent it, had it run on its own.
+	Interrupt time.Duration
+	// Term and Kill are how long after a Ctrl+C the plugin's process
+	// group gets SIGTERM (5 s) and SIGKILL (10 s), as the protocol says.
 	Term, Kill time.Duration
+	// TimeoutTerm and TimeoutKill are the same once Request.Timeout has
+	// expired (2 s and 3 s): a run outlives its timeout by at most
+	// TimeoutKill.
+	TimeoutTerm, TimeoutKill time.Duration
 	// ExitGrace is how long fledge keeps reading a plugin's stdout after
 	// the plugin exited, for a grandchild that still holds it (250 ms).
 	ExitGrace time.Duration
@@ -90,8 +98,12 @@ type Request struct {
 	// NonInteractive forbids questions even on a terminal (--ni); the
 	// plugin also sees FLEDGE_NON_INTERACTIVE=1.
 	NonInteractive bool
-	// Timeout bounds the whole run (0: none).
+	// Timeout bounds the whole run (0: none); the plugin is then stopped
+	// on the TimeoutTerm and TimeoutKill schedule.
 	Timeout time.Duration
+	// Kill, once closed, ends the run at once: the plugin's process group
+	// gets SIGKILL (a second Ctrl+C). Nil never fires.
+	Kill <-chan struct{}
 	// Capture collects output text into Result.Output instead of writing
 	// it to Stdout (--json).
 	Capture bool
@@ -127,17 +139,20 @@ func (r *Result) Success() bool { return r.Started && r.ExitCode == 0 }
 
 // Defaults.
 const (
-	DefaultPromptTimeout = 5 * time.Minute
-	DefaultTermAfter     = 5 * time.Second
-	DefaultKillAfter     = 10 * time.Second
-	DefaultExitGrace     = 250 * time.Millisecond
-	DefaultExecTimeout   = 30 * time.Second
-	MaxExecTimeout       = 300 * time.Second
-	DefaultMaxLine       = 1 << 20
-	DefaultMaxCapture    = 16 << 20
-	DefaultMaxExecOutput = 10 << 20
-	DefaultMaxBacklog    = 8 << 20
-	DefaultMaxWarnings   = 20
+	DefaultPromptTimeout  = 5 * time.Minute
+	DefaultInterruptAfter = 1 * time.Second
+	DefaultTermAfter      = 5 * time.Second
+	DefaultKillAfter      = 10 * time.Second
+	DefaultTimeoutTerm    = 2 * time.Second
+	DefaultTimeoutKill    = 3 * time.Second
+	DefaultExitGrace      = 250 * time.Millisecond
+	DefaultExecTimeout    = 30 * time.Second
+	MaxExecTimeout        = 300 * time.Second
+	DefaultMaxLine        = 1 << 20
+	DefaultMaxCapture     = 16 << 20
+	DefaultMaxExecOutput  = 10 << 20
+	DefaultMaxBacklog     = 8 << 20
+	DefaultMaxWarnings    = 20
 )
 
 func (r *Runner) withDefaults() *Runner {
@@ -149,14 +164,19 @@ func (r *Runner) withDefaults() *Runner {
 		}
 	}
 	def(&t.Prompt, DefaultPromptTimeout)
+	def(&t.Interrupt, DefaultInterruptAfter)
 	def(&t.Term, DefaultTermAfter)
 	def(&t.Kill, DefaultKillAfter)
+	def(&t.TimeoutTerm, DefaultTimeoutTerm)
+	def(&t.TimeoutKill, DefaultTimeoutKill)
 	def(&t.ExitGrace, DefaultExitGrace)
 	def(&t.ExecDefault, DefaultExecTimeout)
 	def(&t.ExecMax, MaxExecTimeout)
-	if t.Kill < t.Term {
-		t.Kill = t.Term
-	}
+	// Each schedule runs in order: SIGINT, then SIGTERM, then SIGKILL.
+	t.Term = max(t.Term, t.Interrupt)
+	t.Kill = max(t.Kill, t.Term)
+	t.TimeoutTerm = max(t.TimeoutTerm, t.Interrupt)
+	t.TimeoutKill = max(t.TimeoutKill, t.TimeoutTerm)
 	l := &c.Limits
 	defInt := func(n *int, v int) {
 		if *n <= 0 {
@@ -201,8 +221,10 @@ var errRunTimeout = errors.New("run timed out")
 // (check Result.ExitCode), and an *Error otherwise: the command is unknown,
 // the plugin could not start, it broke the protocol, a timeout or an
 // interrupt stopped it, a signal killed it, or it failed after being
-// denied a capability. Cancelling ctx is Ctrl+C: the plugin gets a cancel
-// message, then SIGTERM and SIGKILL on the Timeouts schedule.
+// denied a capability. Cancelling ctx is Ctrl+C: a protocol plugin gets a
+// cancel message, then SIGINT, SIGTERM and SIGKILL on the Timeouts
+// schedule (see stop.go); a plugin without the protocol shares fledge's
+// terminal and got the Ctrl+C itself. Closing req.Kill kills it at once.
 func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	rr := r.withDefaults()
 	res := &Result{Command: req.Command, ExitCode: -1}
@@ -220,6 +242,16 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 		var stop context.CancelFunc
 		runCtx, stop = context.WithTimeoutCause(runCtx, req.Timeout, errRunTimeout)
 		defer stop()
+	}
+	if req.Kill != nil {
+		// A kill is an interrupt too, whether or not one came first.
+		go func() {
+			select {
+			case <-req.Kill:
+				cancel(context.Canceled)
+			case <-runCtx.Done():
+			}
+		}()
 	}
 	if t.Manifest.IsProtocol() {
 		err = rr.runProtocol(runCtx, cancel, t, req, res)
@@ -240,7 +272,9 @@ func (r *Runner) classify(runCtx, parent context.Context, t *Target, req Request
 	switch {
 	case errors.Is(context.Cause(runCtx), errRunTimeout):
 		return errorf(CodeTimeout, "plugin %s: %s timed out after %s", t.Entry.Name, req.Command, req.Timeout)
-	case runCtx.Err() != nil:
+	case runCtx.Err() != nil && (t.Manifest.IsProtocol() || res.Signaled):
+		// A plugin without the protocol that handled the Ctrl+C itself
+		// and exited (a REPL, a "really quit?") ends as it chose.
 		return &Error{Code: CodeInterrupted, Err: fmt.Errorf("plugin %s: %s was interrupted: %w", t.Entry.Name, req.Command, context.Canceled)}
 	case res.Signaled:
 		return errorf(CodeCrashed, "plugin %s: %s was killed by signal %d", t.Entry.Name, req.Command, res.ExitCode-128)

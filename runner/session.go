@@ -177,7 +177,7 @@ func (s *session) start() error {
 }
 
 // watch handles the plugin's lifecycle: on Ctrl+C or timeout it sends
-// cancel, then SIGTERM and SIGKILL to the process group on schedule. Once
+// cancel, then signals the process group on schedule (stop.go). Once
 // the plugin has exited it withdraws pending questions and lets the reader
 // give up on a stdout that a grandchild keeps open.
 func (s *session) watch() {
@@ -185,12 +185,12 @@ func (s *session) watch() {
 	select {
 	case <-s.proc.exited:
 	case <-s.ctx.Done():
-		s.r.escalate(s.ctx, s.proc, func() { _ = s.in.send(protocol.Cancel{Type: protocol.TypeCancel, Reason: s.reason()}) })
+		s.stop()
 	case <-s.loopDone:
 		select {
 		case <-s.proc.exited:
 		case <-s.ctx.Done():
-			s.r.escalate(s.ctx, s.proc, func() { _ = s.in.send(protocol.Cancel{Type: protocol.TypeCancel, Reason: s.reason()}) })
+			s.stop()
 		}
 	}
 	<-s.proc.exited
@@ -207,6 +207,12 @@ func (s *session) watch() {
 	// Nobody reads the plugin's stdin any more; a write blocked on a
 	// grandchild's copy of it must not hold fledge.
 	s.in.abort()
+}
+
+// stop sends the plugin the run's cancel, then stops it on schedule.
+func (s *session) stop() {
+	_ = s.in.send(protocol.Cancel{Type: protocol.TypeCancel, Reason: s.reason()})
+	s.r.stop(s.proc, s.req.Kill, s.r.stopSchedule(s.ctx, true))
 }
 
 // afterExitReader reads the plugin's stdout. Once the plugin has exited,

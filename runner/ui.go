@@ -21,9 +21,12 @@ var ErrAborted = errors.New("aborted by the user")
 // They must return promptly once ctx is done (a prompt timeout, Ctrl+C, or
 // the plugin exiting), with ctx's error.
 type UI interface {
+	// Prompt returns the text typed; an empty answer stands for
+	// q.Default, which the runner then sends in the plugin's own bytes.
 	Prompt(ctx context.Context, q Question) (string, error)
 	Confirm(ctx context.Context, q Question, def bool) (bool, error)
-	// Select returns the index chosen.
+	// Select returns the index chosen. Options are shown escaped; the
+	// plugin gets its own option text for the index.
 	Select(ctx context.Context, q Question, options []string, def int) (int, error)
 	// MultiSelect returns the indexes chosen.
 	MultiSelect(ctx context.Context, q Question, options []string, defaults []int) ([]int, error)
@@ -45,9 +48,12 @@ type Question struct {
 	// Plugin is the asking plugin's name.
 	Plugin  string
 	Message string
-	// Default is the pre-filled answer of a text prompt.
+	// Default is a text prompt's default as shown (escaped): a
+	// placeholder, not a pre-filled answer. Enter on an empty answer takes
+	// it; typing replaces it.
 	Default string
-	// Validate checks a text answer; nil accepts anything.
+	// Validate checks a text answer as typed (an empty one stands for the
+	// default); nil accepts anything.
 	Validate func(string) error
 }
 

@@ -151,7 +151,9 @@ func (u *scriptedUI) ask(q runner.Question) {
 
 func (u *scriptedUI) Prompt(_ context.Context, q runner.Question) (string, error) {
 	u.ask(q)
-	if q.Validate == nil || q.Validate("") == nil || q.Default != "world" {
+	// non_empty refuses a blank answer; an empty one stands for the
+	// default, which passes.
+	if q.Validate == nil || q.Validate(" ") == nil || q.Validate("") != nil || q.Default != "world" {
 		return "", errors.New("the name prompt lost its non_empty validator or its default")
 	}
 	return "Ada", nil

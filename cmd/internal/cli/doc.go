@@ -9,4 +9,8 @@
 // field), and the command tree accepts what Rust users type (plugin,
 // --json before the subcommand, a global --ni, completions). Nothing outside cmd
 // imports this package, and cobra and huh are used nowhere else.
+//
+// Main catches Ctrl+C (interrupt.go): the first cancels the command's
+// context, the second kills a running plugin at once. Every answered
+// question leaves one line on the terminal (printAnswered).
 package cli

@@ -22,6 +22,8 @@ type Factory struct {
 	Prompter Prompter
 	// Getwd is the directory fledge runs in.
 	Getwd func() (string, error)
+	// interrupts counts the user's Ctrl+C (Main catches them).
+	interrupts *interrupts
 }
 
 // NewFactory returns the production wiring.
@@ -32,6 +34,8 @@ func NewFactory(s *IOStreams, version string) *Factory {
 		Now:      time.Now,
 		Prompter: newHuhPrompter(s),
 		Getwd:    os.Getwd,
+
+		interrupts: newInterrupts(),
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
 	"golang.org/x/term"
+
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Prompter asks a human. The huh implementation draws on the terminal; tests
@@ -47,14 +49,42 @@ func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
 	dark := darkBackground(s.getenv("COLORFGBG"))
 	in := &formInput{f: s.TTYIn}
 	defer in.over.Store(true)
-	return huh.NewForm(huh.NewGroup(field)).
+	accessible := s.accessible()
+	form := huh.NewForm(huh.NewGroup(field)).
 		WithInput(in).
 		WithOutput(s.TTYOut).
 		WithShowHelp(true).
 		WithTheme(huh.ThemeFunc(func(bool) *huh.Styles { return huh.ThemeCharm(dark) })).
-		WithAccessible(s.getenv("ACCESSIBLE") != "").
-		RunWithContext(ctx)
+		WithAccessible(accessible)
+	if err := form.RunWithContext(ctx); err != nil {
+		if ctx.Err() != nil && !accessible {
+			eraseForm(s.TTYOut, lipgloss.Height(form.View()))
+		}
+		return err
+	}
+	// Bubble Tea ends a form on SIGTERM as if it were submitted: only an
+	// answer the user gave counts (the accessible mode keeps no state).
+	if !accessible && form.State != huh.StateCompleted {
+		eraseForm(s.TTYOut, lipgloss.Height(form.View()))
+		return huh.ErrUserAborted
+	}
+	return nil
 }
+
+// eraseForm takes a form that was not answered (withdrawn at a timeout or
+// the plugin's exit, or ended by SIGTERM) off the screen: Bubble Tea
+// leaves its last frame there, with the cursor at the start of its last
+// line.
+func eraseForm(w io.Writer, height int) {
+	if height > 1 {
+		fmt.Fprintf(w, "\x1b[%dA", height-1)
+	}
+	fmt.Fprint(w, "\r\x1b[J")
+}
+
+// accessible reports whether questions are asked in huh's accessible mode
+// (plain lines, for screen readers).
+func (s *IOStreams) accessible() bool { return s.getenv("ACCESSIBLE") != "" }
 
 // formInput is the terminal as one form reads it. Bubble Tea v2 reads keys
 // in a goroutine that can outlive its program (ultraviolet's StreamEvents
@@ -106,9 +136,14 @@ func (p *huhPrompter) run(field huh.Field) error {
 func (p *huhPrompter) Confirm(title, description string, def bool) (bool, error) {
 	v := def
 	err := p.run(confirmField(title, description, &v))
+	if err == nil {
+		printAnswered(p.s, "", title, yesNo(v))
+	}
 	return v, err
 }
 
+// MultiSelect leaves no answered line: what the choice means (what was
+// granted, say) is the caller's to record, with printAnswered.
 func (p *huhPrompter) MultiSelect(title, description string, options []string, defaults []int) ([]int, error) {
 	var picked []int
 	err := p.run(multiSelectField(p.s, title, description, options, defaults, &picked))
@@ -118,12 +153,31 @@ func (p *huhPrompter) MultiSelect(title, description string, options []string, d
 func (p *huhPrompter) Select(title, description string, options []string, def int) (int, error) {
 	v := def
 	err := p.run(selectField(title, description, options, &v))
+	if err == nil && v >= 0 && v < len(options) {
+		printAnswered(p.s, "", title, options[v])
+	}
 	return v, err
 }
 
+// Input shows def as a placeholder: Enter takes it, typing replaces it,
+// and validate sees the answer that will be used.
 func (p *huhPrompter) Input(title, description, def string, validate func(string) error) (string, error) {
-	v := def
-	err := p.run(inputField(title, description, &v, validate))
+	var v string
+	effective := func(answer string) string {
+		if answer == "" {
+			return def
+		}
+		return answer
+	}
+	var check func(string) error
+	if validate != nil {
+		check = func(answer string) error { return validate(effective(answer)) }
+	}
+	err := p.run(inputField(p.s, title, description, def, &v, check))
+	v = effective(v)
+	if err == nil {
+		printAnswered(p.s, "", title, termsafe.Escape(v))
+	}
 	return v, err
 }
 
@@ -134,8 +188,15 @@ func confirmField(title, description string, v *bool) huh.Field {
 	return huh.NewConfirm().Title(title).Description(description).Value(v)
 }
 
-func inputField(title, description string, v *string, validate func(string) error) huh.Field {
-	in := huh.NewInput().Title(title).Description(description).Value(v)
+// inputField asks for text with def as a placeholder, not a pre-filled
+// answer (an empty answer stands for it; the caller maps it, and its
+// validate sees the empty answer). The accessible mode shows no
+// placeholder, so the title names the default there.
+func inputField(s *IOStreams, title, description, def string, v *string, validate func(string) error) huh.Field {
+	if def != "" && s.accessible() {
+		title += " [" + def + "]"
+	}
+	in := huh.NewInput().Title(title).Description(description).Placeholder(def).Value(v)
 	if validate != nil {
 		in = in.Validate(validate)
 	}
@@ -188,4 +249,51 @@ func textLines(text string, width int) int {
 		n += max(1, (lipgloss.Width(line)+cols-1)/cols)
 	}
 	return n
+}
+
+// printAnswered leaves the one line an answered question leaves on the
+// terminal, as dialoguer and gh do once a prompt closes:
+//
+//	? What's your name? Ada
+//	? [fledge-plugin-hello] What's your name? Ada
+//
+// asker, when set, names who asked (a plugin), as the plugin's log lines
+// do. question and answer are shown on one line; pass them escaped where
+// what they say matters (termsafe.Escape), since anything a terminal would
+// obey is dropped here. Nothing is printed without a prompt terminal.
+func printAnswered(s *IOStreams, asker, question, answer string) {
+	if s.TTYOut == nil {
+		return
+	}
+	question = strings.TrimSpace(termsafe.Line(question))
+	answer = termsafe.Line(answer)
+	if asker != "" {
+		asker = "[" + termsafe.Line(asker) + "] "
+	}
+	if s.ErrColorEnabled() {
+		fmt.Fprintf(s.TTYOut, "\x1b[32m?\x1b[0m \x1b[2m%s\x1b[0m\x1b[1m%s\x1b[0m \x1b[36m%s\x1b[0m\n", asker, question, answer)
+		return
+	}
+	fmt.Fprintf(s.TTYOut, "? %s%s %s\n", asker, question, answer)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "Yes"
+	}
+	return "No"
+}
+
+// pickedList is a multi-select's answer on one line.
+func pickedList(options []string, picked []int) string {
+	var names []string
+	for _, i := range picked {
+		if i >= 0 && i < len(options) {
+			names = append(names, options[i])
+		}
+	}
+	if len(names) == 0 {
+		return "(none)"
+	}
+	return strings.Join(names, ", ")
 }

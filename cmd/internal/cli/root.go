@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 
@@ -16,7 +14,7 @@ import (
 // code. It never calls os.Exit, so tests run it in-process.
 func Main(args []string, s *IOStreams, version string) int {
 	f := NewFactory(s, version)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := f.interrupts.notify(context.Background())
 	defer stop()
 	return run(ctx, f, args)
 }

@@ -50,7 +50,8 @@ own wherever they appear; every other argument passes to the plugin verbatim.
 
   --ni           never prompt: questions get their default, or are cancelled
   --json         print one result object; the plugin's output goes into it
-  --timeout D    stop the plugin after D (e.g. 30s, 5m, or seconds)`,
+  --timeout D    stop the plugin after D (e.g. 30s, 5m, or seconds): it gets
+                 cancel, then SIGINT, SIGTERM and SIGKILL within 3 s more`,
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
@@ -155,7 +156,7 @@ func runPluginCommand(ctx context.Context, f *Factory, command string, args []st
 }
 
 func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
-	r, err := newRunner(f, opts)
+	r, ui, err := newRunner(f, opts)
 	if err != nil {
 		return err
 	}
@@ -165,8 +166,10 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 		NonInteractive: opts.NonInteractive,
 		Timeout:        opts.Timeout,
 		Capture:        opts.JSON,
+		Kill:           f.interrupts.killed(),
 	}
 	res, err := r.Run(ctx, req)
+	ui.close()
 	if opts.JSON {
 		return printRunResult(f, opts, res, err)
 	}
@@ -176,28 +179,47 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	if err != nil && runner.CodeOf(err) != runner.CodeInterrupted {
 		printError(f.IO, withCode(runErrorCode(err), err, runHint(res, err)), false)
 	}
+	if code, ok := stoppedExitCode(err); ok {
+		return &exitCodeError{code: code}
+	}
 	if res.ExitCode == 0 {
 		return nil
 	}
 	return &exitCodeError{code: res.ExitCode}
 }
 
+// stoppedExitCode is fledge's exit code for a run that fledge stopped,
+// whatever the plugin exited with then: 130 after the user's Ctrl+C, 1
+// after a --timeout.
+func stoppedExitCode(err error) (int, bool) {
+	switch runner.CodeOf(err) {
+	case runner.CodeInterrupted:
+		return ExitInterrupted, true
+	case runner.CodeTimeout:
+		return ExitFailure, true
+	}
+	return 0, false
+}
+
 // newRunner wires the runner to the process: streams, terminal UI,
 // environment and timeouts.
-func newRunner(f *Factory, opts *runOptions) (*runner.Runner, error) {
+func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 	paths, err := f.Paths()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The runner reads plugins.toml itself (and never imports install):
 	// a half-changed plugin is recovered here first, or nothing runs.
 	if err := recoverInterrupted(f, paths, lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock())); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	ui := newRunUI(f.IO, f.Prompter)
+	ui.draw = ui.draw && !opts.JSON // --json: no spinners, even on a terminal
+	ui.abandoned = f.interrupts.abandoned
 	r := &runner.Runner{
 		Paths:       paths,
 		Version:     f.Version,
-		UI:          newRunUI(f.IO, f.Prompter),
+		UI:          ui,
 		Stdin:       f.IO.In,
 		Stdout:      f.IO.Out,
 		Stderr:      f.IO.ErrOut,
@@ -213,11 +235,11 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, error) {
 	if v := f.Getenv(EnvPromptTimeout); v != "" {
 		d, err := parseDuration(v)
 		if err != nil || d <= 0 {
-			return nil, usageErrorf("%s=%q: want a positive duration such as 90s or 5m", EnvPromptTimeout, v)
+			return nil, nil, usageErrorf("%s=%q: want a positive duration such as 90s or 5m", EnvPromptTimeout, v)
 		}
 		r.Timeouts.Prompt = d
 	}
-	return r, nil
+	return r, ui, nil
 }
 
 // printRunResult prints the one JSON object of `plugins run --json`, and
@@ -239,6 +261,9 @@ func printRunResult(f *Factory, opts *runOptions, res *runner.Result, err error)
 	}
 	if werr := writeJSON(f.IO.Out, doc); werr != nil {
 		return werr
+	}
+	if code, ok := stoppedExitCode(err); ok && res.Started {
+		return &exitCodeError{code: code}
 	}
 	switch {
 	case res.Started && res.ExitCode != 0:

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/runner"
 )
 
 type runFixture struct {
@@ -233,36 +231,5 @@ func TestParseRunArgs(t *testing.T) {
 		if err == nil && !reflect.DeepEqual(*got, tt.want) {
 			t.Errorf("parseRunArgs(%q) = %+v, want %+v", tt.args, *got, tt.want)
 		}
-	}
-}
-
-func TestRunUIRendering(t *testing.T) {
-	t.Parallel()
-	var plain bytes.Buffer
-	u := newRunUI(&IOStreams{ErrOut: &plain, Getenv: func(string) string { return "" }}, nil)
-	u.Progress(runner.Progress{Plugin: "p", Message: "up", Determinate: true, Current: 1, Total: 2})
-	u.Log("p", runner.LevelWarn, "line one\nline two")
-	u.Warn("p", "careful")
-	u.Progress(runner.Progress{Plugin: "p", Done: true})
-	if want := "WARN  [p] line one\n          line two\nwarning: p: careful\n"; plain.String() != want {
-		t.Errorf("off a terminal: %q, want %q", plain.String(), want)
-	}
-
-	var tty bytes.Buffer
-	u = newRunUI(&IOStreams{ErrOut: &tty, ErrTTY: true, Getenv: func(string) string { return "" }}, nil)
-	u.Progress(runner.Progress{Plugin: "p", Message: "Uploading", Determinate: true, Current: 3, Total: 10})
-	u.Log("p", runner.LevelError, "boom")
-	u.Progress(runner.Progress{Plugin: "p", Done: true})
-	got := tty.String()
-	for _, want := range []string{
-		"\r\x1b[2K▶ Uploading [=======>                ] 3/10", // the bar
-		"\r\x1b[2K\x1b[31mERROR\x1b[0m [p] boom\n",             // lifted for the log line, coloured
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("on a terminal: %q lacks %q", got, want)
-		}
-	}
-	if !strings.HasSuffix(got, "3/10\r\x1b[2K") {
-		t.Errorf("done did not clear the bar: %q", got)
 	}
 }

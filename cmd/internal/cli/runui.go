@@ -10,7 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"charm.land/bubbles/v2/progress"
+	"charm.land/bubbles/v2/spinner"
 	"charm.land/huh/v2"
+	"charm.land/lipgloss/v2"
 	"golang.org/x/term"
 
 	"github.com/corvidlabs/fledge-go/runner"
@@ -18,18 +21,23 @@ import (
 )
 
 // runUI is the terminal face of a plugin run (runner.UI): questions through
-// the Prompter (huh on a terminal), a progress bar or spinner on stderr
-// when it is a terminal, and levelled, coloured log lines.
+// the Prompter (huh on a terminal), each leaving its answered line; a
+// progress bar or spinner on stderr when it is a terminal, with the cursor
+// hidden while it shows; and levelled, coloured log lines.
 type runUI struct {
 	io       *IOStreams
 	prompter Prompter
 	out      io.Writer // stderr
 	draw     bool      // stderr is a terminal: progress may be drawn
 	color    bool
+	// abandoned is told when the user abandons a question with Ctrl+C:
+	// the terminal was in raw mode, so that Ctrl+C sent no signal.
+	abandoned func()
 
 	mu      sync.Mutex
 	cur     *runner.Progress // the display wanted, nil when none
 	visible bool             // it is on the screen now
+	hidden  bool             // the cursor is hidden
 	frame   int
 	stop    chan struct{} // stops the spinner's ticker
 }
@@ -45,20 +53,25 @@ var _ runner.UI = (*runUI)(nil)
 // Prompter, abandoned when ctx ends.
 func (u *runUI) ask(ctx context.Context, field func() huh.Field, viaPrompter func() error) error {
 	u.Pause()
+	var err error
 	if hp, ok := u.prompter.(*huhPrompter); ok {
-		return u.runHuh(ctx, hp, field())
-	}
-	done := make(chan error, 1)
-	go func() { done <- viaPrompter() }()
-	select {
-	case err := <-done:
-		if errors.Is(err, errPromptAborted) {
-			return runner.ErrAborted
+		err = u.runHuh(ctx, hp, field())
+	} else {
+		done := make(chan error, 1)
+		go func() { done <- viaPrompter() }()
+		select {
+		case err = <-done:
+			if errors.Is(err, errPromptAborted) {
+				err = runner.ErrAborted
+			}
+		case <-ctx.Done():
+			err = ctx.Err()
 		}
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
 	}
+	if errors.Is(err, runner.ErrAborted) && u.abandoned != nil {
+		u.abandoned()
+	}
+	return err
 }
 
 func (u *runUI) runHuh(ctx context.Context, hp *huhPrompter, field huh.Field) error {
@@ -76,15 +89,23 @@ func (u *runUI) runHuh(ctx context.Context, hp *huhPrompter, field huh.Field) er
 
 func asker(q runner.Question) string { return "asked by " + q.Plugin }
 
-// Prompt implements runner.UI.
+// Prompt implements runner.UI: q.Default is a placeholder, and an empty
+// answer is returned as such (the runner maps it to the plugin's default).
 func (u *runUI) Prompt(ctx context.Context, q runner.Question) (string, error) {
-	v := q.Default
+	var v string
 	err := u.ask(ctx, func() huh.Field {
-		return inputField(q.Message, asker(q), &v, q.Validate)
+		return inputField(u.io, q.Message, asker(q), q.Default, &v, q.Validate)
 	}, func() (err error) {
-		v, err = u.prompter.Input(q.Message, asker(q), q.Default, q.Validate)
+		v, err = u.prompter.Input(q.Message, asker(q), "", q.Validate)
 		return err
 	})
+	if err == nil {
+		shown := termsafe.Escape(v)
+		if v == "" {
+			shown = q.Default
+		}
+		printAnswered(u.io, q.Plugin, q.Message, shown)
+	}
 	return v, err
 }
 
@@ -97,6 +118,9 @@ func (u *runUI) Confirm(ctx context.Context, q runner.Question, def bool) (bool,
 		v, err = u.prompter.Confirm(q.Message, asker(q), def)
 		return err
 	})
+	if err == nil {
+		printAnswered(u.io, q.Plugin, q.Message, yesNo(v))
+	}
 	return v, err
 }
 
@@ -109,6 +133,9 @@ func (u *runUI) Select(ctx context.Context, q runner.Question, options []string,
 		v, err = u.prompter.Select(q.Message, asker(q), options, def)
 		return err
 	})
+	if err == nil && v >= 0 && v < len(options) {
+		printAnswered(u.io, q.Plugin, q.Message, options[v])
+	}
 	return v, err
 }
 
@@ -121,11 +148,15 @@ func (u *runUI) MultiSelect(ctx context.Context, q runner.Question, options []st
 		v, err = u.prompter.MultiSelect(q.Message, asker(q), options, defaults)
 		return err
 	})
+	if err == nil {
+		printAnswered(u.io, q.Plugin, q.Message, pickedList(options, v))
+	}
 	return v, err
 }
 
-// Progress implements runner.UI: a bar when the plugin sent current and
-// total, a spinner otherwise; cleared on done. Nothing off a terminal.
+// Progress implements runner.UI: a bar with its percentage when the plugin
+// sent current and total, a spinner otherwise; cleared on done. Nothing
+// off a terminal.
 func (u *runUI) Progress(p runner.Progress) {
 	if !u.draw {
 		return
@@ -133,9 +164,7 @@ func (u *runUI) Progress(p runner.Progress) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if p.Done {
-		u.clearLocked()
-		u.cur = nil
-		u.stopSpinnerLocked()
+		u.removeLocked()
 		return
 	}
 	u.cur = &p
@@ -152,13 +181,37 @@ func (u *runUI) Progress(p runner.Progress) {
 func (u *runUI) Pause() {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	u.removeLocked()
+}
+
+// close takes any progress display off the screen and shows the cursor
+// again, however the run ended.
+func (u *runUI) close() { u.Pause() }
+
+// removeLocked takes the display off the screen for good (until the next
+// Progress) and gives the cursor back.
+func (u *runUI) removeLocked() {
 	u.clearLocked()
 	u.cur = nil
 	u.stopSpinnerLocked()
+	if u.hidden {
+		fmt.Fprint(u.out, showCursor)
+		u.hidden = false
+	}
 }
 
+// The cursor would blink over the bar's first column: it is hidden while a
+// display is up.
+const (
+	hideCursor = "\x1b[?25l"
+	showCursor = "\x1b[?25h"
+)
+
+// spinnerStyle is how indeterminate progress turns.
+var spinnerStyle = spinner.MiniDot
+
 func (u *runUI) spin(stop chan struct{}) {
-	t := time.NewTicker(100 * time.Millisecond)
+	t := time.NewTicker(spinnerStyle.FPS)
 	defer t.Stop()
 	for {
 		select {
@@ -182,8 +235,6 @@ func (u *runUI) stopSpinnerLocked() {
 	}
 }
 
-var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
-
 // renderLocked draws the current display on one line, never wider than the
 // terminal so that \r redraws it in place.
 func (u *runUI) renderLocked() {
@@ -194,25 +245,48 @@ func (u *runUI) renderLocked() {
 	width := u.width()
 	var line string
 	if p.Determinate {
-		const barWidth = 24
-		frac := 0.0
-		if p.Total > 0 {
-			frac = p.Current / p.Total
-		}
-		fill := int(frac * barWidth)
-		bar := strings.Repeat("=", fill)
-		if fill < barWidth {
-			bar += ">" + strings.Repeat(" ", barWidth-fill-1)
-		}
-		line = fmt.Sprintf("▶ %s [%s] %s/%s", p.Message, bar, num(p.Current), num(p.Total))
+		count := " " + num(p.Current) + "/" + num(p.Total)
+		barWidth := min(40, max(12, width/3))
+		room := max(width-1-barWidth-len(count)-1, 1)
+		line = truncateCols(p.Message, room) + " " + u.bar(barWidth, p.Current/p.Total) + count
 	} else {
-		line = spinnerFrames[u.frame%len(spinnerFrames)] + " " + p.Message
+		frames := spinnerStyle.Frames
+		line = truncateCols(frames[u.frame%len(frames)]+" "+p.Message, width-1)
 	}
-	if r := []rune(line); len(r) > width-1 {
-		line = string(r[:max(width-2, 1)]) + "…"
+	if !u.hidden {
+		fmt.Fprint(u.out, hideCursor)
+		u.hidden = true
 	}
 	fmt.Fprint(u.out, "\r\x1b[2K"+line)
 	u.visible = true
+}
+
+// bar renders bubbles' progress bar at frac, with its percentage: in
+// colour, or in plain block characters under NO_COLOR.
+func (u *runUI) bar(width int, frac float64) string {
+	opts := []progress.Option{progress.WithWidth(width), progress.WithFillCharacters('█', '░')}
+	if u.color {
+		opts = append(opts, progress.WithColors(lipgloss.Cyan))
+	}
+	m := progress.New(opts...)
+	if u.color {
+		m.EmptyColor = lipgloss.BrightBlack
+	} else {
+		m.FullColor, m.EmptyColor = lipgloss.NoColor{}, lipgloss.NoColor{}
+	}
+	return m.ViewAs(min(max(frac, 0), 1))
+}
+
+// truncateCols cuts s to at most n terminal columns, marking the cut.
+func truncateCols(s string, n int) string {
+	if lipgloss.Width(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && lipgloss.Width(string(r))+1 > n {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
 }
 
 func num(f float64) string { return strings.TrimSuffix(fmt.Sprintf("%.2f", f), ".00") }

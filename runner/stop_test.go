@@ -1,0 +1,193 @@
+//go:build unix
+
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corvidlabs/fledge-go/manifest"
+)
+
+// nativeWaiter is a plugin without the protocol: it records the signals
+// fledge sends it and exits 3 once $FLEDGE_PLUGIN_DIR/go exists.
+const nativeWaiter = `#!/bin/sh
+d=$FLEDGE_PLUGIN_DIR
+trap 'echo INT >> "$d/signals"; exit 5' INT
+trap 'echo TERM >> "$d/signals"' TERM
+echo ready
+while [ ! -f "$d/go" ]; do sleep 0.05; done
+exit 3
+`
+
+func installStubborn(e *testEnv) string {
+	e.installScript("fledge-plugin-stub", "stub", "stubborn.sh", "fledge-v1", manifest.Capabilities{})
+	e.install(plugin{name: "fledge-plugin-nat", commands: map[string]string{"nat": "bin/nat"},
+		files: map[string]string{"bin/nat": nativeWaiter}})
+	return e.paths.PluginDir("fledge-plugin-stub")
+}
+
+func readSignals(t *testing.T, dir string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "signals"))
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+const cancelLine = `{"type":"cancel","reason":"user_interrupt"}`
+
+// A protocol plugin that ignores cancel still gets the SIGINT that Ctrl+C
+// would have sent it, after the cancel; the run is interrupted whatever it
+// exits with.
+func TestCtrlCInterruptsAPluginIgnoringCancel(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dir := installStubborn(e)
+	res, err := interruptAfter(t, e, e.runner(), Request{Command: "stub", Args: []string{"int"}}, "ready")
+	if CodeOf(err) != CodeInterrupted || res.ExitCode != 7 || res.Signaled {
+		t.Fatalf("err %v, exit %d (signaled %v): want interrupted, the plugin's own exit 7", err, res.ExitCode, res.Signaled)
+	}
+	if got := readSignals(t, dir); got != "INT "+cancelLine+"\n" {
+		t.Errorf("signals = %q, want SIGINT alone, after the cancel", got)
+	}
+}
+
+// One that ignores SIGINT and SIGTERM too is killed on schedule, each
+// signal sent in turn to its process group.
+func TestCtrlCKillsAPluginIgnoringEverything(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dir := installStubborn(e)
+	res, err := interruptAfter(t, e, e.runner(), Request{Command: "stub", Args: []string{"none"}}, "ready")
+	if CodeOf(err) != CodeInterrupted || res.ExitCode != 128+9 || !res.Signaled {
+		t.Fatalf("err %v, exit %d (signaled %v): want interrupted by SIGKILL", err, res.ExitCode, res.Signaled)
+	}
+	if got := readSignals(t, dir); got != "INT "+cancelLine+"\nTERM\n" {
+		t.Errorf("signals = %q, want SIGINT then SIGTERM before SIGKILL", got)
+	}
+}
+
+// A second Ctrl+C (Request.Kill) kills at once: with every other signal an
+// hour away, nothing else could end the run, and nothing else was sent.
+func TestSecondCtrlCKillsAtOnce(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, cmd   string
+		cancelFirst bool
+	}{
+		{"protocol after Ctrl+C", "stub", true},
+		{"protocol, kill alone", "stub", false},
+		{"native after Ctrl+C", "nat", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			installStubborn(e)
+			r := e.runner()
+			r.Timeouts.Interrupt, r.Timeouts.Term, r.Timeouts.Kill = time.Hour, time.Hour, time.Hour
+			kill := make(chan struct{})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				for !strings.Contains(e.stdout.String(), "ready") {
+					time.Sleep(10 * time.Millisecond)
+				}
+				if tc.cancelFirst {
+					cancel()
+					time.Sleep(50 * time.Millisecond)
+				}
+				close(kill)
+			}()
+			done := make(chan struct{})
+			var res *Result
+			var err error
+			go func() {
+				res, err = r.Run(ctx, Request{Command: tc.cmd, Args: []string{"none"}, Kill: kill})
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the kill did not end the run")
+			}
+			if CodeOf(err) != CodeInterrupted || res.ExitCode != 128+9 || !res.Signaled {
+				t.Fatalf("err %v, exit %d (signaled %v): want interrupted by SIGKILL", err, res.ExitCode, res.Signaled)
+			}
+			for _, name := range []string{"fledge-plugin-stub", "fledge-plugin-nat"} {
+				if got := readSignals(t, e.paths.PluginDir(name)); got != "" {
+					t.Errorf("%s got %q before the kill", name, got)
+				}
+			}
+		})
+	}
+}
+
+// A plugin without the protocol got the terminal's Ctrl+C itself: fledge
+// sends it nothing, and when it exits on its own the run ends as it chose.
+func TestCtrlCLeavesANativePluginAlone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	installStubborn(e)
+	dir := e.paths.PluginDir("fledge-plugin-nat")
+	r := e.runner()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for !strings.Contains(e.stdout.String(), "ready") {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		// Well past every signal of the Ctrl+C schedule (test runner:
+		// SIGKILL at 600 ms), had fledge sent any.
+		time.Sleep(time.Second)
+		writeFile(t, filepath.Join(dir, "go"), "", 0o644)
+	}()
+	res, err := r.Run(ctx, Request{Command: "nat"})
+	if err != nil || res.ExitCode != 3 || res.Signaled {
+		t.Fatalf("err %v, exit %d (signaled %v): want the plugin's own exit 3", err, res.ExitCode, res.Signaled)
+	}
+	if got := readSignals(t, dir); got != "" {
+		t.Errorf("fledge signalled the plugin: %q", got)
+	}
+}
+
+// --timeout: cancel (reason timeout), SIGINT, SIGTERM, SIGKILL on the
+// timeout's schedule, and the error is timeout whatever the plugin did.
+func TestTimeoutStopsOnSchedule(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dir := installStubborn(e)
+	res, err := e.run(Request{Command: "stub", Args: []string{"none"}, Timeout: 200 * time.Millisecond})
+	if CodeOf(err) != CodeTimeout || res.ExitCode != 128+9 || !res.Signaled {
+		t.Fatalf("err %v, exit %d (signaled %v): want timeout and SIGKILL", err, res.ExitCode, res.Signaled)
+	}
+	if got, want := readSignals(t, dir), "INT {\"type\":\"cancel\",\"reason\":\"timeout\"}\nTERM\n"; got != want {
+		t.Errorf("signals = %q, want %q", got, want)
+	}
+
+	// SIGTERM ends this one.
+	e2 := newEnv(t)
+	dir = installStubborn(e2)
+	res, err = e2.run(Request{Command: "stub", Args: []string{"term"}, Timeout: 200 * time.Millisecond})
+	if CodeOf(err) != CodeTimeout || res.ExitCode != 8 {
+		t.Fatalf("err %v, exit %d: want timeout, the plugin's exit 8", err, res.ExitCode)
+	}
+
+	// A plugin without the protocol gets SIGINT at once: nobody pressed
+	// Ctrl+C for it.
+	e3 := newEnv(t)
+	installStubborn(e3)
+	res, err = e3.run(Request{Command: "nat", Timeout: 200 * time.Millisecond})
+	if CodeOf(err) != CodeTimeout || res.ExitCode != 5 {
+		t.Fatalf("native: err %v, exit %d: want timeout, the plugin's exit 5", err, res.ExitCode)
+	}
+	if got := readSignals(t, e3.paths.PluginDir("fledge-plugin-nat")); got != "INT\n" {
+		t.Errorf("native: signals = %q", got)
+	}
+}
