@@ -51,16 +51,19 @@
 //     secret key, or the shape user:password is dropped. A secret-scanning
 //     library (gitleaks) was weighed: 200 modules, and it misses secrets
 //     that only a name gives away.
+//   - init.project is the directory fledge runs in, as the Rust fledge
+//     sends it (package project names it and its languages), with the git
+//     state of the repository holding it; git is null outside a
+//     repository, and for a repository whose work tree is the user's home
+//     or above it (a dotfiles repository is not the project's).
 //   - exec runs `sh -c` (cmd /C on Windows) with stdin closed, in its own
 //     process group, with the filtered environment (see FilterEnv). Its
-//     working directory must lie, after resolving symlinks, in the project
-//     root or the plugin's directory; outside a project the working
-//     directory counts in the project's place unless it is the filesystem
-//     root, the user's home or an ancestor of it, or inside FLEDGE_HOME.
-//     Nothing in FLEDGE_HOME but the plugin's own directory is allowed.
-//   - A project is the nearest directory, from the working directory up,
-//     holding fledge.toml or .git (else a language manifest such as go.mod),
-//     never the user's home or the filesystem root.
+//     default working directory is the directory fledge runs in, and a
+//     relative cwd is relative to it, as in Rust. The directory must lie,
+//     after resolving symlinks, in that directory, in the top level of its
+//     git work tree (not a dotfiles one), or in the plugin's directory;
+//     nothing in FLEDGE_HOME but the plugin's own directory is allowed
+//     (see confinement).
 //   - The store is a JSON object of strings at home.Paths.StoreFile, beside
 //     the plugin's tree. A null value deletes a key; a corrupt file is moved
 //     aside to store.json.corrupt rather than silently replaced.
