@@ -18,6 +18,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/kvstore"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
@@ -429,6 +430,13 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 			tx.rollback()
 		}
 	}()
+	if old != nil {
+		// The Rust fledge kept the plugin's store inside its tree: take it
+		// over before the tree goes, or an update would drop it.
+		if err := kvstore.ForPlugin(in.Paths, entry.Name).Adopt(); err != nil {
+			return false, err
+		}
+	}
 	if err := tx.moveOldAside(); err != nil {
 		return false, err
 	}
