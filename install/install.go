@@ -87,14 +87,11 @@ func (in *Installer) Install(ctx context.Context, raw string) (*Result, error) {
 			return nil, &SourceError{Source: raw, Err: err}
 		}
 	}
-	if err := os.MkdirAll(in.Paths.StagingDir(), 0o755); err != nil {
-		return nil, fmt.Errorf("create staging area: %w", err)
-	}
-	stage, err := os.MkdirTemp(in.Paths.StagingDir(), stagePrefix("install"))
+	stage, cleanup, err := newStage(in.Paths, "install")
 	if err != nil {
-		return nil, fmt.Errorf("create staging area: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(stage)
+	defer cleanup()
 
 	f, err := in.fetch(ctx, src, filepath.Join(stage, "tree"))
 	if err != nil {
