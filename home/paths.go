@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // EnvHome is the environment variable that roots all of fledge's state.
@@ -107,9 +108,14 @@ func (p Paths) CommandLink(command string) string {
 // those of the plugins it removes.
 func (p Paths) RustBinDir() string { return filepath.Join(p.PluginsDir(), "bin") }
 
-// RustCommandLink is the Rust fledge's link for one command.
+// RustCommandLink is the Rust fledge's link for one command (with .exe on
+// Windows, as Rust names it there).
 func (p Paths) RustCommandLink(command string) string {
-	return filepath.Join(p.RustBinDir(), "fledge-"+command)
+	name := "fledge-" + command
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	return filepath.Join(p.RustBinDir(), name)
 }
 
 // TreeLock is the side file locked while plugin trees and links are
