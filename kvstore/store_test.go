@@ -107,4 +107,3 @@ func TestStoreConcurrentWriters(t *testing.T) {
 		t.Errorf("%d keys (%v), want 100: a write was lost", len(m), err)
 	}
 }
-

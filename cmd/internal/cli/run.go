@@ -274,6 +274,8 @@ func runHint(res *runner.Result, err error) string {
 		if len(res.Denied) > 0 && res.Source != "" {
 			return fmt.Sprintf("to grant it, reinstall: fledge plugins install %s --force --grant %s", res.Source, joinCaps(res.Denied))
 		}
+	case runner.CodeUnsupportedPlatform:
+		return platformHint(err, res.Source)
 	case runner.CodeTimeout:
 		return "raise the limit with --timeout"
 	case runner.CodeStateCorrupt:
