@@ -170,6 +170,13 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	if opts.JSON {
 		return printRunResult(f, opts, res, err)
 	}
+	return runOutcome(f, res, err)
+}
+
+// runOutcome is how `fledge <command>` ends: fledge's error when the
+// command never started, else the program's own exit code (with fledge's
+// error shown when something else went wrong, such as a timeout).
+func runOutcome(f *Factory, res *runner.Result, err error) error {
 	if !res.Started {
 		return withCode(runErrorCode(err), err, runHint(res, err))
 	}
