@@ -4,10 +4,14 @@
 //
 // It owns: resolving a command to its plugin (through the lockfile only,
 // never PATH or a name prefix), checking at run time that the binary stays
-// inside the plugin's real tree, spawning it (inherited stdio, or NDJSON
-// pipes), the message loop with its limits and timeouts, the plugin's
-// key/value store, confined exec, project metadata (read with go-git, never
-// by running git) and the environment filter.
+// inside the plugin's real tree and is built for this platform, spawning
+// it (inherited stdio, or NDJSON pipes), the message loop with its limits
+// and timeouts, the use of the plugin's key/value store (package kvstore
+// keeps it), confined exec, project metadata (read with go-git, never by
+// running git) and the environment filter. Separately, it finds and runs
+// fledge-<name> programs on PATH (FindExternal, RunExternal), which the
+// command layer falls back to when no plugin provides a command: they are
+// not plugins and get no protocol and no grants.
 //
 // It does not own: installing or granting (package install), the wire types
 // (runner/protocol, shared with the plugin SDK), or drawing on a terminal.
@@ -66,5 +70,7 @@
 //     (see confinement).
 //   - The store is a JSON object of strings at home.Paths.StoreFile, beside
 //     the plugin's tree. A null value deletes a key; a corrupt file is moved
-//     aside to store.json.corrupt rather than silently replaced.
+//     aside to store.json.corrupt rather than silently replaced. A plugin
+//     the Rust fledge installed has its data taken over from state.json in
+//     its tree on first use (see package kvstore).
 package runner
