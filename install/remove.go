@@ -95,7 +95,9 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	}
 	tx.done()
 	os.RemoveAll(r.Paths.DataDir(entry.Name))
-	os.Remove(r.Paths.RustBinDir()) // when empty: the last Rust plugin is gone
+	// When empty: the last plugin's data, the last Rust link, are gone.
+	os.Remove(filepath.Dir(r.Paths.DataDir(entry.Name)))
+	os.Remove(r.Paths.RustBinDir())
 	return &entry, nil
 }
 
