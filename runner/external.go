@@ -57,22 +57,26 @@ func FindExternal(paths home.Paths, pathEnv, name string) (External, bool) {
 
 // Externals lists the fledge-<name> programs on pathEnv, the first of
 // each name as FindExternal finds it, sorted by name. It reads each PATH
-// directory once.
+// directory once (a directory PATH names twice, or through a symlink as
+// /bin and /usr/bin often are, once), names only, so a large /usr/bin
+// costs one getdents pass and no allocation per entry beyond its name.
 func Externals(paths home.Paths, pathEnv string) []External {
 	state := realOrAbs(paths.Root())
 	seen := map[string]bool{}
+	read := map[string]bool{}
 	out := []External{}
 	for _, dir := range pathDirs(pathEnv, state) {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
+		real := realOrAbs(dir)
+		if read[real] {
 			continue
 		}
-		for _, e := range ents {
-			name, ok := externalName(e.Name())
+		read[real] = true
+		for _, file := range dirNames(dir) {
+			name, ok := externalName(file)
 			if !ok || seen[name] || manifest.CheckName(name) != "" {
 				continue
 			}
-			p, err := exec.LookPath(filepath.Join(dir, e.Name()))
+			p, err := exec.LookPath(filepath.Join(dir, file))
 			if err != nil || insideState(p, state) {
 				continue
 			}
@@ -82,6 +86,18 @@ func Externals(paths home.Paths, pathEnv string) []External {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// dirNames lists dir's entries in directory order (FindExternal's order
+// within a directory does not matter: a name occurs once).
+func dirNames(dir string) []string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	return names
 }
 
 // externalName is the command a PATH entry's file name provides.
