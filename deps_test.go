@@ -47,6 +47,8 @@ func TestImportRules(t *testing.T) {
 		{"runner/protocol", []string{module + "/"}, "the wire types depend on nothing of fledge"},
 		{"pluginsdk", []string{module + "/install", module + "/lockfile", module + "/home", module + "/manifest"}, "the SDK needs only the wire types"},
 		{"project", []string{module + "/"}, "project is a leaf"},
+		{"binfmt", []string{module + "/"}, "binfmt is a leaf"},
+		{"kvstore", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest"}, "the plugin store needs only home: runner and install both use it"},
 		{"publish", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest"}, "publish only talks to GitHub and git"},
 	}
 	for pkg, ds := range all {

@@ -26,8 +26,8 @@ benchtime=${1:-1s}
 
 echo "# go test -bench ./bench/ (benchtime $benchtime)" >&2
 e2e=$(go test -run '^$' -bench . -benchtime "$benchtime" -count 1 -timeout 30m ./bench/)
-echo "# go test -bench Store ./runner/" >&2
-store=$(go test -run '^$' -bench '^BenchmarkStore' -benchtime "$benchtime" -count 1 ./runner/)
+echo "# go test -bench Store ./kvstore/" >&2
+store=$(go test -run '^$' -bench '^BenchmarkStore' -benchtime "$benchtime" -count 1 ./kvstore/)
 echo "# bench/runner.sh" >&2
 runner=$(bench/runner.sh "$benchtime")
 

@@ -469,7 +469,7 @@ func checkInitGit(b *testing.B, e *env, dir string) {
 	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &got); err != nil {
 		b.Fatalf("fledge gp echo: %v\n%s", err, stdout.String())
 	}
-	want := protocol.Git{Branch: "main", Remote: "origin", RemoteURL: projectURL}
+	want := protocol.Git{Branch: "main", Remote: "origin", RemoteURL: projectURL, Root: dir}
 	if p := got.Init.Project; p == nil || p.Root != dir || p.Git == nil || *p.Git != want {
 		b.Fatalf("init project in %s: %s\nwant root %s, git %+v", dir, stdout.String(), dir, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // EnvHome is the environment variable that roots all of fledge's state.
@@ -71,6 +72,13 @@ func (p Paths) DataDir(name string) string {
 // was installed and a reinstall keeps the store.
 func (p Paths) StoreFile(name string) string { return filepath.Join(p.DataDir(name), "store.json") }
 
+// RustStateFile is where the Rust fledge kept the named plugin's store:
+// state.json inside its tree. fledge only reads it, to take it over (see
+// package kvstore).
+func (p Paths) RustStateFile(name string) string {
+	return filepath.Join(p.PluginDir(name), "state.json")
+}
+
 // TreeFile is the per-file hash list recorded when the plugin was installed.
 func (p Paths) TreeFile(name string) string { return filepath.Join(p.DataDir(name), "tree.json") }
 
@@ -93,6 +101,21 @@ func (p Paths) BinDir() string { return filepath.Join(p.root, "bin") }
 // CommandLink is the link for one command in BinDir.
 func (p Paths) CommandLink(command string) string {
 	return filepath.Join(p.BinDir(), "fledge-"+command)
+}
+
+// RustBinDir is where the Rust fledge linked each installed command
+// (plugins/bin/fledge-<command>). fledge makes no links there; it removes
+// those of the plugins it removes.
+func (p Paths) RustBinDir() string { return filepath.Join(p.PluginsDir(), "bin") }
+
+// RustCommandLink is the Rust fledge's link for one command (with .exe on
+// Windows, as Rust names it there).
+func (p Paths) RustCommandLink(command string) string {
+	name := "fledge-" + command
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	return filepath.Join(p.RustBinDir(), name)
 }
 
 // TreeLock is the side file locked while plugin trees and links are

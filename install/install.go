@@ -16,6 +16,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/kvstore"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
@@ -84,14 +85,11 @@ func (in *Installer) Install(ctx context.Context, raw string) (*Result, error) {
 			return nil, &SourceError{Source: raw, Err: err}
 		}
 	}
-	if err := os.MkdirAll(in.Paths.StagingDir(), 0o755); err != nil {
-		return nil, fmt.Errorf("create staging area: %w", err)
-	}
-	stage, err := os.MkdirTemp(in.Paths.StagingDir(), stagePrefix("install"))
+	stage, cleanup, err := newStage(in.Paths, "install")
 	if err != nil {
-		return nil, fmt.Errorf("create staging area: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(stage)
+	defer cleanup()
 
 	f, err := in.fetch(ctx, src, filepath.Join(stage, "tree"))
 	if err != nil {
@@ -294,6 +292,9 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 	if err := m.CheckBinaries(f.dir).Err(); err != nil {
 		return nil, err
 	}
+	if err := checkPlatform(m, f.dir); err != nil {
+		return nil, err
+	}
 
 	entry := lockfile.Plugin{
 		Name: name, Source: f.src.Display, Version: m.Plugin.Version,
@@ -427,6 +428,13 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 			tx.rollback()
 		}
 	}()
+	if old != nil {
+		// The Rust fledge kept the plugin's store inside its tree: take it
+		// over before the tree goes, or an update would drop it.
+		if err := kvstore.ForPlugin(in.Paths, entry.Name).Adopt(); err != nil {
+			return false, err
+		}
+	}
 	if err := tx.moveOldAside(); err != nil {
 		return false, err
 	}

@@ -80,7 +80,9 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	if err := tx.moveOldAside(); err != nil {
 		return nil, err
 	}
-	tx.unlinkOwned(entry.Commands, dir)
+	tx.unlinkOwned(entry.Commands, dir, r.Paths.CommandLink)
+	// A plugin the Rust fledge installed also has its links there.
+	tx.unlinkOwned(entry.Commands, dir, r.Paths.RustCommandLink)
 	err = r.Store.Update(func(f *lockfile.File) error {
 		if !f.Remove(entry.Name) {
 			return fmt.Errorf("plugin %q: %w", entry.Name, lockfile.ErrNotInstalled)
@@ -93,14 +95,17 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	}
 	tx.done()
 	os.RemoveAll(r.Paths.DataDir(entry.Name))
+	// When empty: the last plugin's data, the last Rust link, are gone.
+	os.Remove(filepath.Dir(r.Paths.DataDir(entry.Name)))
+	os.Remove(r.Paths.RustBinDir())
 	return &entry, nil
 }
 
-// unlinkOwned removes the command links that point into dir, leaving links
-// that some other plugin or the user made.
-func (s *swap) unlinkOwned(commands []string, dir string) {
+// unlinkOwned removes the command links (named by link) that point into
+// dir, leaving links that some other plugin or the user made.
+func (s *swap) unlinkOwned(commands []string, dir string, link func(string) string) {
 	for _, c := range commands {
-		l := s.paths.CommandLink(c)
+		l := link(c)
 		t, err := os.Readlink(l)
 		if err != nil {
 			continue

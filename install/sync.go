@@ -3,7 +3,6 @@ package install
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -198,14 +197,11 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 			break
 		}
 	}
-	if err := os.MkdirAll(in.Paths.StagingDir(), 0o755); err != nil {
-		return err
-	}
-	stage, err := os.MkdirTemp(in.Paths.StagingDir(), stagePrefix("sync"))
+	stage, cleanup, err := newStage(in.Paths, "sync")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(stage)
+	defer cleanup()
 	in.logf("Fetching %s at %s (%s)...\n", termsafe.Line(src.String()), short(w.Commit), registry.TierOfSource(src, in.Trust))
 	f, err := in.checkout(ctx, src, rev, filepath.Join(stage, "tree"))
 	if err != nil {

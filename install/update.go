@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -382,16 +381,12 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 	in := *u.Installer
 	in.Force = true
 	p := &pl.entry
-	if err := os.MkdirAll(in.Paths.StagingDir(), 0o755); err != nil {
-		fail(pl, err)
-		return
-	}
-	stage, err := os.MkdirTemp(in.Paths.StagingDir(), stagePrefix("update"))
+	stage, cleanup, err := newStage(in.Paths, "update")
 	if err != nil {
 		fail(pl, err)
 		return
 	}
-	defer os.RemoveAll(stage)
+	defer cleanup()
 	tree := filepath.Join(stage, "tree")
 	var f *fetched
 	descends := true

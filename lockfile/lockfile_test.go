@@ -396,6 +396,9 @@ func TestResolve(t *testing.T) {
 		{query: "fledge-plugin-deps", want: "fledge-plugin-deps"},
 		{query: "deps", want: "fledge-plugin-deps"},
 		{query: "fledge-deps", want: "fledge-plugin-deps"},
+		{query: "plugin-deps", want: "fledge-plugin-deps"}, // Rust's: fledge-<name>
+		{query: "plugin-dup", want: "fledge-plugin-dup"},
+		{query: "plugin-solo", missing: true},
 		{query: "solo", want: "solo"},
 		{query: "fledge-solo", want: "solo"},
 		{query: "fledge-plugin-solo", want: "solo"},

@@ -38,8 +38,10 @@ func (f *File) Get(name string) (*Plugin, bool) {
 	return nil, false
 }
 
-// Resolve finds a plugin by its name or its short form (a leading
-// "fledge-plugin-" or "fledge-" removed), as long as that is unambiguous.
+// Resolve finds a plugin by its name or a short form of it, as long as
+// that is unambiguous: a leading "fledge-plugin-" or "fledge-" removed from
+// both ("deps", "fledge-deps" for fledge-plugin-deps), or just "fledge-"
+// removed, as the Rust fledge looks names up ("plugin-deps").
 func (f *File) Resolve(name string) (*Plugin, error) {
 	if p, ok := f.Get(name); ok {
 		return p, nil
@@ -47,7 +49,7 @@ func (f *File) Resolve(name string) (*Plugin, error) {
 	short := ShortName(name)
 	var hits []int
 	for i := range f.Plugins {
-		if ShortName(f.Plugins[i].Name) == short {
+		if n := f.Plugins[i].Name; ShortName(n) == short || n == "fledge-"+name {
 			hits = append(hits, i)
 		}
 	}

@@ -28,14 +28,25 @@ var markers = []struct {
 // Language returns the language label of dir: the first of Rust's markers
 // present there (as a file, directory or symlink to either), else Generic.
 func Language(dir string) string {
+	if langs := Languages(dir); len(langs) > 0 {
+		return langs[0]
+	}
+	return Generic
+}
+
+// Languages returns every language label whose marker dir holds, in Rust's
+// order (so the first is Language's), or an empty list.
+func Languages(dir string) []string {
+	langs := []string{}
 	for _, m := range markers {
 		for _, f := range m.files {
 			if Has(dir, f) {
-				return m.lang
+				langs = append(langs, m.lang)
+				break
 			}
 		}
 	}
-	return Generic
+	return langs
 }
 
 // Has reports whether dir holds name (following a symlink, as Rust's

@@ -9,17 +9,25 @@ import (
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
-// confinement decides where exec commands may run.
+// confinement decides where exec commands may run: what counts as inside
+// the project for a plugin.
 //
-// The allowed roots are the project root and the plugin's own directory
-// (both with symlinks resolved). Outside a project, the working directory
-// takes the project's place, unless it is the filesystem root, the user's
-// home directory or one of its ancestors, or inside FLEDGE_HOME: then only
-// the plugin's directory is allowed. Nothing inside FLEDGE_HOME but the
-// plugin's own directory is ever allowed, whatever the roots.
+// The default working directory is the directory fledge runs in, as under
+// the Rust fledge; a relative cwd is relative to it. A request's directory
+// must lie, after resolving symlinks, in one of:
 //
-// A request's cwd is relative to the default directory: the project root,
-// else the allowed working directory, else the plugin's directory.
+//   - the directory fledge runs in (as Rust allows);
+//   - the top level of the git work tree holding it, so a plugin run from
+//     a monorepo's svc/ may still act on the repository (Rust refuses
+//     this; fledge allows it because the repository is the project the
+//     user works in). A work tree that is the user's home or an ancestor
+//     of it (a dotfiles repository) does not count;
+//   - the plugin's own directory.
+//
+// Nothing inside FLEDGE_HOME but the plugin's own directory is ever
+// allowed, whatever the roots: fledge's state is not a plugin's to touch.
+// The confinement catches a plugin's mistakes, not a hostile plugin: a
+// command granted exec can cd anywhere itself.
 type confinement struct {
 	roots  []string
 	base   string
@@ -27,40 +35,21 @@ type confinement struct {
 	state  string // FLEDGE_HOME, resolved
 }
 
-func newConfinement(project *Project, cwd, pluginRoot, fledgeHome, userHome string) *confinement {
-	c := &confinement{plugin: pluginRoot, state: realOrAbs(fledgeHome)}
-	var work string
-	if project != nil && c.allowedRoot(project.Root, userHome) {
-		work = project.Root
-	} else if cwd != "" {
-		if real, err := filepath.EvalSymlinks(cwd); err == nil && c.allowedRoot(real, userHome) {
-			work = real
-		}
-	}
-	if work != "" {
-		c.roots = append(c.roots, work)
-		c.base = work
-	} else {
+// newConfinement confines exec to runDir (the real directory fledge runs
+// in, "" when unknown), the git work tree gitRoot ("" outside one) and the
+// plugin's root.
+func newConfinement(runDir, gitRoot, pluginRoot, fledgeHome, userHome string) *confinement {
+	c := &confinement{plugin: pluginRoot, state: realOrAbs(fledgeHome), base: runDir}
+	if runDir == "" {
 		c.base = pluginRoot
+	} else {
+		c.roots = append(c.roots, runDir)
+	}
+	if gitRoot != "" && !(userHome != "" && manifest.Within(gitRoot, realOrAbs(userHome))) {
+		c.roots = append(c.roots, gitRoot)
 	}
 	c.roots = append(c.roots, pluginRoot)
 	return c
-}
-
-// allowedRoot refuses directories that would allow too much.
-func (c *confinement) allowedRoot(dir, userHome string) bool {
-	if dir == "" || filepath.Dir(dir) == dir {
-		return false
-	}
-	if userHome != "" {
-		if h := realOrAbs(userHome); manifest.Within(dir, h) {
-			return false // $HOME itself or an ancestor of it
-		}
-	}
-	if manifest.Within(c.state, dir) {
-		return false
-	}
-	return true
 }
 
 // resolve returns the real directory for a request's cwd, or why it is
@@ -89,7 +78,7 @@ func (c *confinement) resolve(cwd string) (string, error) {
 			return real, nil
 		}
 	}
-	return "", fmt.Errorf("exec cwd %q escapes the project and plugin directories", cwd)
+	return "", fmt.Errorf("exec cwd %q escapes the directory fledge runs in, its git work tree and the plugin's directory", cwd)
 }
 
 func realOrAbs(p string) string {

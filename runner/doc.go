@@ -4,10 +4,14 @@
 //
 // It owns: resolving a command to its plugin (through the lockfile only,
 // never PATH or a name prefix), checking at run time that the binary stays
-// inside the plugin's real tree, spawning it (inherited stdio, or NDJSON
-// pipes), the message loop with its limits and timeouts, the plugin's
-// key/value store, confined exec, project metadata (read with go-git, never
-// by running git) and the environment filter.
+// inside the plugin's real tree and is built for this platform, spawning
+// it (inherited stdio, or NDJSON pipes), the message loop with its limits
+// and timeouts, the use of the plugin's key/value store (package kvstore
+// keeps it), confined exec, project metadata (read with go-git, never by
+// running git) and the environment filter. Separately, it finds and runs
+// fledge-<name> programs on PATH (FindExternal, RunExternal), which the
+// command layer falls back to when no plugin provides a command: they are
+// not plugins and get no protocol and no grants.
 //
 // It does not own: installing or granting (package install), the wire types
 // (runner/protocol, shared with the plugin SDK), or drawing on a terminal.
@@ -62,17 +66,22 @@
 //     secret key, or the shape user:password is dropped. A secret-scanning
 //     library (gitleaks) was weighed: 200 modules, and it misses secrets
 //     that only a name gives away.
+//   - init.project is the directory fledge runs in, as the Rust fledge
+//     sends it (package project names it and its languages), with the git
+//     state of the repository holding it; git is null outside a
+//     repository, and for a repository whose work tree is the user's home
+//     or above it (a dotfiles repository is not the project's).
 //   - exec runs `sh -c` (cmd /C on Windows) with stdin closed, in its own
 //     process group, with the filtered environment (see FilterEnv). Its
-//     working directory must lie, after resolving symlinks, in the project
-//     root or the plugin's directory; outside a project the working
-//     directory counts in the project's place unless it is the filesystem
-//     root, the user's home or an ancestor of it, or inside FLEDGE_HOME.
-//     Nothing in FLEDGE_HOME but the plugin's own directory is allowed.
-//   - A project is the nearest directory, from the working directory up,
-//     holding fledge.toml or .git (else a language manifest such as go.mod),
-//     never the user's home or the filesystem root.
+//     default working directory is the directory fledge runs in, and a
+//     relative cwd is relative to it, as in Rust. The directory must lie,
+//     after resolving symlinks, in that directory, in the top level of its
+//     git work tree (not a dotfiles one), or in the plugin's directory;
+//     nothing in FLEDGE_HOME but the plugin's own directory is allowed
+//     (see confinement).
 //   - The store is a JSON object of strings at home.Paths.StoreFile, beside
 //     the plugin's tree. A null value deletes a key; a corrupt file is moved
-//     aside to store.json.corrupt rather than silently replaced.
+//     aside to store.json.corrupt rather than silently replaced. A plugin
+//     the Rust fledge installed has its data taken over from state.json in
+//     its tree on first use (see package kvstore).
 package runner

@@ -21,6 +21,7 @@ const (
 	CodeBinaryOutsidePlugin  = "binary_outside_plugin"
 	CodePluginMissing        = "plugin_missing"
 	CodeUnsupportedRuntime   = "unsupported_runtime"
+	CodeUnsupportedPlatform  = "unsupported_platform" // a binary built for another OS or architecture
 	CodeManifestChanged      = "manifest_changed"
 )
 

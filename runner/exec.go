@@ -89,7 +89,14 @@ func (s *session) execTimeout(sec *float64) time.Duration {
 // whole at the timeout), its output drained as it runs and capped.
 func (s *session) runExec(m *protocol.Outbound) (res protocol.ExecResult, cancelled bool) {
 	if s.confine == nil {
-		s.confine = newConfinement(s.project, s.cwd, s.t.Root, s.r.Paths.Root(), s.r.UserHome)
+		var runDir, gitRoot string
+		if s.project != nil {
+			runDir = s.project.Root
+		}
+		if r := s.gitRepo(); r != nil {
+			gitRoot = worktreeRoot(r)
+		}
+		s.confine = newConfinement(runDir, gitRoot, s.t.Root, s.r.Paths.Root(), s.r.UserHome)
 	}
 	dir, err := s.confine.resolve(m.Cwd)
 	if err != nil {

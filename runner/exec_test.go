@@ -128,33 +128,54 @@ func TestExecTimeoutBounds(t *testing.T) {
 	}
 }
 
-func TestConfinementOutsideAProject(t *testing.T) {
+func TestConfinementRoots(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	dir, _ = filepath.EvalSymlinks(dir)
 	userHome := filepath.Join(dir, "home")
-	plugin := filepath.Join(dir, "fh", "plugins", "p")
-	work := filepath.Join(dir, "elsewhere")
-	for _, d := range []string{userHome, plugin, work} {
+	fh := filepath.Join(userHome, ".config", "fledge")
+	plugin := filepath.Join(fh, "plugins", "p")
+	other := filepath.Join(fh, "plugins", "other")
+	mono := filepath.Join(userHome, "code", "mono")
+	svc := filepath.Join(mono, "svc")
+	sibling := filepath.Join(userHome, "code", "sibling")
+	for _, d := range []string{plugin, other, svc, filepath.Join(mono, "lib"), sibling} {
 		mustMkdir(t, d)
 	}
-	fh := filepath.Join(dir, "fh")
 	tests := []struct {
-		cwd, wantBase string
+		name     string
+		run, git string
+		cwd      string
+		want     string // "" means refused
 	}{
-		{work, work},       // an ordinary directory counts
-		{userHome, plugin}, // $HOME does not
-		{dir, plugin},      // nor an ancestor of $HOME
-		{"/", plugin},      // nor the root
-		{fh, plugin},       // nor fledge's state
+		{"default is where fledge runs", svc, mono, "", svc},
+		{"relative to where fledge runs", svc, mono, ".", svc},
+		{"the git work tree counts", svc, mono, "..", mono},
+		{"inside the git work tree", svc, mono, "../lib", filepath.Join(mono, "lib")},
+		{"absolute in the work tree", svc, mono, mono, mono},
+		{"the plugin's directory", svc, mono, plugin, plugin},
+		{"outside the work tree", svc, mono, "../..", ""},
+		{"a sibling", svc, mono, sibling, ""},
+		{"without a repository, only the run directory", svc, "", "..", ""},
+		{"the home directory as the run directory", userHome, "", "code", filepath.Join(userHome, "code")},
+		{"a dotfiles work tree does not count", svc, userHome, "../..", ""},
+		{"fledge's state, even below the run directory", userHome, "", ".config/fledge", ""},
+		{"another plugin's tree", userHome, "", other, ""},
+		{"run inside fledge's state", other, "", "", ""},
+		{"an unknown run directory falls back to the plugin's", "", "", "", plugin},
+		{"the filesystem root", svc, mono, "/", ""},
 	}
 	for _, tt := range tests {
-		c := newConfinement(nil, tt.cwd, plugin, fh, userHome)
-		if got, err := c.resolve(""); err != nil || got != tt.wantBase {
-			t.Errorf("cwd %s: default dir %q, %v; want %q", tt.cwd, got, err, tt.wantBase)
+		c := newConfinement(tt.run, tt.git, plugin, fh, userHome)
+		got, err := c.resolve(tt.cwd)
+		if tt.want == "" {
+			if err == nil {
+				t.Errorf("%s: cwd %q allowed as %s", tt.name, tt.cwd, got)
+			}
+			continue
 		}
-		if _, err := c.resolve("/"); err == nil {
-			t.Errorf("cwd %s: / allowed", tt.cwd)
+		if err != nil || got != tt.want {
+			t.Errorf("%s: cwd %q = %q, %v; want %s", tt.name, tt.cwd, got, err, tt.want)
 		}
 	}
 }

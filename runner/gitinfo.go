@@ -38,9 +38,10 @@ func openRepo(dir string) *git.Repository {
 }
 
 // gitState is the init message's project.git: branch, dirtiness and the
-// primary remote with credentials stripped from its URL.
+// primary remote with credentials stripped from its URL. Without a remote
+// it is "origin" with an empty URL, as the Rust fledge reports it.
 func gitState(r *git.Repository) *protocol.Git {
-	g := &protocol.Git{Branch: branchName(r)}
+	g := &protocol.Git{Branch: branchName(r), Remote: "origin"}
 	// Asked on every run, in whatever project the caller stands in: the
 	// fast check, not go-git's full status (see internal/gitdirty). A
 	// worktree it cannot read counts as dirty: a plugin that checks before

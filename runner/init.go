@@ -5,13 +5,10 @@ import (
 )
 
 // initMessage is the first message a protocol plugin reads: the command and
-// its arguments, the project (null outside one) with its git state, the
-// plugin itself, fledge's version and the capabilities granted.
+// its arguments, the directory fledge runs in (with the git state of the
+// repository holding it), the plugin itself, fledge's version and the
+// capabilities granted.
 func (s *session) initMessage() protocol.Init {
-	var g *protocol.Git
-	if r := s.gitRepo(); r != nil {
-		g = gitState(r)
-	}
 	args := s.req.Args
 	if args == nil {
 		args = []string{}
@@ -22,7 +19,7 @@ func (s *session) initMessage() protocol.Init {
 		Protocol: protocol.Version,
 		Command:  s.req.Command,
 		Args:     args,
-		Project:  s.project.wire(g),
+		Project:  wireProject(s.project, s.gitRepo()),
 		Plugin: protocol.PluginInfo{
 			Name:    s.t.Manifest.Plugin.Name,
 			Version: s.t.Manifest.Plugin.Version,

@@ -13,7 +13,6 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 
-	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -72,42 +71,6 @@ func TestInitAndArgumentPassThrough(t *testing.T) {
 	}
 	if git["branch"] != "master" || git["dirty"] != true || git["remote"] != "origin" || git["remote_url"] != "https://example.com/org/app.git" {
 		t.Errorf("git = %v", git)
-	}
-}
-
-func TestInitOutsideAProject(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
-	e.installGo("fledge-plugin-go", "goecho", manifest.Capabilities{})
-	r := e.runner()
-	r.Getwd = func() (string, error) { return r.UserHome, nil }
-	mustMkdir(t, r.UserHome)
-	// A dotfiles repository in $HOME does not make it a project.
-	writeFile(t, filepath.Join(r.UserHome, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
-	if _, err := e.runWith(r, Request{Command: "goecho", Args: []string{"echo"}}); err != nil {
-		t.Fatal(err)
-	}
-	init := decodeEcho(t, e.stdout.String())["init"].(map[string]any)
-	if init["project"] != nil {
-		t.Errorf("project = %v, want null", init["project"])
-	}
-	// A project below $HOME without a repository of its own does not
-	// report the dotfiles repository as its git state.
-	proj := filepath.Join(r.UserHome, "code", "app")
-	writeFile(t, filepath.Join(proj, "go.mod"), "module app\n", 0o644)
-	os.RemoveAll(filepath.Join(r.UserHome, ".git"))
-	if _, err := git.PlainInit(r.UserHome, false); err != nil {
-		t.Fatal(err)
-	}
-	r.Getwd = func() (string, error) { return proj, nil }
-	e.stdout = &testutil.SyncBuffer{}
-	r.Stdout = e.stdout
-	if _, err := e.runWith(r, Request{Command: "goecho", Args: []string{"echo"}}); err != nil {
-		t.Fatal(err)
-	}
-	p := decodeEcho(t, e.stdout.String())["init"].(map[string]any)["project"].(map[string]any)
-	if p["root"] != proj || p["git"] != nil {
-		t.Errorf("project = %v, want root %s without git", p, proj)
 	}
 }
 

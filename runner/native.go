@@ -18,6 +18,9 @@ const EnvNonInteractive = "FLEDGE_NON_INTERACTIVE"
 // FLEDGE_PLUGIN_DIR (and FLEDGE_NON_INTERACTIVE under --ni).
 func (r *Runner) pluginEnv(t *Target, req Request) []string {
 	env := setEnv(r.Environ(), EnvPluginDir, t.Root)
+	if t.Root == "" { // an external program whose directory is unknown
+		env = env[:len(env)-1]
+	}
 	if req.NonInteractive {
 		env = setEnv(env, EnvNonInteractive, "1")
 	}

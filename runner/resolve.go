@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/corvidlabs/fledge-go/binfmt"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -37,7 +38,10 @@ func (t *Target) Grants() manifest.Capabilities { return t.Entry.Capabilities }
 // Resolve finds the installed plugin that owns command. Only plugins.toml
 // is consulted: never PATH, never a name prefix. The manifest is loaded from
 // the plugin's installed tree and the binary is checked, after resolving
-// symlinks, to stay inside that tree.
+// symlinks, to stay inside that tree, and to be built for this platform.
+// When the owner was found but cannot run, the error comes with a Target
+// holding its entry (for advice that names it); its other fields may be
+// empty.
 func Resolve(paths home.Paths, command string) (*Target, error) {
 	store := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock())
 	entry, ok, err := store.CommandOwner(command, paths.CommandIndexFile())
@@ -64,16 +68,16 @@ func Resolve(paths home.Paths, command string) (*Target, error) {
 	dir := paths.PluginDir(entry.Name)
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil, errorf(CodePluginMissing, "plugin %s provides %q, but its directory %s is missing: %v", entry.Name, command, dir, err)
+		return t, errorf(CodePluginMissing, "plugin %s provides %q, but its directory %s is missing: %v", entry.Name, command, dir, err)
 	}
 	if root, err = filepath.Abs(root); err != nil {
-		return nil, errorf(CodePluginMissing, "plugin %s: %v", entry.Name, err)
+		return t, errorf(CodePluginMissing, "plugin %s: %v", entry.Name, err)
 	}
 	t.Root = root
 
 	data, err := manifest.ReadFile(filepath.Join(root, manifest.FileName))
 	if err != nil {
-		return nil, errorf(CodeLaunchFailed, "plugin %s: %v", entry.Name, err)
+		return t, errorf(CodeLaunchFailed, "plugin %s: %v", entry.Name, err)
 	}
 	// A copied or cloned plugin runs only with the manifest that was
 	// approved. A live link changes by design; its grants still come only
@@ -83,28 +87,32 @@ func Resolve(paths home.Paths, command string) (*Target, error) {
 		if entry.PinnedRef != "" {
 			src += "@" + entry.PinnedRef
 		}
-		return nil, errorf(CodeManifestChanged, "plugin %s's plugin.toml is not the one you approved (see: fledge plugins verify %s); to review and approve it again: fledge plugins install '%s' --force", entry.Name, entry.Name, src)
+		return t, errorf(CodeManifestChanged, "plugin %s's plugin.toml is not the one you approved (see: fledge plugins verify %s); to review and approve it again: fledge plugins install '%s' --force", entry.Name, entry.Name, src)
 	}
 	// Unknown keys were reported when the plugin was validated and
 	// installed; a run reads only what it needs.
 	m, err := manifest.Decode(data)
 	if err != nil {
-		return nil, errorf(CodeLaunchFailed, "plugin %s: %v", entry.Name, err)
+		return t, errorf(CodeLaunchFailed, "plugin %s: %v", entry.Name, err)
 	}
 	t.Manifest = m
 	if err := m.CheckProtocol(); err != nil {
-		return nil, &Error{Code: CodeProtocolMismatch, Err: fmt.Errorf("plugin %s: %w", entry.Name, err)}
+		return t, &Error{Code: CodeProtocolMismatch, Err: fmt.Errorf("plugin %s: %w", entry.Name, err)}
 	}
 	if m.Plugin.Runtime == "wasm" {
-		return nil, errorf(CodeUnsupportedRuntime, "plugin %s is a wasm plugin; this fledge runs only native binaries", entry.Name)
+		return t, errorf(CodeUnsupportedRuntime, "plugin %s is a wasm plugin; this fledge runs only native binaries", entry.Name)
 	}
 	c, ok := m.Command(command)
 	if !ok {
-		return nil, errorf(CodeLaunchFailed, "plugins.toml says plugin %s provides %q, but its plugin.toml no longer declares it", entry.Name, command)
+		return t, errorf(CodeLaunchFailed, "plugins.toml says plugin %s provides %q, but its plugin.toml no longer declares it", entry.Name, command)
 	}
 	bin, err := resolveBinary(root, c.Binary)
 	if err != nil {
-		return nil, err
+		return t, err
+	}
+	// Say which platform a foreign binary is for, not "exec format error".
+	if err := binfmt.Check(bin, c.Binary); err != nil {
+		return t, &Error{Code: CodeUnsupportedPlatform, Err: fmt.Errorf("plugin %s: %w", entry.Name, err)}
 	}
 	t.Binary = bin
 	return t, nil

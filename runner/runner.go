@@ -229,11 +229,13 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	rr := r.withDefaults()
 	res := &Result{Command: req.Command, ExitCode: -1}
 	t, err := Resolve(rr.Paths, req.Command)
+	if t != nil {
+		res.Plugin = t.Entry.Name
+		res.Source = t.Entry.Source
+	}
 	if err != nil {
 		return res, err
 	}
-	res.Plugin = t.Entry.Name
-	res.Source = t.Entry.Source
 	res.Protocol = t.Manifest.Plugin.Protocol
 
 	runCtx, cancel := context.WithCancelCause(ctx)

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5"
 
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/project"
 	"github.com/corvidlabs/fledge-go/runner/protocol"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -51,7 +52,7 @@ type session struct {
 	capture *capBuffer
 
 	cwd     string
-	project *Project
+	project *project.Info // the directory fledge runs in; nil if unknown
 	repo    *git.Repository
 	repoSet bool
 	confine *confinement
@@ -86,7 +87,7 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 	if wd, err := r.Getwd(); err == nil {
 		s.cwd = wd
 	}
-	s.project = DetectProject(s.cwd, r.UserHome)
+	s.project = detectProject(s.cwd)
 	// The project's git state is read while the plugin starts: neither
 	// needs the other (start touches nothing initMessage reads), and the
 	// git state takes milliseconds in a large project.

@@ -4,12 +4,15 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/corvidlabs/fledge-go/kvstore"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/runner/protocol"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
-func (s *session) kv() *Store { return NewStore(s.r.Paths.StoreFile(s.t.Entry.Name)) }
+// kv is the plugin's store, which takes over what the Rust fledge stored
+// for it (see package kvstore).
+func (s *session) kv() *kvstore.Store { return kvstore.ForPlugin(s.r.Paths, s.t.Entry.Name) }
 
 // store persists a key (fire and forget). Without the store grant it is
 // dropped. A null value deletes the key. Values must be strings.

@@ -69,39 +69,6 @@ func TestLineReader(t *testing.T) {
 	}
 }
 
-func TestDetectProject(t *testing.T) {
-	t.Parallel()
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
-	home := filepath.Join(dir, "home")
-	mono := filepath.Join(home, "code", "mono")
-	writeFile(t, filepath.Join(mono, ".git", "HEAD"), "ref: refs/heads/main\n", 0o644)
-	writeFile(t, filepath.Join(mono, "svc", "go.mod"), "module x\n", 0o644)
-	writeFile(t, filepath.Join(mono, "Cargo.toml"), "", 0o644)
-	writeFile(t, filepath.Join(home, ".git", "HEAD"), "", 0o644)
-	writeFile(t, filepath.Join(dir, "loose", "deep", "package.json"), "{}", 0o644)
-	mustMkdir(t, filepath.Join(home, "notes"))
-	tests := []struct {
-		cwd       string
-		root, lng string
-	}{
-		{filepath.Join(mono, "svc"), mono, "rust"}, // .git wins over the nearer go.mod
-		{mono, mono, "rust"},
-		{filepath.Join(home, "notes"), "", ""}, // $HOME's dotfiles repo is not a project
-		{home, "", ""},
-		{filepath.Join(dir, "loose", "deep"), filepath.Join(dir, "loose", "deep"), "node"},
-		{"/", "", ""},
-	}
-	for _, tt := range tests {
-		p := DetectProject(tt.cwd, home)
-		switch {
-		case tt.root == "" && p != nil:
-			t.Errorf("%s: project %+v, want none", tt.cwd, p)
-		case tt.root != "" && (p == nil || p.Root != tt.root || p.Language != tt.lng || p.Name != filepath.Base(tt.root)):
-			t.Errorf("%s: project %+v, want root %s (%s)", tt.cwd, p, tt.root, tt.lng)
-		}
-	}
-}
-
 func TestValidators(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

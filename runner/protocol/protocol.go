@@ -72,20 +72,28 @@ type Init struct {
 	Capabilities Capabilities `json:"capabilities"`
 }
 
-// Project describes the project fledge was run in.
+// Project describes the directory fledge was run in, as the Rust fledge
+// does: Name is its base name, Root the directory itself, Language Rust's
+// label for it (generic when nothing matches). Languages (fledge's) lists
+// every label that matches, in Rust's order.
 type Project struct {
-	Name     string `json:"name"`
-	Root     string `json:"root"`
-	Language string `json:"language"`
-	Git      *Git   `json:"git"`
+	Name      string   `json:"name"`
+	Root      string   `json:"root"`
+	Language  string   `json:"language"`
+	Languages []string `json:"languages"`
+	Git       *Git     `json:"git"`
 }
 
-// Git is the project's git state. RemoteURL never carries credentials.
+// Git is the state of the repository holding the project (null outside
+// one). With no remote, Remote is "origin" and RemoteURL "", as the Rust
+// fledge sends them; RemoteURL never carries credentials. Root (fledge's)
+// is the top level of the work tree.
 type Git struct {
 	Branch    string `json:"branch"`
 	Dirty     bool   `json:"dirty"`
-	Remote    string `json:"remote,omitempty"`
-	RemoteURL string `json:"remote_url,omitempty"`
+	Remote    string `json:"remote"`
+	RemoteURL string `json:"remote_url"`
+	Root      string `json:"root"`
 }
 
 // PluginInfo identifies the running plugin.

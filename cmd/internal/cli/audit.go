@@ -14,6 +14,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/termsafe"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
@@ -62,6 +63,9 @@ type auditEntry struct {
 type auditDoc struct {
 	SchemaVersion int          `json:"schema_version"`
 	Audit         []auditEntry `json:"audit"`
+	// Externals are fledge-<name> programs on PATH: fledge did not
+	// install them and enforces nothing on them (fledge's addition).
+	Externals []externalJSON `json:"externals"`
 }
 
 func auditRun(f *Factory, opts *auditOptions) error {
@@ -74,7 +78,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 		return err
 	}
 	t := trustConfig(cfg)
-	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}}
+	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(runner.Externals(paths, f.Getenv("PATH")), file)}
 	for _, p := range sortedPlugins(file) {
 		doc.Audit = append(doc.Audit, auditPlugin(paths, p, t))
 	}
@@ -83,11 +87,11 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	}
 	if len(doc.Audit) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "No plugins installed.")
-		return nil
 	}
 	for _, a := range doc.Audit {
 		printAudit(f, a)
 	}
+	printExternals(f.IO.Out, doc.Externals)
 	return nil
 }
 

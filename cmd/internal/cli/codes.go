@@ -2,7 +2,9 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 
+	"github.com/corvidlabs/fledge-go/binfmt"
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -18,6 +20,9 @@ const (
 	CodeForcePushed     = "force_pushed"
 	CodeNotReproducible = "not_reproducible"
 	CodeTooLarge        = "plugin_too_large"
+	// CodeUnsupportedPlatform: a command binary built for another OS or
+	// architecture (the runner's code of the same name at run time).
+	CodeUnsupportedPlatform = "unsupported_platform"
 )
 
 // classify maps the library packages' typed errors and sentinels to error
@@ -81,6 +86,8 @@ func classify(err error) string {
 		return CodeStateCorrupt
 	case errors.As(err, new(*install.RecoveryError)):
 		return CodeStateCorrupt
+	case errors.As(err, new(*binfmt.MismatchError)):
+		return CodeUnsupportedPlatform
 	}
 	return ""
 }
@@ -112,5 +119,20 @@ func hintFor(err error) string {
 	case errors.As(err, &fp):
 		return "review the new history; if you trust it: fledge plugins update " + fp.Plugin + " --force"
 	}
-	return ""
+	return platformHint(err, "")
+}
+
+// platformHint is the advice for a binary built for another platform:
+// build it here, or get one built for here. source, when known, is what
+// to reinstall from.
+func platformHint(err error, source string) string {
+	var me *binfmt.MismatchError
+	if !errors.As(err, &me) {
+		return ""
+	}
+	again := "install it again"
+	if source != "" {
+		again = "reinstall it: fledge plugins install " + source + " --force"
+	}
+	return fmt.Sprintf("build it from source on this machine: install the toolchain its build uses (cargo, go, swift, …) and %s; or ask its author for a %s/%s build", again, me.GOOS, me.GOARCH)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -34,6 +35,8 @@ func newListCmd(f *Factory) *cobra.Command {
 type listDoc struct {
 	SchemaVersion int          `json:"schema_version"`
 	Plugins       []pluginJSON `json:"plugins"`
+	// Externals are fledge-<name> programs on PATH (fledge's addition).
+	Externals []externalJSON `json:"externals"`
 }
 
 func listRun(f *Factory, opts *listOptions) error {
@@ -41,14 +44,17 @@ func listRun(f *Factory, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	// The JSON document is a pure function of plugins.toml and
-	// config.toml: scripts and agents that list often get it from a
-	// derived file, after hashing the two (see package derived).
+	// The JSON document is a pure function of plugins.toml, config.toml
+	// and the fledge-<name> programs on PATH: scripts and agents that list
+	// often get it from a derived file, after hashing the three (see
+	// package derived).
+	rawExt := runner.Externals(paths, f.Getenv("PATH"))
+	ed := externalsDigest(rawExt)
 	if opts.JSON {
 		pd, ok1 := derived.DigestFile(store.Path(), lockfile.MaxSize)
 		cd, ok2 := derived.DigestFile(paths.ConfigFile(), config.MaxSize)
 		if ok1 && ok2 {
-			if hit, err := derived.New(paths.ListCacheFile(), listCacheKind, pd, cd).CopyTo(f.IO.Out); hit {
+			if hit, err := derived.New(paths.ListCacheFile(), listCacheKind, pd, cd, ed).CopyTo(f.IO.Out); hit {
 				return err
 			}
 		}
@@ -70,7 +76,7 @@ func listRun(f *Factory, opts *listOptions) error {
 		return err
 	}
 	t := trustConfig(cfg)
-	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(file.Plugins))}
+	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(file.Plugins)), Externals: externals(rawExt, file)}
 	for _, p := range sortedPlugins(file) {
 		doc.Plugins = append(doc.Plugins, toPluginJSON(p, t))
 	}
@@ -85,12 +91,13 @@ func listRun(f *Factory, opts *listOptions) error {
 		// Keyed on the bytes just decoded, whatever the files hold now.
 		// With no plugins.toml there is nothing worth keeping.
 		if raw != nil {
-			derived.New(paths.ListCacheFile(), listCacheKind, derived.Sum(raw), derived.Sum(cfgRaw)).Put(out)
+			derived.New(paths.ListCacheFile(), listCacheKind, derived.Sum(raw), derived.Sum(cfgRaw), ed).Put(out)
 		}
 		return nil
 	}
 	if len(doc.Plugins) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "No plugins installed. Install one with: fledge plugins install <source>")
+		printExternals(f.IO.Out, doc.Externals)
 		return nil
 	}
 	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
@@ -103,7 +110,11 @@ func listRun(f *Factory, opts *listOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Escape(p.Name), termsafe.Escape(p.Version), p.TrustTier,
 			termsafe.Escape(strings.Join(p.Commands, ", ")), termsafe.Escape(src))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	printExternals(f.IO.Out, doc.Externals)
+	return nil
 }
 
 // loadState reads plugins.toml and config.toml.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -255,5 +256,44 @@ func TestListAndLookupDoNotCreateHome(t *testing.T) {
 	}
 	if _, err := os.Stat(f.home); !os.IsNotExist(err) {
 		t.Fatalf("FLEDGE_HOME was created: %v", err)
+	}
+}
+
+// The fledge-<name> programs on PATH are listed as externals: one added,
+// removed or moved is seen, whatever the cache holds.
+func TestListCacheSeesExternalsOnPath(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fixture program is a shell script")
+	}
+	f := newListFixture(t, 2)
+	bin := filepath.Join(t.TempDir(), "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.env["PATH"] = bin
+	if doc := f.list(); !strings.Contains(doc, `"externals": []`) {
+		t.Fatalf("no externals expected:\n%s", doc)
+	}
+	prog := filepath.Join(bin, "fledge-figma")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	doc := f.list()
+	if !strings.Contains(doc, `"name": "figma"`) || !strings.Contains(doc, `"path": "`+prog+`"`) {
+		t.Fatalf("the program on PATH is not listed:\n%s", doc)
+	}
+	if doc != f.uncached() {
+		t.Fatal("document differs from an uncached render")
+	}
+	other := filepath.Join(t.TempDir(), "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(prog, filepath.Join(other, "fledge-figma")); err != nil {
+		t.Fatal(err)
+	}
+	f.env["PATH"] = bin + string(filepath.ListSeparator) + other
+	if doc := f.list(); !strings.Contains(doc, `"path": "`+filepath.Join(other, "fledge-figma")+`"`) {
+		t.Fatalf("the moved program is not seen:\n%s", doc)
 	}
 }

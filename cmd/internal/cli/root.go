@@ -32,7 +32,9 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		}
 		err := runPluginCommand(ctx, f, args[lead], args[lead+1:])
 		if err != nil && errorCode(err) == CodeUnknownCommand {
-			if s := suggest(newRootCmd(f), args[lead]); len(s) > 0 {
+			if ran, xerr := runExternal(ctx, f, args[lead], args[lead+1:]); ran {
+				err = xerr
+			} else if s := suggest(newRootCmd(f), args[lead]); len(s) > 0 {
 				err = withCode(CodeUnknownCommand, err, fmt.Sprintf("did you mean 'fledge %s'? (installed commands: fledge plugins list)", s[0]))
 			}
 		}

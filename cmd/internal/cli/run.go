@@ -173,6 +173,13 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	if opts.JSON {
 		return printRunResult(f, opts, res, err)
 	}
+	return runOutcome(f, res, err)
+}
+
+// runOutcome is how `fledge <command>` ends: fledge's error when the
+// command never started, else the program's own exit code (with fledge's
+// error shown when something else went wrong, such as a timeout).
+func runOutcome(f *Factory, res *runner.Result, err error) error {
 	if !res.Started {
 		return withCode(runErrorCode(err), err, runHint(res, err))
 	}
@@ -299,6 +306,8 @@ func runHint(res *runner.Result, err error) string {
 		if len(res.Denied) > 0 && res.Source != "" {
 			return fmt.Sprintf("to grant it, reinstall: fledge plugins install %s --force --grant %s", res.Source, joinCaps(res.Denied))
 		}
+	case runner.CodeUnsupportedPlatform:
+		return platformHint(err, res.Source)
 	case runner.CodeTimeout:
 		return "raise the limit with --timeout"
 	case runner.CodeStateCorrupt:

@@ -1,4 +1,4 @@
-package runner
+package kvstore
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ var storeSizes = []int{10, 100, 256}
 func benchStore(b *testing.B, keys int) (*Store, string) {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "store.json")
-	s := NewStore(path)
+	s := New(path)
 	val := strings.Repeat("v", 64)
 	for i := 0; i < keys; i++ {
 		if err := s.Set(fmt.Sprintf("key-%03d", i), &val); err != nil {
