@@ -34,10 +34,10 @@ func askApproval(f *Factory, r install.Request) (install.Decision, error) {
 	w := f.IO.ErrOut
 	showRequest(w, r)
 	if in := r.Installed; in != nil {
-		fmt.Fprintf(w, "  installed now: %s, granted %s; this replaces it with %s\n",
-			revisionText(in.Version, in.Commit), itemsText(in.Grants.Items()), revisionText(r.Version, r.Commit))
+		fmt.Fprintf(w, "  installed now:   %s, granted %s\n", revisionText(in.Version, in.Commit), itemsText(in.Grants.Items()))
+		fmt.Fprintf(w, "  replaced with:   %s\n", revisionText(r.Version, r.Commit))
 	}
-	showHooks(w, r.Hooks)
+	showHooks(w, "It would run:", r.Hooks)
 	chosen, err := chooseGrants(f, r, r.RequiresHooks())
 	if err != nil {
 		return install.Decision{}, err
@@ -64,11 +64,11 @@ func showRequest(w io.Writer, r install.Request) {
 }
 
 // showHooks lists the hooks (and build command) a grant of hooks approves.
-func showHooks(w io.Writer, hooks []install.HookItem) {
+func showHooks(w io.Writer, title string, hooks []install.HookItem) {
 	if len(hooks) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "It would run:")
+	fmt.Fprintln(w, title)
 	escaped := false
 	for _, h := range hooks {
 		note := ""
@@ -125,9 +125,9 @@ func chooseGrants(f *Factory, r install.Request, hooksRequired bool) (map[string
 		}
 		options[i] = fmt.Sprintf("%-12s %s", label, meaning)
 	}
-	desc := "space toggles, enter confirms; unselected items are denied"
+	desc := "Space toggles, enter confirms; unselected items are denied."
 	if r.Tier == registry.TierUnverified {
-		desc = "unverified source: review before granting exec, network or hooks. " + desc
+		desc = "Unverified source: review before granting exec, network or hooks. " + desc
 	}
 	var validate func([]int) error
 	if hooksRequired {

@@ -160,9 +160,10 @@ func askGrantChange(f *Factory, in *install.Installer, name string) (install.Gra
 	}
 	now := install.Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}
 	r.Installed = &install.Installed{Version: p.Version, Commit: p.Commit, Grants: now, Requested: r.Capabilities}
+	r.Source = entrySourceArg(p)
 	showRequest(f.IO.ErrOut, r)
 	fmt.Fprintf(f.IO.ErrOut, "  granted now: %s\n", itemsText(now.Items()))
-	showHooks(f.IO.ErrOut, r.Hooks)
+	showHooks(f.IO.ErrOut, "Its hooks (granting hooks lets them run, exactly as shown):", r.Hooks)
 	chosen, err := chooseGrants(f, r, false)
 	if err != nil {
 		return install.GrantChange{}, err

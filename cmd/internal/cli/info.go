@@ -162,7 +162,7 @@ func printInfo(out io.Writer, p *lockfile.Plugin, info infoJSON) {
 		for _, h := range info.HookDetails {
 			state := "approved"
 			if !h.Approved {
-				state = "not approved: never runs"
+				state = "not approved"
 			}
 			if h.Auto {
 				state += ", detected build command"

@@ -102,7 +102,7 @@ func TestTTYApprovalForm(t *testing.T) {
 		e.fledge("plugins", "install", "file://"+repo, "--grant", "exec,hooks")
 		repo = e.hooksRepo("fledge-plugin-again", "0.2.0", caps+"network = true\n", `post_remove = "true"`)
 		p := e.start(fmt.Sprintf("%s plugins install --force file://%s", sq(bin), repo))
-		p.waitFor("Grant fledge-plugin-again", "installed now: 0.1.0 (commit ", "granted exec, hooks; this replaces it with 0.2.0 (commit ")
+		p.waitFor("Grant fledge-plugin-again", "installed now:   0.1.0 (commit ", "), granted exec, hooks", "replaced with:   0.2.0 (commit ")
 		// exec and hooks as granted; store and metadata denied before stay
 		// denied; network is new, and unverified: not preselected.
 		p.wantOptions(map[string]bool{"exec": true, "hooks": true, "store": false, "metadata": false, "network": false})
