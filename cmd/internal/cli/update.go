@@ -293,8 +293,14 @@ func updateHint(err error, name string, p *lockfile.Plugin, opts *updateOptions)
 	}
 	return withApprovalHint(err, func(ae *install.ApprovalError) string {
 		args := []string{"plugins", "update", name}
+		if opts.Defaults { // only --defaults moves the pins as this run did
+			args = []string{"plugins", "update", "--defaults"}
+		}
 		if opts.Force {
 			args = append(args, "--force")
+		}
+		if opts.Yes { // what --yes approved for the others stays approved
+			args = append(args, "--yes")
 		}
 		return retryWithGrants(ae, args...)
 	})
