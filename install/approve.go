@@ -33,6 +33,54 @@ type Request struct {
 	// Hooks lists every hook the manifest declares and the build command
 	// (declared or detected), in the order they would run.
 	Hooks []HookItem
+	// Commit is the git commit to install, when there is one.
+	Commit string
+	// Installed is the plugin as installed now when this replaces it (a
+	// reinstall): what an approval form starts from.
+	Installed *Installed
+}
+
+// Installed is what is installed of a plugin that a request replaces.
+type Installed struct {
+	Version, Commit string
+	// Grants are what it is granted now; Requested what it requested when
+	// they were approved (empty in records the Rust fledge wrote).
+	Grants    Grants
+	Requested manifest.Capabilities
+}
+
+// Current reports whether item (a grant name) is granted now and, for
+// hooks, granted with exactly the commands this request would run.
+func (r Request) Current(item string) bool {
+	if r.Installed == nil {
+		return false
+	}
+	if item != GrantHooks {
+		return r.Installed.Grants.Has(item)
+	}
+	for _, h := range r.Hooks {
+		if r.Installed.Grants.Hooks[h.Name] != h.Command {
+			return false
+		}
+	}
+	return len(r.Hooks) > 0
+}
+
+// Preselected reports whether an approval form should start with item
+// selected: on a reinstall, what is granted now (and what is newly
+// requested, by the tier's rule); otherwise what a blanket yes would
+// approve.
+func (r Request) Preselected(item string) bool {
+	if r.Installed == nil {
+		return !r.NeedsExplicitGrant(item)
+	}
+	if r.Current(item) {
+		return true
+	}
+	if item == GrantHooks || r.Installed.Requested.Has(manifest.Capability(item)) {
+		return false // denied before, or hooks that changed: chosen anew
+	}
+	return !r.NeedsExplicitGrant(item)
 }
 
 // Empty reports whether the plugin requests nothing needing approval.
@@ -51,9 +99,9 @@ func (r Request) Items() []string {
 	return out
 }
 
-// needsHooks reports whether installing cannot proceed without the hooks:
-// a build command or a post_install hook must run.
-func (r Request) needsHooks() bool {
+// RequiresHooks reports whether installing cannot proceed without the
+// hooks: a build command or a post_install hook must run.
+func (r Request) RequiresHooks() bool {
 	for _, h := range r.Hooks {
 		if h.Name == manifest.HookBuild || h.Name == manifest.HookPostInstall {
 			return true
@@ -75,7 +123,9 @@ type Consent struct {
 	// names: exec, network and hooks of an unverified source, and a
 	// filesystem scope fledge does not know.
 	Yes bool
-	// Grant approves exactly these items (capability names and "hooks").
+	// Grant approves exactly these items (capability names and "hooks");
+	// nil when none were named, and empty (not nil) when the user named
+	// none ("--grant none"): everything requested is then denied.
 	Grant map[string]bool
 	// Ask asks a human; nil when no terminal is available. It is only
 	// called when neither Yes nor Grant was given.
@@ -99,7 +149,7 @@ func (r Request) NeedsExplicitGrant(item string) bool {
 	return r.Tier == registry.TierUnverified && riskyForUnverified[item]
 }
 
-// explicitReason says why --yes did not approve the withheld items.
+// explicitReason says why a blanket yes did not approve the withheld items.
 func (r Request) explicitReason(withheld []string) string {
 	var unverified []string
 	var reasons []string
@@ -114,8 +164,19 @@ func (r Request) explicitReason(withheld []string) string {
 	if len(unverified) > 0 {
 		reasons = append([]string{"the source is unverified"}, reasons...)
 	}
-	return strings.Join(reasons, " and ") + ", so --yes does not approve " + strings.Join(withheld, ", ") + "; only an explicit --grant does"
+	return strings.Join(reasons, " and ") + ", so approving everything does not cover " + strings.Join(withheld, ", ") + ": they are granted only by name"
 }
+
+// Why an approval failed, for the UI to say what would approve it.
+const (
+	// NoConsent: nothing was approved and there was no one to ask.
+	NoConsent = "no_consent"
+	// NeedsName: a blanket yes withheld items that only naming grants.
+	NeedsName = "needs_name"
+	// HooksRequired: a build command or post_install hook must run to
+	// install the plugin, and it was not approved.
+	HooksRequired = "hooks_required"
+)
 
 // ApprovalError reports a request that was not (fully) approved.
 type ApprovalError struct {
@@ -123,17 +184,17 @@ type ApprovalError struct {
 	Tier   registry.Tier
 	// Missing lists the grant names still needing approval.
 	Missing []string
-	// Reason says why the flags given did not suffice.
+	// Approved lists the grant names that were approved (or would have
+	// been): with Missing, what a retry needs to name.
+	Approved []string
+	// Cause is NoConsent, NeedsName or HooksRequired.
+	Cause string
+	// Reason says, in the user's terms, why what was given did not suffice.
 	Reason string
 }
 
 func (e *ApprovalError) Error() string {
 	return fmt.Sprintf("%s needs approval for %s: %s", e.Plugin, strings.Join(e.Missing, ", "), e.Reason)
-}
-
-// Hint tells a human how to approve.
-func (e *ApprovalError) Hint() string {
-	return fmt.Sprintf("review what it requests, then rerun with --grant %s (or run in a terminal to choose)", strings.Join(e.Missing, ","))
 }
 
 // Decide applies the contract's approval rules to a request.
@@ -142,18 +203,19 @@ func (c Consent) Decide(r Request) (Decision, error) {
 		return Decision{}, nil
 	}
 	items := r.Items()
-	if !c.Yes && len(c.Grant) == 0 {
+	if !c.Yes && c.Grant == nil {
 		if c.Ask == nil {
-			return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: items,
-				Reason: "no terminal to ask on; approve with --yes or --grant"}
+			return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: items, Cause: NoConsent,
+				Reason: "there is no terminal to ask on, and nothing was approved in advance"}
 		}
 		d, err := c.Ask(r)
 		if err != nil {
 			return Decision{}, err
 		}
 		d.Capabilities = r.Capabilities.Intersect(d.Capabilities)
-		if r.needsHooks() && !d.Hooks {
+		if r.RequiresHooks() && !d.Hooks {
 			return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: []string{GrantHooks},
+				Approved: d.items(), Cause: HooksRequired,
 				Reason: "its build command or post_install hook must run to install it, and they were not approved"}
 		}
 		return d, nil
@@ -171,12 +233,19 @@ func (c Consent) Decide(r Request) (Decision, error) {
 			approved[it] = true
 		}
 	}
-	if len(withheld) > 0 {
-		return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: withheld, Reason: r.explicitReason(withheld)}
+	var ok []string
+	for _, it := range items {
+		if approved[it] {
+			ok = append(ok, it)
+		}
 	}
-	if r.needsHooks() && !approved[GrantHooks] {
-		return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: []string{GrantHooks},
-			Reason: "its build command or post_install hook must run to install it"}
+	if len(withheld) > 0 {
+		return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: withheld, Approved: ok,
+			Cause: NeedsName, Reason: r.explicitReason(withheld)}
+	}
+	if r.RequiresHooks() && !approved[GrantHooks] {
+		return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: []string{GrantHooks}, Approved: ok,
+			Cause: HooksRequired, Reason: "its build command or post_install hook must run to install it"}
 	}
 	keep := map[manifest.Capability]bool{}
 	for it := range approved {
@@ -185,25 +254,68 @@ func (c Consent) Decide(r Request) (Decision, error) {
 	return Decision{Capabilities: r.Capabilities.Only(keep), Hooks: approved[GrantHooks]}, nil
 }
 
-// ParseGrants parses a --grant list ("exec,store,hooks").
+// items lists what d approves as grant names, in display order.
+func (d Decision) items() []string {
+	var out []string
+	for _, c := range d.Capabilities.List() {
+		out = append(out, string(c))
+	}
+	if d.Hooks {
+		out = append(out, GrantHooks)
+	}
+	return out
+}
+
+// GrantNone names nothing in a grant list: everything requested is denied.
+const GrantNone = "none"
+
+// ParseGrants parses grant lists ("exec,store,hooks"). It returns nil when
+// the lists name nothing, and an empty set for GrantNone, which stands
+// alone.
 func ParseGrants(list []string) (map[string]bool, error) {
-	out := map[string]bool{}
+	var out map[string]bool
+	none := false
 	for _, item := range list {
 		for _, f := range strings.Split(item, ",") {
 			f = strings.ToLower(strings.TrimSpace(f))
 			if f == "" {
 				continue
 			}
-			if f == GrantHooks {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			switch f {
+			case GrantNone:
+				none = true
+				continue
+			case GrantHooks:
 				out[f] = true
 				continue
 			}
 			c, err := manifest.ParseCapability(f)
 			if err != nil {
-				return nil, fmt.Errorf("--grant: %v (or %q for hooks and the build command)", err, GrantHooks)
+				return nil, fmt.Errorf("%v (or %q for hooks and the build command, or %q to deny everything)", err, GrantHooks, GrantNone)
 			}
 			out[string(c)] = true
 		}
 	}
+	if none && len(out) > 0 {
+		return nil, fmt.Errorf("%q denies everything requested and cannot be combined with %s", GrantNone, strings.Join(SortedGrants(out), ", "))
+	}
 	return out, nil
+}
+
+// SortedGrants lists a grant set in display order: capabilities as
+// manifest.AllCapabilities orders them, then hooks.
+func SortedGrants(set map[string]bool) []string {
+	var out []string
+	for _, c := range manifest.AllCapabilities {
+		if set[string(c)] {
+			out = append(out, string(c))
+		}
+	}
+	if set[GrantHooks] {
+		out = append(out, GrantHooks)
+	}
+	return out
 }

@@ -11,4 +11,7 @@
 //
 // It decides what the user's consent covers (the approval rules of the
 // contract) but not how consent is asked: the caller passes a callback.
+// Grants change after install in one place, Installer.ChangeGrants, under
+// the same rules and locks. Its errors carry data (what is missing, what a
+// plugin requests), never command-line flags: the CLI adds the hints.
 package install

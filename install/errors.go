@@ -5,9 +5,25 @@ import (
 	"fmt"
 )
 
-// ErrAlreadyInstalled is wrapped when a plugin is installed and --force was
-// not given.
+// ErrAlreadyInstalled is wrapped when a plugin is installed and a
+// reinstall was not asked for.
 var ErrAlreadyInstalled = errors.New("already installed")
+
+// AlreadyInstalledError reports a plugin that is installed already, and
+// what is installed.
+type AlreadyInstalledError struct {
+	Plugin, Version, Commit string
+}
+
+func (e *AlreadyInstalledError) Error() string {
+	at := e.Version
+	if e.Commit != "" {
+		at += ", commit " + short(e.Commit)
+	}
+	return fmt.Sprintf("plugin %q is already installed (%s)", e.Plugin, at)
+}
+
+func (e *AlreadyInstalledError) Unwrap() error { return ErrAlreadyInstalled }
 
 // SourceError reports a source that cannot be used.
 type SourceError struct {

@@ -51,8 +51,13 @@ type Result struct {
 	Entry    lockfile.Plugin
 	Tier     registry.Tier
 	Warnings []string
-	// Replaced is set when --force replaced an installed plugin.
+	// Replaced is set when --force replaced an installed plugin;
+	// Previous is what was installed before, when Replaced.
 	Replaced bool
+	Previous *Installed
+	// Denied lists what the plugin requests and was not granted, as grant
+	// names (capabilities, then hooks).
+	Denied []string
 }
 
 // fetched is a plugin tree ready to be validated and built.
@@ -200,6 +205,11 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 	if err := in.preflight(c.m); err != nil {
 		return nil, err
 	}
+	if in.Force {
+		if c.req.Installed, err = in.installed(c.m.Plugin.Name); err != nil {
+			return nil, err
+		}
+	}
 	dec, err := in.Consent.Decide(c.req)
 	if err != nil {
 		return nil, err
@@ -252,7 +262,7 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	c.buildCmd, c.autoBuild = BuildCommand(m, f.dir)
 	c.req = Request{
 		Plugin: m.Plugin.Name, Version: m.Plugin.Version, Description: m.Plugin.Description,
-		Source: f.src.String(), Tier: c.res.Tier, Capabilities: m.Capabilities,
+		Source: f.src.String(), Tier: c.res.Tier, Capabilities: m.Capabilities, Commit: f.commit,
 	}
 	if c.buildCmd != "" {
 		c.req.Hooks = append(c.req.Hooks, HookItem{Name: manifest.HookBuild, Command: c.buildCmd, Auto: c.autoBuild})
@@ -279,7 +289,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 	name := m.Plugin.Name
 	if c.buildCmd != "" {
 		if hooks[manifest.HookBuild] != c.buildCmd {
-			return nil, &ApprovalError{Plugin: name, Tier: c.res.Tier, Missing: []string{GrantHooks}, Reason: "its build command was not approved"}
+			return nil, &ApprovalError{Plugin: name, Tier: c.res.Tier, Missing: []string{GrantHooks}, Cause: HooksRequired, Reason: "its build command was not approved"}
 		}
 		in.logf("Building %s: %s\n", name, termsafe.Escape(c.buildCmd))
 		if err := runHook(ctx, "build", c.buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
@@ -316,6 +326,15 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		return nil, err
 	}
 	c.res.Entry, c.res.Replaced = entry, replaced
+	got := Grants{Capabilities: granted, Hooks: hooks}
+	for _, it := range c.req.Items() {
+		if !got.Has(it) {
+			c.res.Denied = append(c.res.Denied, it)
+		}
+	}
+	if replaced {
+		c.res.Previous = c.req.Installed
+	}
 	return c.res, nil
 }
 
@@ -329,6 +348,20 @@ func (in *Installer) preflight(m *manifest.Manifest) error {
 	return checkSlot(file, m, in.Force)
 }
 
+// installed describes the installed plugin named name, or nil.
+func (in *Installer) installed(name string) (*Installed, error) {
+	file, err := in.Store.Load()
+	if err != nil {
+		return nil, err
+	}
+	p, ok := file.Get(name)
+	if !ok {
+		return nil, nil
+	}
+	return &Installed{Version: p.Version, Commit: p.Commit, Requested: p.Requested,
+		Grants: Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}}, nil
+}
+
 // checkSlot refuses a plugin whose name or commands are taken, spelled
 // the same or (on every OS, since macOS and Windows fold case) differing
 // only by case.
@@ -336,8 +369,8 @@ func checkSlot(file *lockfile.File, m *manifest.Manifest, force bool) error {
 	if twin, ok := file.CaseTwin(m.Plugin.Name); ok {
 		return &NameConflictError{Name: m.Plugin.Name, Installed: twin.Name}
 	}
-	if _, ok := file.Get(m.Plugin.Name); ok && !force {
-		return fmt.Errorf("plugin %q is %w", m.Plugin.Name, ErrAlreadyInstalled)
+	if p, ok := file.Get(m.Plugin.Name); ok && !force {
+		return &AlreadyInstalledError{Plugin: p.Name, Version: p.Version, Commit: p.Commit}
 	}
 	for _, c := range m.CommandNames() {
 		if owner, ok := file.CommandOwner(c); ok && owner.Name != m.Plugin.Name {

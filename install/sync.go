@@ -233,7 +233,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	}
 	for _, h := range c.req.Hooks {
 		if (h.Name == manifest.HookBuild || h.Name == manifest.HookPostInstall) && w.Hooks[h.Name] != h.Command {
-			return &ApprovalError{Plugin: w.Name, Tier: c.res.Tier, Missing: []string{GrantHooks},
+			return &ApprovalError{Plugin: w.Name, Tier: c.res.Tier, Missing: []string{GrantHooks}, Cause: HooksRequired,
 				Reason: fmt.Sprintf("its %s (%s) must run, and the synced file does not approve it", h.Name, termsafe.Escape(h.Command))}
 		}
 	}

@@ -65,6 +65,29 @@ type UpdateResult struct {
 // ErrTagMoved is wrapped when a pinned tag now names another commit.
 var ErrTagMoved = errors.New("tag moved")
 
+// TagMovedError reports a plugin whose pinned tag now names another
+// commit than the one installed, or (Older set) whose installed tag is
+// gone while its constraint now matches only an older one. Update never
+// follows either; a reinstall accepts it.
+type TagMovedError struct {
+	Plugin, Tag string
+	// From is the installed commit, To the tag's commit now.
+	From, To string
+	// Older is the highest tag the constraint still matches, older than
+	// Tag, when Tag is gone.
+	Older string
+}
+
+func (e *TagMovedError) Error() string {
+	if e.Older != "" {
+		return fmt.Sprintf("tag moved: %s, which it was installed from, is gone and the highest match is the older %s; update never moves back",
+			e.Tag, e.Older)
+	}
+	return fmt.Sprintf("tag moved: %s was installed at %s, and now points at %s", e.Tag, short(e.From), short(e.To))
+}
+
+func (e *TagMovedError) Unwrap() error { return ErrTagMoved }
+
 // ErrForcePushed is wrapped when a followed branch's new head does not
 // descend from the installed commit and Force was not set.
 var ErrForcePushed = errors.New("branch force-pushed")
@@ -198,7 +221,7 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		pl.res.Status, pl.res.Detail = StatusSkipped, "live-linked local plugin: its changes show through, and it never gains a capability that was not granted"
 		return
 	case lockfile.KindLocalCopy:
-		pl.res.Status, pl.res.Detail = StatusSkipped, "copied from a local directory: reinstall it with --copy --force to refresh"
+		pl.res.Status, pl.res.Detail = StatusSkipped, "copied from a local directory, which update does not read"
 		return
 	}
 	src, err := entrySource(p, u.Installer.GitHubBase)
@@ -237,8 +260,7 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 			return
 		}
 		if older(tag, p.Tag) {
-			fail(pl, fmt.Errorf("%w: %s, which it was installed from, is gone and the highest match is the older %s; update never moves back: reinstall '%s@%s' --force to accept it",
-				ErrTagMoved, p.Tag, tag, p.Source, p.PinnedRef))
+			fail(pl, &TagMovedError{Plugin: p.Name, Tag: p.Tag, From: p.Commit, To: commit, Older: tag})
 			return
 		}
 		if commit == p.Commit {
@@ -316,8 +338,7 @@ func tagAt(tags []registry.Tag, commit string) string {
 }
 
 func movedErr(p *lockfile.Plugin, tag, commit string) error {
-	return fmt.Errorf("%w: %s was installed at %s, and now points at %s; if you trust the change, reinstall it: fledge plugins install '%s@%s' --force",
-		ErrTagMoved, tag, short(p.Commit), short(commit), p.Source, p.PinnedRef)
+	return &TagMovedError{Plugin: p.Name, Tag: tag, From: p.Commit, To: commit}
 }
 
 func short(c string) string { return c[:min(12, len(c))] }

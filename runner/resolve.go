@@ -83,11 +83,7 @@ func Resolve(paths home.Paths, command string) (*Target, error) {
 	// approved. A live link changes by design; its grants still come only
 	// from plugins.toml, so an edit there widens nothing.
 	if entry.ManifestHash != "" && entry.Kind != lockfile.KindLocalLink && treehash.FileDigest(data) != entry.ManifestHash {
-		src := entry.Source
-		if entry.PinnedRef != "" {
-			src += "@" + entry.PinnedRef
-		}
-		return t, errorf(CodeManifestChanged, "plugin %s's plugin.toml is not the one you approved (see: fledge plugins verify %s); to review and approve it again: fledge plugins install '%s' --force", entry.Name, entry.Name, src)
+		return t, errorf(CodeManifestChanged, "plugin %s's plugin.toml is not the one you approved", entry.Name)
 	}
 	// Unknown keys were reported when the plugin was validated and
 	// installed; a run reads only what it needs.

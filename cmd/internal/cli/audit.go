@@ -19,15 +19,20 @@ import (
 	"github.com/corvidlabs/fledge-go/treehash"
 )
 
-type auditOptions struct{ JSON bool }
+type auditOptions struct {
+	Names []string
+	JSON  bool
+}
 
 func newAuditCmd(f *Factory) *cobra.Command {
 	opts := &auditOptions{}
 	cmd := &cobra.Command{
-		Use:   "audit",
-		Short: "Show what every installed plugin may do and where it came from",
-		Args:  noArgs,
-		RunE:  func(c *cobra.Command, args []string) error { return auditRun(f, opts) },
+		Use:   "audit [<name>...]",
+		Short: "Show what every installed plugin (or those named) may do and where it came from",
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Names = args
+			return auditRun(f, opts)
+		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
 	return cmd
@@ -78,8 +83,12 @@ func auditRun(f *Factory, opts *auditOptions) error {
 		return err
 	}
 	t := trustConfig(cfg)
+	plugins, err := namedPlugins(file, opts.Names)
+	if err != nil {
+		return err
+	}
 	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(runner.Externals(paths, f.Getenv("PATH")), file)}
-	for _, p := range sortedPlugins(file) {
+	for _, p := range plugins {
 		doc.Audit = append(doc.Audit, auditPlugin(paths, p, t))
 	}
 	if opts.JSON {

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/corvidlabs/fledge-go/binfmt"
 	"github.com/corvidlabs/fledge-go/gitfetch"
@@ -23,6 +24,13 @@ const (
 	// CodeUnsupportedPlatform: a command binary built for another OS or
 	// architecture (the runner's code of the same name at run time).
 	CodeUnsupportedPlatform = "unsupported_platform"
+	// CodeNotRequested: a grant of what the plugin does not request (the
+	// protocol taxonomy's name for it).
+	CodeNotRequested = "capability_not_declared"
+	// The installed plugin.toml is not the approved one, or it is gone
+	// (the runner's codes for the same states).
+	CodeManifestChanged = "manifest_changed"
+	CodePluginMissing   = "plugin_missing"
 )
 
 // classify maps the library packages' typed errors and sentinels to error
@@ -42,6 +50,7 @@ func classify(err error) string {
 		amb    *lockfile.AmbiguousError
 		corr   *lockfile.CorruptError
 		future *lockfile.FutureError
+		man    *install.InstalledManifestError
 	)
 	switch {
 	case errors.As(err, &appr):
@@ -50,6 +59,13 @@ func classify(err error) string {
 		return CodeInterrupted
 	case errors.Is(err, install.ErrAlreadyInstalled):
 		return CodeAlreadyInstalled
+	case errors.As(err, new(*install.NotRequestedError)):
+		return CodeNotRequested
+	case errors.As(err, &man):
+		if man.Changed {
+			return CodeManifestChanged
+		}
+		return CodePluginMissing
 	case errors.As(err, &confl):
 		return CodeCommandConflict
 	case errors.As(err, &nameCf):
@@ -92,7 +108,9 @@ func classify(err error) string {
 	return ""
 }
 
-// hintFor adds the advice a human needs to act on err.
+// hintFor adds the advice a human needs to act on err. Hints that need
+// the command line or the plugin's record (approval, reinstall) are added
+// where those are known (see hints.go).
 func hintFor(err error) string {
 	var (
 		appr   *install.ApprovalError
@@ -100,24 +118,31 @@ func hintFor(err error) string {
 		nameCf *install.NameConflictError
 		fp     *install.ForcePushedError
 		rec    *install.RecoveryError
+		notReq *install.NotRequestedError
+		man    *install.InstalledManifestError
+		amb    *lockfile.AmbiguousError
 	)
 	switch {
 	case errors.As(err, &appr):
-		return appr.Hint()
-	case errors.Is(err, install.ErrAlreadyInstalled):
-		return "use --force to reinstall it"
+		return "grant by name what it needs: " + strings.Join(appr.Missing, ", ")
 	case errors.As(err, &confl):
-		return "remove that plugin first: fledge plugins remove " + confl.Owner
+		return "remove that plugin first: " + commandLine("plugins", "remove", confl.Owner)
 	case errors.As(err, &nameCf):
-		return "remove it first (fledge plugins remove " + nameCf.Installed + "), or name the plugin differently"
+		return "remove it first: " + commandLine("plugins", "remove", nameCf.Installed) + "; or name the plugin differently"
 	case errors.Is(err, gitfetch.ErrTooLarge):
 		return "if you trust it, raise max_size or max_files under [install] in config.toml"
 	case errors.Is(err, lockfile.ErrNotInstalled):
-		return "run 'fledge plugins list' to see what is installed"
+		return "see what is installed: " + commandLine("plugins", "list")
+	case errors.As(err, &amb):
+		return "name one of them in full, e.g.: " + commandLine("plugins", "info", amb.Candidates[0])
 	case errors.As(err, &rec):
-		return "recovery must lock and write FLEDGE_HOME and read plugins.toml: once it can, any fledge plugins command recovers them (e.g. fledge plugins list)"
+		return "recovery must lock and write FLEDGE_HOME and read plugins.toml; once it can, any fledge plugins command recovers them: " + commandLine("plugins", "list")
 	case errors.As(err, &fp):
-		return "review the new history; if you trust it: fledge plugins update " + fp.Plugin + " --force"
+		return "review the new history; if you trust it: " + commandLine("plugins", "update", fp.Plugin, "--force")
+	case errors.As(err, &notReq):
+		return "see what it requests and is granted: " + commandLine("plugins", "info", notReq.Plugin)
+	case errors.As(err, &man) && man.Changed:
+		return "see what changed: " + commandLine("plugins", "verify", man.Plugin)
 	}
 	return platformHint(err, "")
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -131,6 +132,7 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 	for _, src := range opts.Sources {
 		res, err := in.Install(ctx, src)
 		if err != nil {
+			err = installHint(in, err, src, opts)
 			if firstErr == nil {
 				firstErr = err
 			}
@@ -150,7 +152,7 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 		pj := toPluginJSON(&res.Entry, in.Trust)
 		doc.Installed = append(doc.Installed, toInstalledJSON(pj))
 		if !opts.JSON {
-			printInstalled(f.IO.Out, pj, res.Replaced)
+			printInstalled(f.IO.Out, pj, res)
 		}
 	}
 	doc.Summary = installSummary{Total: len(opts.Sources), Installed: len(doc.Installed), Failed: len(doc.Failed)}
@@ -175,9 +177,9 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 	return nil
 }
 
-func printInstalled(w io.Writer, p pluginJSON, replaced bool) {
+func printInstalled(w io.Writer, p pluginJSON, res *install.Result) {
 	verb := "Installed"
-	if replaced {
+	if res.Replaced {
 		verb = "Reinstalled"
 	}
 	rev := ""
@@ -185,24 +187,56 @@ func printInstalled(w io.Writer, p pluginJSON, replaced bool) {
 		rev = ", commit " + p.Commit[:min(12, len(p.Commit))]
 	}
 	fmt.Fprintf(w, "✓ %s %s %s (%s%s)\n", verb, termsafe.Escape(p.Name), termsafe.Escape(p.Version), p.TrustTier, rev)
+	if prev := res.Previous; prev != nil {
+		fmt.Fprintf(w, "  replaced: %s, which was granted %s\n", revisionText(prev.Version, prev.Commit), itemsText(prev.Grants.Items()))
+	}
 	if len(p.Commands) > 0 {
 		fmt.Fprintf(w, "  commands: %s\n", termsafe.Escape(strings.Join(p.Commands, ", ")))
 	}
-	var granted []string
-	for _, c := range []struct {
-		name string
-		on   bool
-	}{{"exec", p.Capabilities.Exec}, {"store", p.Capabilities.Store}, {"metadata", p.Capabilities.Metadata}, {"network", p.Capabilities.Network}} {
-		if c.on {
-			granted = append(granted, c.name)
+	e := &res.Entry
+	granted := install.Grants{Capabilities: e.Capabilities, Hooks: e.Hooks}
+	var shown []string
+	for _, it := range granted.Items() {
+		if it == string(manifest.CapFilesystem) {
+			it += " (" + termsafe.Escape(e.Capabilities.Filesystem) + ")"
 		}
+		shown = append(shown, it)
 	}
-	if p.Capabilities.Filesystem != "none" {
-		granted = append(granted, "filesystem ("+termsafe.Escape(p.Capabilities.Filesystem)+")")
+	if len(shown)+len(res.Denied) > 0 {
+		line := "  granted: " + itemsText(shown)
+		if len(res.Denied) > 0 {
+			line += "; denied: " + strings.Join(res.Denied, ", ")
+		}
+		fmt.Fprintln(w, line)
 	}
-	if len(granted) > 0 {
-		fmt.Fprintf(w, "  granted: %s\n", strings.Join(granted, ", "))
+}
+
+// installHint gives an install that failed for src the hint that fixes
+// it, as a command that works as printed.
+func installHint(in *install.Installer, err error, src string, opts *installOptions) error {
+	args := []string{"plugins", "install", registry.RedactText(src)}
+	if opts.Force {
+		args = append(args, "--force")
 	}
+	if opts.Copy {
+		args = append(args, "--copy")
+	}
+	var ai *install.AlreadyInstalledError
+	if errors.As(err, &ai) {
+		consent := consentArgs(opts.consentFlags)
+		if len(consent) == 0 {
+			// Keep what it is granted now: a script has no one to ask.
+			consent = []string{"--grant", install.GrantNone}
+			if file, lerr := in.Store.Load(); lerr == nil {
+				if p, ok := file.Get(ai.Plugin); ok {
+					consent[1] = grantList(install.Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}.Items())
+				}
+			}
+		}
+		reinstall := commandLine(append(append(args, "--force"), consent...)...)
+		return withCode(CodeAlreadyInstalled, err, "to reinstall it: "+reinstall+"; to see or change its grants: "+commandLine("plugins", "info", ai.Plugin))
+	}
+	return withApprovalHint(err, func(ae *install.ApprovalError) string { return retryWithGrants(ae, args...) })
 }
 
 // registryLookup resolves a registry name to its repository through the
@@ -226,7 +260,7 @@ func registryLookup(f *Factory, paths home.Paths, cfg *config.Config) func(conte
 		}
 		switch len(res.Entries) {
 		case 0:
-			return s, withCode(CodeNotFound, fmt.Errorf("no plugin named %q in the registry", s.Name), "search with: fledge plugins search "+s.Name)
+			return s, withCode(CodeNotFound, fmt.Errorf("no plugin named %q in the registry", s.Name), "search the registry: "+commandLine("plugins", "search", s.Name))
 		case 1:
 			base := f.Getenv("FLEDGE_GITHUB_URL")
 			resolved, err := registry.ParseSource(registry.InstallSource(res.Entries[0], base), base)
@@ -241,95 +275,8 @@ func registryLookup(f *Factory, paths home.Paths, cfg *config.Config) func(conte
 		for i, e := range res.Entries {
 			names[i] = termsafe.Escape(e.Name) + " (" + termsafe.Escape(e.Repo) + ")"
 		}
-		return s, withCode(CodeAmbiguous, fmt.Errorf("%q matches several plugins: %s", s.Name, strings.Join(names, ", ")), "install one by owner/repo")
+		return s, withCode(CodeAmbiguous, fmt.Errorf("%q matches several plugins: %s", s.Name, strings.Join(names, ", ")), "install one by its repository, such as: "+commandLine("plugins", "install", registry.RedactText(res.Entries[0].Repo)))
 	}
-}
-
-// capabilityMeaning explains each grant in the approval prompt.
-var capabilityMeaning = map[string]string{
-	"exec":       "run shell commands through fledge",
-	"store":      "keep data between runs",
-	"metadata":   "read project metadata and (filtered) environment",
-	"network":    "make network requests (recorded; not enforceable for native binaries)",
-	"filesystem": "access files (recorded; not enforceable for native binaries)",
-	"hooks":      "run the hooks and build command listed above",
-}
-
-// askApproval shows what a plugin requests on the terminal and lets the
-// user grant all, some or none of it.
-func askApproval(f *Factory, r install.Request) (install.Decision, error) {
-	w := f.IO.ErrOut
-	fmt.Fprintf(w, "\n%s %s from %s [%s]\n", termsafe.Escape(r.Plugin), termsafe.Escape(r.Version), termsafe.Escape(r.Source), r.Tier)
-	if r.Description != "" {
-		fmt.Fprintf(w, "  %s\n", termsafe.Escape(r.Description))
-	}
-	if len(r.Hooks) > 0 {
-		fmt.Fprintln(w, "It would run:")
-		escaped := false
-		for _, h := range r.Hooks {
-			note := ""
-			if h.Auto {
-				note = " (detected build command)"
-			}
-			// Byte-exact, on one line: validation refused anything else.
-			shown := termsafe.Escape(h.Command)
-			escaped = escaped || shown != h.Command
-			fmt.Fprintf(w, "  %-16s %s%s\n", h.Name, shown, note)
-		}
-		if escaped {
-			fmt.Fprintln(w, `  (shown escaped: \n is a newline, \t a tab, \\ a backslash)`)
-		}
-	}
-	// Preselected items come first: huh scrolls a multi-select to its first
-	// selected option, which would hide anything above it (such as exec
-	// when only store is preselected).
-	var items, rest []string
-	for _, it := range r.Items() {
-		if !r.NeedsExplicitGrant(it) {
-			items = append(items, it)
-		} else {
-			rest = append(rest, it)
-		}
-	}
-	defaults := make([]int, len(items))
-	for i := range items {
-		defaults[i] = i
-	}
-	items = append(items, rest...)
-	options := make([]string, len(items))
-	for i, it := range items {
-		label := it
-		meaning := capabilityMeaning[it]
-		if it == string(manifest.CapFilesystem) {
-			label += " (" + termsafe.Escape(r.Capabilities.Filesystem) + ")"
-			if !manifest.KnownFilesystemScope(r.Capabilities.Filesystem) {
-				meaning = "access every file: an unknown scope has no bound (recorded; not enforceable for native binaries)"
-			}
-		}
-		options[i] = fmt.Sprintf("%-12s %s", label, meaning)
-	}
-	desc := "space toggles, enter confirms; unselected items are denied"
-	if r.Tier == registry.TierUnverified {
-		desc = "unverified source: review before granting exec, network or hooks. " + desc
-	}
-	picked, err := f.Prompter.MultiSelect("Grant "+termsafe.Escape(r.Plugin)+":", desc, options, defaults)
-	if err != nil {
-		return install.Decision{}, err
-	}
-	keep := map[manifest.Capability]bool{}
-	var d install.Decision
-	for _, i := range picked {
-		if i < 0 || i >= len(items) {
-			continue
-		}
-		if items[i] == install.GrantHooks {
-			d.Hooks = true
-		} else {
-			keep[manifest.Capability(items[i])] = true
-		}
-	}
-	d.Capabilities = r.Capabilities.Only(keep)
-	return d, nil
 }
 
 // githubAuth sends GITHUB_TOKEN (or GH_TOKEN) to github.com over https only.

@@ -23,7 +23,7 @@ type consentFlags struct {
 
 func (c *consentFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVarP(&c.Yes, "yes", "y", false, "approve what is requested (for unverified sources, not exec, network or hooks)")
-	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks")
+	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks (none: deny everything)")
 }
 
 // newInstaller builds the installer that install, update and sync use: the
@@ -32,7 +32,10 @@ func (c *consentFlags) register(fl *pflag.FlagSet) {
 func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *config.Config, error) {
 	grants, err := install.ParseGrants(c.Grant)
 	if err != nil {
-		return nil, nil, &usageError{err: err}
+		return nil, nil, usageErrorf("--grant: %v", err)
+	}
+	if grants != nil && len(grants) == 0 && c.Yes {
+		return nil, nil, usageErrorf("--grant none denies everything requested, and --yes approves it: give one of them")
 	}
 	store, paths, err := f.Lockfile()
 	if err != nil {
@@ -49,7 +52,7 @@ func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *co
 		}
 	}
 	consent := install.Consent{Yes: c.Yes, Grant: grants}
-	if ask && !c.Yes && len(grants) == 0 && f.IO.CanPrompt() {
+	if ask && !c.Yes && grants == nil && f.IO.CanPrompt() {
 		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(f, r) }
 	}
 	return &install.Installer{

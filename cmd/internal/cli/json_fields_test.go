@@ -130,6 +130,9 @@ func TestJSONFieldSets(t *testing.T) {
 		{name: "install_defaults", args: []string{"plugins", "install", "--defaults", "--yes", "--json"}, env: otherHome},
 		{name: "list", args: []string{"plugins", "list", "--json"}},
 		{name: "audit", args: []string{"plugins", "audit", "--json"}},
+		{name: "info", args: []string{"plugins", "info", "gold", "--json"}},
+		{name: "grant", args: []string{"plugins", "grant", "gold", "metadata", "--json"}},
+		{name: "revoke", args: []string{"plugins", "revoke", "gold", "metadata", "--json"}},
 		{name: "update", args: []string{"plugins", "update", "--json"}, before: func() {
 			repo("acme/fledge-plugin-plain", plain("fledge-plugin-plain", "1.1.0"), "v1.1.0")
 			repo("acme/fledge-plugin-gold", map[string]string{"NEWS": "more\n"}, "")

@@ -15,7 +15,10 @@ import (
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
-type listOptions struct{ JSON bool }
+type listOptions struct {
+	Names []string
+	JSON  bool
+}
 
 // listCacheKind names list's document among derived files.
 const listCacheKind = "plugins list --json"
@@ -23,10 +26,12 @@ const listCacheKind = "plugins list --json"
 func newListCmd(f *Factory) *cobra.Command {
 	opts := &listOptions{}
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List installed plugins",
-		Args:  noArgs,
-		RunE:  func(c *cobra.Command, args []string) error { return listRun(f, opts) },
+		Use:   "list [<name>...]",
+		Short: "List installed plugins (all, or those named)",
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Names = args
+			return listRun(f, opts)
+		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
 	return cmd
@@ -50,7 +55,7 @@ func listRun(f *Factory, opts *listOptions) error {
 	// package derived).
 	rawExt := runner.Externals(paths, f.Getenv("PATH"))
 	ed := externalsDigest(rawExt)
-	if opts.JSON {
+	if opts.JSON && len(opts.Names) == 0 {
 		pd, ok1 := derived.DigestFile(store.Path(), lockfile.MaxSize)
 		cd, ok2 := derived.DigestFile(paths.ConfigFile(), config.MaxSize)
 		if ok1 && ok2 {
@@ -76,9 +81,16 @@ func listRun(f *Factory, opts *listOptions) error {
 		return err
 	}
 	t := trustConfig(cfg)
-	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(file.Plugins)), Externals: externals(rawExt, file)}
-	for _, p := range sortedPlugins(file) {
+	plugins, err := namedPlugins(file, opts.Names)
+	if err != nil {
+		return err
+	}
+	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(plugins)), Externals: externals(rawExt, file)}
+	for _, p := range plugins {
 		doc.Plugins = append(doc.Plugins, toPluginJSON(p, t))
+	}
+	if opts.JSON && len(opts.Names) > 0 {
+		return writeJSON(f.IO.Out, doc)
 	}
 	if opts.JSON {
 		out, err := renderJSON(doc)
@@ -132,6 +144,29 @@ func loadState(f *Factory) (*lockfile.File, *config.Config, error) {
 		return nil, nil, err
 	}
 	return file, cfg, nil
+}
+
+// namedPlugins returns the entries names name (a name or its short form
+// each), ordered by name, or every entry when names is empty.
+func namedPlugins(file *lockfile.File, names []string) ([]*lockfile.Plugin, error) {
+	if len(names) == 0 {
+		return sortedPlugins(file), nil
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		p, err := file.Resolve(n)
+		if err != nil {
+			return nil, err
+		}
+		want[p.Name] = true
+	}
+	var out []*lockfile.Plugin
+	for _, p := range sortedPlugins(file) {
+		if want[p.Name] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // sortedPlugins returns the entries ordered by name.

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
@@ -96,25 +97,10 @@ func trustConfig(c *config.Config) registry.TrustConfig {
 	return registry.TrustConfig{Orgs: c.Trust.Orgs, Users: c.Trust.Users}
 }
 
-// entryTier decides an installed plugin's tier from its record. Entries the
-// Rust fledge wrote have no kind or URL: a path source is local, and
-// owner/repo meant github.com there.
+// entryTier decides an installed plugin's tier from its record (see
+// install.EntryTier).
 func entryTier(p *lockfile.Plugin, t registry.TrustConfig) registry.Tier {
-	if p.IsLocal() {
-		return registry.TierLocal
-	}
-	u := p.URL
-	if u == "" {
-		s, err := registry.ParseSource(p.Source, "https://github.com")
-		if err != nil {
-			return registry.TierUnverified
-		}
-		if s.Kind == registry.SourceLocal {
-			return registry.TierLocal
-		}
-		u = s.URL
-	}
-	return registry.TierOf(u, t)
+	return install.EntryTier(p, t)
 }
 
 func kindOf(p *lockfile.Plugin) string {

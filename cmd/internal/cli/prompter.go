@@ -22,8 +22,10 @@ import (
 // is never asked when no human can answer.
 type Prompter interface {
 	Confirm(title, description string, def bool) (bool, error)
-	// MultiSelect returns the indexes chosen.
-	MultiSelect(title, description string, options []string, defaults []int) ([]int, error)
+	// MultiSelect returns the indexes chosen. validate, when set, checks
+	// a choice before it is accepted: its error is shown and the question
+	// stays open.
+	MultiSelect(title, description string, options []string, defaults []int, validate func([]int) error) ([]int, error)
 	// Select returns the index chosen.
 	Select(title, description string, options []string, def int) (int, error)
 	Input(title, description, def string, validate func(string) error) (string, error)
@@ -144,9 +146,9 @@ func (p *huhPrompter) Confirm(title, description string, def bool) (bool, error)
 
 // MultiSelect leaves no answered line: what the choice means (what was
 // granted, say) is the caller's to record, with printAnswered.
-func (p *huhPrompter) MultiSelect(title, description string, options []string, defaults []int) ([]int, error) {
+func (p *huhPrompter) MultiSelect(title, description string, options []string, defaults []int, validate func([]int) error) ([]int, error) {
 	var picked []int
-	err := p.run(multiSelectField(p.s, title, description, options, defaults, &picked))
+	err := p.run(multiSelectField(p.s, title, description, options, defaults, &picked, validate))
 	return picked, err
 }
 
@@ -216,7 +218,7 @@ func selectField(title, description string, options []string, v *int) huh.Field 
 // multi-select without a height to its options minus the title and
 // description lines, hiding the last ones; an explicit height that counts
 // those lines cancels that out (the form still shrinks it to the terminal).
-func multiSelectField(s *IOStreams, title, description string, options []string, defaults []int, v *[]int) huh.Field {
+func multiSelectField(s *IOStreams, title, description string, options []string, defaults []int, v *[]int, validate func([]int) error) huh.Field {
 	opts := make([]huh.Option[int], len(options))
 	sel := map[int]bool{}
 	for _, d := range defaults {
@@ -232,7 +234,11 @@ func multiSelectField(s *IOStreams, title, description string, options []string,
 		}
 	}
 	height := len(options) + textLines(title, width) + textLines(description, width)
-	return huh.NewMultiSelect[int]().Title(title).Description(description).Options(opts...).Value(v).Height(height)
+	ms := huh.NewMultiSelect[int]().Title(title).Description(description).Options(opts...).Value(v).Height(height)
+	if validate != nil {
+		ms = ms.Validate(validate)
+	}
+	return ms
 }
 
 // textLines is how many lines text takes in a field on a terminal width

@@ -63,9 +63,14 @@ func (p *fakePrompter) Confirm(title, description string, def bool) (bool, error
 	return b, err
 }
 
-func (p *fakePrompter) MultiSelect(title, description string, options []string, defaults []int) ([]int, error) {
+func (p *fakePrompter) MultiSelect(title, description string, options []string, defaults []int, validate func([]int) error) ([]int, error) {
 	a, err := p.next("multiselect", title, options)
 	v, _ := a.([]int)
+	if err == nil && validate != nil {
+		if verr := validate(v); verr != nil {
+			return nil, fmt.Errorf("scripted answer %v rejected: %w", v, verr)
+		}
+	}
 	return v, err
 }
 

@@ -138,7 +138,7 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 	}
 	if !doc.Valid {
 		return withCode(CodeInvalidManifest, fmt.Errorf("%s is not a valid plugin: %s", dir, strings.Join(doc.Errors, "; ")),
-			"fix it and check with: fledge plugins validate "+dir)
+			"fix it and check with: "+commandLine("plugins", "validate", opts.Dir))
 	}
 	desc := opts.Description
 	if desc == "" {
@@ -155,7 +155,7 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 		req.ConfirmUpdate = func(owner, name string) (bool, error) {
 			if !f.IO.CanPrompt() {
 				return false, withCode(CodeApprovalRequired, fmt.Errorf("%s/%s already exists on GitHub", owner, name),
-					"pass --yes to push an update to it")
+					"to push an update to it: "+publishCommand(opts))
 			}
 			return f.Prompter.Confirm(fmt.Sprintf("Repository %s/%s already exists. Push an update?", owner, name),
 				"fledge commits the directory's changes and pushes its branch (never forcing)", false)
@@ -203,6 +203,21 @@ func gitAuthor(f *Factory) *object.Signature {
 		return nil
 	}
 	return &object.Signature{Name: name, Email: email, When: f.Now()}
+}
+
+// publishCommand is the publish command line opts came from, with --yes.
+func publishCommand(opts *publishOptions) string {
+	args := []string{"plugins", "publish", opts.Dir}
+	if opts.Org != "" {
+		args = append(args, "--org", opts.Org)
+	}
+	if opts.Private {
+		args = append(args, "--private")
+	}
+	if opts.Description != "" {
+		args = append(args, "--description", opts.Description)
+	}
+	return commandLine(append(args, "--yes")...)
 }
 
 func publishHint(err error) string {

@@ -98,11 +98,24 @@ func TestPublishJSON(t *testing.T) {
 	}
 	code, out, errOut = f.fledge("plugins", "publish", dir, "--json")
 	noToken(t, "publish's output", out, errOut)
-	if e := jsonErrorOf(t, out); code != ExitFailure || e.Code != CodeApprovalRequired || !strings.Contains(e.Hint, "--yes") {
+	e := jsonErrorOf(t, out)
+	if code != ExitFailure || e.Code != CodeApprovalRequired {
 		t.Errorf("no consent: exit %d error %+v", code, e)
 	}
 	if publishtest.Head(t, rp.Bare) != before {
 		t.Error("pushed without consent")
+	}
+	// The hint is the command that pushes it, and works as printed.
+	hint, ok := strings.CutPrefix(e.Hint, "to push an update to it: fledge ")
+	if !ok || strings.ContainsAny(hint, `'"`) {
+		t.Fatalf("hint %q is not a plain fledge command", e.Hint)
+	}
+	if code, _, errOut = f.fledge(strings.Fields(hint)...); code != 0 || publishtest.Head(t, rp.Bare) == before {
+		t.Fatalf("the hint %q: exit %d, pushed %v\n%s", hint, code, publishtest.Head(t, rp.Bare) != before, errOut)
+	}
+	before = publishtest.Head(t, rp.Bare)
+	if err := os.WriteFile(filepath.Join(dir, "NEWS"), []byte("v3\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	code, out, _ = f.fledge("plugins", "publish", dir, "-y", "--json", "--description", "Better")
 	f.mustJSON(out, &doc)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/runner"
@@ -181,10 +183,10 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 // error shown when something else went wrong, such as a timeout).
 func runOutcome(f *Factory, res *runner.Result, err error) error {
 	if !res.Started {
-		return withCode(runErrorCode(err), err, runHint(res, err))
+		return withCode(runErrorCode(err), err, runHint(f, res, err))
 	}
 	if err != nil && runner.CodeOf(err) != runner.CodeInterrupted {
-		printError(f.IO, withCode(runErrorCode(err), err, runHint(res, err)), false)
+		printError(f.IO, withCode(runErrorCode(err), err, runHint(f, res, err)), false)
 	}
 	if code, ok := stoppedExitCode(err); ok {
 		return &exitCodeError{code: code}
@@ -259,7 +261,7 @@ func printRunResult(f *Factory, opts *runOptions, res *runner.Result, err error)
 	}
 	doc.Success = err == nil && res.Success()
 	if err != nil {
-		hint := runHint(res, err)
+		hint := runHint(f, res, err)
 		doc.Error = &jsonError{Code: runErrorCode(err), Message: termsafe.EscapeText(err.Error()), Hint: termsafe.EscapeText(hint)}
 		fmt.Fprintf(f.IO.ErrOut, "error: %s\n", termsafe.EscapeText(err.Error()))
 		if hint != "" {
@@ -292,24 +294,24 @@ func runErrorCode(err error) string {
 }
 
 // runHint is the advice for a failed run.
-func runHint(res *runner.Result, err error) string {
+func runHint(f *Factory, res *runner.Result, err error) string {
 	switch runner.CodeOf(err) {
 	case runner.CodeUnknownCommand:
-		return "run 'fledge plugins list' to see installed commands"
+		return "see the installed commands: " + commandLine("plugins", "list")
 	case runner.CodeProtocolMismatch:
 		return "upgrade fledge to run this plugin"
-	case runner.CodePluginMissing, runner.CodeLaunchFailed, runner.CodeBinaryOutsidePlugin:
-		if res.Plugin != "" {
-			return fmt.Sprintf("check it with 'fledge plugins verify %s', or reinstall it with --force", res.Plugin)
+	case runner.CodePluginMissing, runner.CodeLaunchFailed, runner.CodeBinaryOutsidePlugin, runner.CodeManifestChanged:
+		if p := runEntry(f, res); p != nil {
+			return "see what changed: " + commandLine("plugins", "verify", p.Name) + "; to review and reinstall it: " + reinstallCommand(p)
 		}
 	case runner.CodeCapabilityNotAllowed:
-		if len(res.Denied) > 0 && res.Source != "" {
-			return fmt.Sprintf("to grant it, reinstall: fledge plugins install %s --force --grant %s", res.Source, joinCaps(res.Denied))
+		if p := runEntry(f, res); p != nil {
+			return deniedHint(f, p, res.Denied)
 		}
 	case runner.CodeUnsupportedPlatform:
 		return platformHint(err, res.Source)
 	case runner.CodeTimeout:
-		return "raise the limit with --timeout"
+		return "it did not finish within --timeout: give it longer, or leave --timeout out for no limit"
 	case runner.CodeStateCorrupt:
 		return "fix or move aside plugins.toml"
 	}
@@ -319,10 +321,55 @@ func runHint(res *runner.Result, err error) string {
 	return errorHint(err)
 }
 
-func joinCaps(cs []manifest.Capability) string {
-	s := make([]string, len(cs))
-	for i, c := range cs {
-		s[i] = string(c)
+// runEntry is the record of the plugin a run used (or that owns its
+// command, when it failed before it started), or nil.
+func runEntry(f *Factory, res *runner.Result) *lockfile.Plugin {
+	if res == nil {
+		return nil
 	}
-	return strings.Join(s, ",")
+	paths, err := f.Paths()
+	if err != nil {
+		return nil
+	}
+	file, err := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock()).Load()
+	if err != nil {
+		return nil
+	}
+	if res.Plugin == "" {
+		p, _ := file.CommandOwner(res.Command)
+		return p
+	}
+	p, _ := file.Get(res.Plugin)
+	return p
+}
+
+// deniedHint says how to grant what a plugin was denied: with grant, for
+// what its manifest requests; what it does not request, fledge cannot
+// grant.
+func deniedHint(f *Factory, p *lockfile.Plugin, denied []manifest.Capability) string {
+	paths, err := f.Paths()
+	if err != nil {
+		return ""
+	}
+	cfg, _ := config.Load(paths.ConfigFile())
+	r, _, err := install.InstalledRequest(paths, p, install.EntryTier(p, trustConfig(cfg)))
+	if err != nil {
+		return ""
+	}
+	var grantable, not []string
+	for _, c := range denied {
+		if r.Capabilities.Has(c) {
+			grantable = append(grantable, string(c))
+		} else {
+			not = append(not, string(c))
+		}
+	}
+	var parts []string
+	if len(grantable) > 0 {
+		parts = append(parts, "to grant it: "+commandLine(append([]string{"plugins", "grant", p.Name}, grantable...)...))
+	}
+	if len(not) > 0 {
+		parts = append(parts, fmt.Sprintf("its plugin.toml does not request %s, so fledge cannot grant it: tell the plugin's author", strings.Join(not, ", ")))
+	}
+	return strings.Join(parts, "; ")
 }

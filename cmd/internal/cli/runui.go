@@ -143,9 +143,9 @@ func (u *runUI) Select(ctx context.Context, q runner.Question, options []string,
 func (u *runUI) MultiSelect(ctx context.Context, q runner.Question, options []string, defaults []int) ([]int, error) {
 	var v []int
 	err := u.ask(ctx, func() huh.Field {
-		return multiSelectField(u.io, q.Message, asker(q), options, defaults, &v)
+		return multiSelectField(u.io, q.Message, asker(q), options, defaults, &v, nil)
 	}, func() (err error) {
-		v, err = u.prompter.MultiSelect(q.Message, asker(q), options, defaults)
+		v, err = u.prompter.MultiSelect(q.Message, asker(q), options, defaults, nil)
 		return err
 	})
 	if err == nil {

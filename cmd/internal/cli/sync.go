@@ -79,7 +79,16 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 		j := syncResultJSON{Name: r.Name, Status: r.Status, Commit: r.Commit, URL: termsafe.Text(r.URL)}
 		if r.Err != nil {
 			failures = append(failures, r.Err)
-			j.Error = toJSONError(r.Err)
+			j.Error = toJSONError(withApprovalHint(r.Err, func(ae *install.ApprovalError) string {
+				args := []string{"plugins", "sync", "--file", opts.File}
+				if opts.Prune {
+					args = append(args, "--prune")
+				}
+				if opts.Yes { // the other plugins' approval stays as given
+					args = append(args, "--yes")
+				}
+				return retryWithGrants(ae, args...)
+			}))
 		}
 		doc.Summary[r.Status]++
 		doc.Results = append(doc.Results, j)

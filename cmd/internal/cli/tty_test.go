@@ -125,18 +125,19 @@ func TestTTYApproval(t *testing.T) {
 		repo := e.repo("fledge-plugin-nohooks", "[capabilities]\nexec = true\nstore = true\n", build)
 		p := e.start(fmt.Sprintf("%s plugins install --json file://%s > %s", sq(bin), repo, sq(e.out)))
 		p.waitFor("Grant fledge-plugin-nohooks", "mkdir -p bin")
-		// Preselected: store only. Deselect it and confirm: nothing
-		// granted, and the build hook is not approved.
+		// Preselected: store only. Deselect it and confirm: the form
+		// refuses the answer (the build must run), says why, and stays
+		// open; Ctrl+C then cancels with nothing installed and the build
+		// not run.
 		p.wantOptions(map[string]bool{"store": true, "exec": false, "hooks": false})
 		p.set("store", false)
 		p.wantOptions(map[string]bool{"store": false, "exec": false, "hooks": false})
 		p.send("Enter")
-		if rc := p.exitCode(); rc != 1 {
-			t.Fatalf("install exited %d, want 1; screen:\n%s", rc, p.screen())
-		}
-		e.wantErrorCode(e.out, "approval_required")
-		if !strings.Contains(p.screen(), "hooks") {
-			t.Errorf("the refusal does not name hooks; screen:\n%s", p.screen())
+		p.waitFor("fledge-plugin-nohooks cannot be installed without its hooks: select hooks, or press Ctrl+C to cancel")
+		p.wantOptions(map[string]bool{"store": false, "exec": false, "hooks": false})
+		p.send("C-c")
+		if rc := p.exitCode(); rc != 130 {
+			t.Fatalf("install exited %d, want 130; screen:\n%s", rc, p.screen())
 		}
 		e.wantNothingInstalled("fledge-plugin-nohooks")
 		if _, err := os.Stat(filepath.Join(repo, "built-marker")); err == nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -195,9 +196,12 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 			j.HookChanges = append(j.HookChanges, hookChangeJSON{Name: h.Name, From: h.From, To: h.To})
 		}
 		j.NewerTags = append(j.NewerTags, r.NewerTags...)
+		if p := now[r.Name]; p != nil && r.Status == install.StatusSkipped && p.Kind == lockfile.KindLocalCopy {
+			j.Detail += "; to refresh it, reinstall it: " + reinstallCommand(p)
+		}
 		if r.Err != nil {
 			failures = append(failures, r.Err)
-			j.Error = toJSONError(r.Err)
+			j.Error = toJSONError(updateHint(r.Err, r.Name, now[r.Name], opts))
 		}
 		doc.Results = append(doc.Results, j)
 		switch j.Status {
@@ -274,6 +278,32 @@ func printUpdate(f *Factory, doc updateDoc) {
 			fmt.Fprintf(w, "  newer tags: %s\n", termsafe.Escape(strings.Join(r.NewerTags[:min(5, len(r.NewerTags))], ", ")))
 		}
 	}
+}
+
+// updateHint gives a plugin's failed update the hint that fixes it, as a
+// command that works as printed.
+func updateHint(err error, name string, p *lockfile.Plugin, opts *updateOptions) error {
+	var moved *install.TagMovedError
+	if errors.As(err, &moved) && p != nil {
+		what := "if you trust the change, reinstall it"
+		if moved.Older != "" {
+			what = "to accept the older version, reinstall it"
+		}
+		return withCode(CodeTagMoved, err, what+": "+reinstallCommand(p))
+	}
+	return withApprovalHint(err, func(ae *install.ApprovalError) string {
+		args := []string{"plugins", "update", name}
+		if opts.Defaults { // only --defaults moves the pins as this run did
+			args = []string{"plugins", "update", "--defaults"}
+		}
+		if opts.Force {
+			args = append(args, "--force")
+		}
+		if opts.Yes { // what --yes approved for the others stays approved
+			args = append(args, "--yes")
+		}
+		return retryWithGrants(ae, args...)
+	})
 }
 
 // installedDefaults names the installed plugins that came from one of

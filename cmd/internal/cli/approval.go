@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+// The approval form: what install, update, sync and grant ask a human on a
+// terminal (consent from flags is decided in package install).
+
+// capabilityMeaning explains each grant in the approval prompt.
+var capabilityMeaning = map[string]string{
+	"exec":       "run shell commands through fledge",
+	"store":      "keep data between runs",
+	"metadata":   "read project metadata and (filtered) environment",
+	"network":    "make network requests (recorded; not enforceable for native binaries)",
+	"filesystem": "access files (recorded; not enforceable for native binaries)",
+	"hooks":      "run the hooks and build command listed above",
+}
+
+// askApproval shows what a plugin requests on the terminal and lets the
+// user grant all, some or none of it. Hooks that must run to install it
+// are marked, and the form will not accept a choice without them (it says
+// so before it can be submitted); a reinstall starts from what is granted
+// now. What was granted stays on screen after the form closes.
+func askApproval(f *Factory, r install.Request) (install.Decision, error) {
+	w := f.IO.ErrOut
+	showRequest(w, r)
+	if in := r.Installed; in != nil {
+		fmt.Fprintf(w, "  installed now:   %s, granted %s\n", revisionText(in.Version, in.Commit), itemsText(in.Grants.Items()))
+		fmt.Fprintf(w, "  replaced with:   %s\n", revisionText(r.Version, r.Commit))
+	}
+	showHooks(w, "It would run:", r.Hooks)
+	chosen, err := chooseGrants(f, r, r.RequiresHooks())
+	if err != nil {
+		return install.Decision{}, err
+	}
+	keep := map[manifest.Capability]bool{}
+	var d install.Decision
+	for it := range chosen {
+		if it == install.GrantHooks {
+			d.Hooks = true
+		} else {
+			keep[manifest.Capability(it)] = true
+		}
+	}
+	d.Capabilities = r.Capabilities.Only(keep)
+	return d, nil
+}
+
+// showRequest names the plugin a question is about.
+func showRequest(w io.Writer, r install.Request) {
+	fmt.Fprintf(w, "\n%s %s from %s [%s]\n", termsafe.Escape(r.Plugin), termsafe.Escape(r.Version), termsafe.Escape(r.Source), r.Tier)
+	if r.Description != "" {
+		fmt.Fprintf(w, "  %s\n", termsafe.Escape(r.Description))
+	}
+}
+
+// showHooks lists the hooks (and build command) a grant of hooks approves.
+func showHooks(w io.Writer, title string, hooks []install.HookItem) {
+	if len(hooks) == 0 {
+		return
+	}
+	fmt.Fprintln(w, title)
+	escaped := false
+	for _, h := range hooks {
+		note := ""
+		if h.Auto {
+			note = " (detected build command)"
+		}
+		// Byte-exact, on one line: validation refused anything else.
+		shown := termsafe.Escape(h.Command)
+		escaped = escaped || shown != h.Command
+		fmt.Fprintf(w, "  %-16s %s%s\n", h.Name, shown, note)
+	}
+	if escaped {
+		fmt.Fprintln(w, `  (shown escaped: \n is a newline, \t a tab, \\ a backslash)`)
+	}
+}
+
+// chooseGrants asks which of r's items to grant, starting from what
+// r.Preselected says, and leaves a line on screen saying what was granted
+// and denied. With hooksRequired, a choice without hooks is refused in the
+// form, with a message saying why, before it can be submitted.
+func chooseGrants(f *Factory, r install.Request, hooksRequired bool) (map[string]bool, error) {
+	// Preselected items come first: huh scrolls a multi-select to its first
+	// selected option, which would hide anything above it (such as exec
+	// when only store is preselected).
+	var items, rest []string
+	for _, it := range r.Items() {
+		if r.Preselected(it) {
+			items = append(items, it)
+		} else {
+			rest = append(rest, it)
+		}
+	}
+	defaults := make([]int, len(items))
+	for i := range items {
+		defaults[i] = i
+	}
+	items = append(items, rest...)
+	options := make([]string, len(items))
+	hooksAt := -1
+	for i, it := range items {
+		label := it
+		meaning := capabilityMeaning[it]
+		switch {
+		case it == string(manifest.CapFilesystem):
+			label += " (" + termsafe.Escape(r.Capabilities.Filesystem) + ")"
+			if !manifest.KnownFilesystemScope(r.Capabilities.Filesystem) {
+				meaning = "access every file: an unknown scope has no bound (recorded; not enforceable for native binaries)"
+			}
+		case it == install.GrantHooks:
+			hooksAt = i
+			if hooksRequired {
+				meaning = "REQUIRED to install: " + meaning
+			}
+		}
+		options[i] = fmt.Sprintf("%-12s %s", label, meaning)
+	}
+	desc := "Space toggles, enter confirms; unselected items are denied."
+	if r.Tier == registry.TierUnverified {
+		desc = "Unverified source: review before granting exec, network or hooks. " + desc
+	}
+	var validate func([]int) error
+	if hooksRequired {
+		desc = "Its hooks are required to install it. " + desc
+		validate = func(picked []int) error {
+			if slices.Contains(picked, hooksAt) {
+				return nil
+			}
+			return fmt.Errorf("%s cannot be installed without its hooks: select hooks, or press Ctrl+C to cancel", termsafe.Escape(r.Plugin))
+		}
+	}
+	picked, err := f.Prompter.MultiSelect("Grant "+termsafe.Escape(r.Plugin)+":", desc, options, defaults, validate)
+	if err != nil {
+		return nil, err
+	}
+	chosen := map[string]bool{}
+	for _, i := range picked {
+		if i >= 0 && i < len(items) {
+			chosen[items[i]] = true
+		}
+	}
+	// The form clears itself: leave a record of the answer.
+	var granted, denied []string
+	for _, it := range r.Items() {
+		if chosen[it] {
+			granted = append(granted, it)
+		} else {
+			denied = append(denied, it)
+		}
+	}
+	line := fmt.Sprintf("✓ Granted %s: %s", termsafe.Escape(r.Plugin), itemsText(granted))
+	if len(denied) > 0 {
+		line += "; denied: " + strings.Join(denied, ", ")
+	}
+	fmt.Fprintln(f.IO.ErrOut, line)
+	return chosen, nil
+}
+
+// itemsText lists grant names, or says there are none.
+func itemsText(items []string) string {
+	if len(items) == 0 {
+		return "nothing"
+	}
+	return strings.Join(items, ", ")
+}
+
+// revisionText is "0.2.0 (commit 0123456789ab)", or the version alone.
+func revisionText(version, commit string) string {
+	s := termsafe.Escape(version)
+	if commit != "" {
+		s += " (commit " + commit[:min(12, len(commit))] + ")"
+	}
+	return s
+}
