@@ -129,12 +129,12 @@ func (r *Runner) runNative(ctx context.Context, t *Target, req Request, res *Res
 
 // escalate runs first (the cancel), then stops p on the Timeouts schedule:
 // SIGTERM after Term, SIGKILL after Kill, unless it exits first.
-func (r *Runner) escalate(ctx context.Context, p *process, first func()) {
+func (r *Runner) escalate(ctx context.Context, p child, first func()) {
 	first()
 	term := time.NewTimer(r.Timeouts.Term)
 	defer term.Stop()
 	select {
-	case <-p.exited:
+	case <-p.wait():
 		return
 	case <-term.C:
 		p.terminate()
@@ -142,7 +142,7 @@ func (r *Runner) escalate(ctx context.Context, p *process, first func()) {
 	kill := time.NewTimer(r.Timeouts.Kill - r.Timeouts.Term)
 	defer kill.Stop()
 	select {
-	case <-p.exited:
+	case <-p.wait():
 	case <-kill.C:
 		p.kill()
 	}

@@ -35,7 +35,7 @@ type session struct {
 	live    context.Context
 	endLive context.CancelFunc
 
-	proc      *process
+	proc      child
 	in        *inbox
 	lines     *lineReader
 	stdout    *os.File
@@ -110,6 +110,9 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 	<-s.watchDone
 	_ = s.stdout.Close()
 	res.ExitCode, res.Signaled, _ = s.proc.exitCode()
+	if f := s.proc.failure(); f != nil && s.fatal == nil {
+		s.fatal = f
+	}
 	for c := range s.denied {
 		res.Denied = append(res.Denied, c)
 	}
@@ -126,6 +129,9 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 // start spawns the plugin with its stdin and stdout as pipes. Arguments go
 // on argv as well as in init.
 func (s *session) start() error {
+	if s.t.IsWasm() {
+		return s.startWasm()
+	}
 	cmd := exec.Command(s.t.Binary, s.req.Args...)
 	cmd.Env = s.r.pluginEnv(s.t, s.req)
 	inR, inW, err := pipe()
@@ -166,7 +172,7 @@ func (s *session) start() error {
 	}
 	if errDrain != nil {
 		go func() {
-			<-s.proc.exited
+			<-s.proc.wait()
 			errDrain.stop(s.r.Timeouts.ExitGrace)
 		}()
 	}
@@ -183,17 +189,17 @@ func (s *session) start() error {
 func (s *session) watch() {
 	defer close(s.watchDone)
 	select {
-	case <-s.proc.exited:
+	case <-s.proc.wait():
 	case <-s.ctx.Done():
 		s.r.escalate(s.ctx, s.proc, func() { _ = s.in.send(protocol.Cancel{Type: protocol.TypeCancel, Reason: s.reason()}) })
 	case <-s.loopDone:
 		select {
-		case <-s.proc.exited:
+		case <-s.proc.wait():
 		case <-s.ctx.Done():
 			s.r.escalate(s.ctx, s.proc, func() { _ = s.in.send(protocol.Cancel{Type: protocol.TypeCancel, Reason: s.reason()}) })
 		}
 	}
-	<-s.proc.exited
+	<-s.proc.wait()
 	s.exitAt.Store(time.Now().UnixNano())
 	s.exited.Store(true)
 	s.endLive()
@@ -246,7 +252,7 @@ func (s *session) finish() {
 		s.r.UI.Warn(s.name, fmt.Sprintf("output exceeded %d bytes; the rest was dropped", s.capture.max))
 	}
 	s.in.close()
-	<-s.proc.exited
+	<-s.proc.wait()
 }
 
 // reason is the cancel reason for the run's context.
