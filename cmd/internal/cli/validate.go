@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,6 +73,7 @@ func validateRun(f *Factory, opts *validateOptions) error {
 		}
 		problems = append(problems, p)
 	}
+	problems = append(problems, install.CheckWasm(context.Background(), m, dir, "")...)
 	doc := validateDoc{SchemaVersion: SchemaVersion, Path: dir, PluginName: m.Plugin.Name,
 		Errors: problems.Errors(), Warnings: problems.Warnings()}
 	if doc.Errors == nil {
