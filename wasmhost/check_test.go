@@ -25,10 +25,10 @@ func TestCheck(t *testing.T) {
 	t.Parallel()
 	all := []tu.WasmImport{fSend, fRecv, fExit, fExec, fStoreS, fStoreG, fMeta, wasiExit}
 	for _, tc := range []struct {
-		name   string
-		mod    []byte
-		imp    string // the import the error must name
-		words  string // "" means the module is accepted
+		name  string
+		mod   []byte
+		imp   string // the import the error must name
+		words string // "" means the module is accepted
 	}{
 		{"every host function", tu.WasmModule{Imports: all, MemPages: 1}.Bytes(), "", ""},
 		{"nothing imported", tu.WasmModule{MemPages: 1}.Bytes(), "", ""},
