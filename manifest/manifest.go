@@ -196,6 +196,15 @@ const RuntimeWasm = "wasm"
 // is then confined to what its grants allow, not only what it asks fledge.
 func (m *Manifest) IsWasm() bool { return m.Plugin.Runtime == RuntimeWasm }
 
+// RuntimeName is the runtime as the Rust fledge reports it: "wasm" or
+// "native".
+func (m *Manifest) RuntimeName() string {
+	if m.IsWasm() {
+		return RuntimeWasm
+	}
+	return "native"
+}
+
 // ErrTooLarge is wrapped when plugin.toml exceeds MaxSize.
 var ErrTooLarge = errors.New("plugin.toml is too large")
 

@@ -388,3 +388,15 @@ func (i *Instance) cleanup() {
 	i.roots = nil
 	i.cancel(nil)
 }
+
+// Describe says, for audit, what a wasm plugin's own code may touch under a
+// filesystem grant.
+func Describe(filesystem string) string {
+	switch project, plugin := Mounts(filesystem); {
+	case plugin:
+		return "the project read-only at /project and its own data read-write at /plugin; no network or environment"
+	case project:
+		return "the project read-only at /project; no network or environment"
+	}
+	return "no files, no network, no environment"
+}

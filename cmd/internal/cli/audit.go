@@ -14,6 +14,7 @@ import (
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 	"github.com/corvidlabs/fledge-go/treehash"
+	"github.com/corvidlabs/fledge-go/wasmhost"
 )
 
 type auditOptions struct{ JSON bool }
@@ -43,6 +44,11 @@ type auditEntry struct {
 	Requested capsJSON          `json:"requested"`
 	Hooks     map[string]string `json:"approved_hooks"`
 	Warnings  []string          `json:"warnings"`
+	// Runtime and Sandboxed come from the installed manifest, never the
+	// record; Sandbox says what a sandboxed plugin's own code may touch.
+	Runtime   string `json:"runtime"`
+	Sandboxed bool   `json:"sandboxed"`
+	Sandbox   string `json:"sandbox,omitempty"`
 }
 
 type auditDoc struct {
@@ -81,7 +87,8 @@ func auditRun(f *Factory, opts *auditOptions) error {
 func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) auditEntry {
 	tier := entryTier(p, t)
 	a := auditEntry{
-		Name: p.Name, Version: p.Version, TrustTier: string(tier), Source: p.Source, URL: p.URL,
+		Runtime: "native",
+		Name:    p.Name, Version: p.Version, TrustTier: string(tier), Source: p.Source, URL: p.URL,
 		Kind: kindOf(p), Commit: p.Commit, PinnedRef: p.PinnedRef,
 		Granted: toCapsJSON(p.Capabilities), Requested: toCapsJSON(p.Requested),
 		Hooks: map[string]string{}, Warnings: []string{},
@@ -130,8 +137,9 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 	if len(unapproved) > 0 {
 		warn("hooks not approved (they never run): %s", strings.Join(unapproved, ", "))
 	}
-	if m.Plugin.Runtime == "wasm" {
-		warn("wasm runtime: this fledge cannot run it")
+	a.Runtime, a.Sandboxed = m.RuntimeName(), m.IsWasm()
+	if a.Sandboxed {
+		a.Sandbox = wasmhost.Describe(p.Capabilities.Filesystem)
 	}
 	return a
 }
@@ -146,6 +154,11 @@ func printAudit(f *Factory, a auditEntry) {
 	fmt.Fprintf(w, "  source:    %s (%s)\n", termsafe.Line(src), a.Kind)
 	if a.Commit != "" {
 		fmt.Fprintf(w, "  commit:    %s\n", termsafe.Line(a.Commit))
+	}
+	if a.Sandboxed {
+		fmt.Fprintf(w, "  runtime:   wasm (sandboxed): its own code reaches %s\n", a.Sandbox)
+	} else {
+		fmt.Fprintf(w, "  runtime:   %s, unsandboxed: its code runs with your privileges\n", termsafe.Line(a.Runtime))
 	}
 	fmt.Fprintf(w, "  granted:   %s\n", capsText(a.Granted))
 	fmt.Fprintf(w, "  requested: %s\n", capsText(a.Requested))
