@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -59,14 +58,10 @@ type IO struct {
 	stop     context.CancelCauseFunc
 }
 
-// New connects to fledge over the process's stdin and stdout.
-func New() *IO {
-	p := NewIO(os.Stdin, os.Stdout)
-	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		p.tty = true
-	}
-	return p
-}
+// New connects to fledge: over the process's stdin and stdout for a native
+// plugin, and over fledge's host functions (send, recv) for one built with
+// GOOS=wasip1 GOARCH=wasm, so the same plugin code runs either way.
+func New() *IO { return newTransport() }
 
 // NewIO connects to fledge over r (inbound) and w (outbound). Each message is
 // written with a single Write call; if w has a Flush() error method it is

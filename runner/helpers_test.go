@@ -32,7 +32,13 @@ func TestMain(m *testing.M) {
 	build := exec.Command("go", "build", "-o", goPlugin, "./testdata/goplugin")
 	build.Stderr = os.Stderr
 	wasmc := make(chan error, 1)
-	go func() { wasmc <- buildWasmDriver(dir) }()
+	go func() {
+		err := buildWasmDriver(dir)
+		if err == nil {
+			err = buildSDKPlugin(dir)
+		}
+		wasmc <- err
+	}()
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the Go test plugin:", err)
 		os.Exit(1)

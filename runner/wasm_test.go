@@ -403,3 +403,65 @@ func TestWasmStderrIsCleaned(t *testing.T) {
 		t.Errorf("stderr = %q", got)
 	}
 }
+
+// sdkNative and sdkWasm are testdata/sdkplugin built both ways by TestMain.
+var sdkNative, sdkWasm string
+
+func buildSDKPlugin(dir string) error {
+	sdkNative = filepath.Join(dir, "sdkplugin")
+	sdkWasm = filepath.Join(dir, "sdkplugin.wasm")
+	native := exec.Command("go", "build", "-o", sdkNative, "./testdata/sdkplugin")
+	native.Stderr = os.Stderr
+	if err := native.Run(); err != nil {
+		return err
+	}
+	wasm := exec.Command("go", "build", "-o", sdkWasm, "./testdata/sdkplugin")
+	wasm.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	wasm.Stderr = os.Stderr
+	if err := wasm.Run(); err != nil {
+		return err
+	}
+	module, err := os.ReadFile(sdkWasm)
+	if err != nil {
+		return err
+	}
+	return wasmhost.Check(context.Background(), module, wasmCache)
+}
+
+// TestWasmSDKPluginRunsAsNative runs one pluginsdk plugin built natively
+// and for wasip1: the same questions, grants and output.
+func TestWasmSDKPluginRunsAsNative(t *testing.T) {
+	t.Parallel()
+	grants := manifest.Capabilities{Exec: true, Store: true, Metadata: true}
+	var outputs []string
+	for _, wasm := range []bool{false, true} {
+		e := newEnv(t)
+		runtime, bin, src := "", "bin/sdkplugin", sdkNative
+		if wasm {
+			runtime, bin, src = "runtime = \"wasm\"\n", "sdkplugin.wasm", sdkWasm
+			mustMkdir(t, e.paths.CacheDir())
+			if err := os.Symlink(wasmCache, e.paths.WasmCacheDir()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := "[plugin]\nname = \"fledge-plugin-sdk\"\nversion = \"1.0.0\"\nprotocol = \"fledge-v1\"\n" + runtime +
+			"\n[[commands]]\nname = \"sdk\"\nbinary = \"" + bin + "\"\n"
+		e.install(plugin{name: "fledge-plugin-sdk", protocol: "fledge-v1", commands: map[string]string{"sdk": bin},
+			copies: map[string]string{bin: src}, grants: grants, requests: grants, manifest: m})
+		e.ui.answers = []any{"Ada", true, 2, []int{0, 2}}
+		r := e.runner()
+		r.Interactive = true
+		res, err := e.runWith(r, Request{Command: "sdk", Args: []string{"one", "two"}, Capture: true})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("wasm=%v: %v (exit %d)\n%s", wasm, err, res.ExitCode, e.stderr)
+		}
+		if len(e.ui.asked) != 4 || len(e.ui.progress) == 0 || len(e.ui.logs) != 1 {
+			t.Errorf("wasm=%v: asked %q, progress %d, logs %q", wasm, e.ui.asked, len(e.ui.progress), e.ui.logs)
+		}
+		outputs = append(outputs, res.Output)
+	}
+	want := "hello Ada true c x,z last=Ada/true exec=0:from-exec meta=1 args=[one two]\n"
+	if outputs[0] != want || outputs[1] != want {
+		t.Errorf("native output %q\n  wasm output %q\n         want %q", outputs[0], outputs[1], want)
+	}
+}
