@@ -14,6 +14,8 @@ import (
 const (
 	LangShell = "sh"
 	LangGo    = "go"
+	// LangWasm is Go built for fledge's wasm sandbox (GOOS=wasip1).
+	LangWasm = "wasm"
 )
 
 // ErrInvalidName is wrapped when the plugin name cannot be used.
@@ -49,8 +51,10 @@ func Create(o Options) ([]string, error) {
 		files = shellFiles
 	case LangGo:
 		files = goFiles
+	case LangWasm:
+		files = wasmFiles
 	default:
-		return nil, fmt.Errorf("%w: unknown language %q: use sh or go", ErrInvalidName, o.Lang)
+		return nil, fmt.Errorf("%w: unknown language %q: use sh, go or wasm", ErrInvalidName, o.Lang)
 	}
 	if entries, err := os.ReadDir(o.Dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s already exists and is not empty", o.Dir)

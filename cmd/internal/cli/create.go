@@ -30,7 +30,7 @@ func newCreateCmd(f *Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "directory to create (default ./fledge-plugin-<name>)")
-	cmd.Flags().StringVar(&opts.Lang, "lang", scaffold.LangShell, "language of the example: sh or go")
+	cmd.Flags().StringVar(&opts.Lang, "lang", scaffold.LangShell, "language of the example: sh, go or wasm")
 	return cmd
 }
 
@@ -39,8 +39,8 @@ func createRun(f *Factory, opts *createOptions) error {
 	if dir == "" {
 		dir = "fledge-plugin-" + strings.TrimPrefix(opts.Name, "fledge-plugin-")
 	}
-	if opts.Lang != scaffold.LangShell && opts.Lang != scaffold.LangGo {
-		return usageErrorf("--lang must be sh or go, not %q", opts.Lang)
+	if opts.Lang != scaffold.LangShell && opts.Lang != scaffold.LangGo && opts.Lang != scaffold.LangWasm {
+		return usageErrorf("--lang must be sh, go or wasm, not %q", opts.Lang)
 	}
 	files, err := scaffold.Create(scaffold.Options{Name: opts.Name, Dir: dir, Lang: opts.Lang})
 	if errors.Is(err, scaffold.ErrInvalidName) {
