@@ -121,11 +121,15 @@ func newRuntime(ctx context.Context, cacheDir string) (wazero.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithCompilationCache(cache)
+	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithCompilationCache(cache).
+		// Source lines in trap traces would cost a DWARF parse on every
+		// exit: seconds for an unstripped module.
+		WithDebugInfoEnabled(false)
 	return wazero.NewRuntimeWithConfig(ctx, cfg), nil
 }
 
-// compile compiles module in rt and checks it (see Check).
+// compile compiles module in rt and checks it (see Check) against the
+// WASI functions rt has instantiated, or else compiles them to see.
 func compile(ctx context.Context, rt wazero.Runtime, module []byte, memLimit uint64) (wazero.CompiledModule, error) {
 	if len(module) == 0 {
 		return nil, &ModuleError{Msg: "the module is empty (was it built?)"}
@@ -134,12 +138,18 @@ func compile(ctx context.Context, rt wazero.Runtime, module []byte, memLimit uin
 	if err != nil {
 		return nil, &ModuleError{Msg: "the module does not compile: " + firstLine(err.Error())}
 	}
-	wasi, err := wasi_snapshot_preview1.NewBuilder(rt).Compile(ctx)
-	if err != nil {
-		return nil, err
+	var wasiFuncs map[string]api.FunctionDefinition
+	if m := rt.Module(ModuleWASI); m != nil {
+		wasiFuncs = m.ExportedFunctionDefinitions()
+	} else {
+		wasi, err := wasi_snapshot_preview1.NewBuilder(rt).Compile(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer wasi.Close(ctx)
+		wasiFuncs = wasi.ExportedFunctions()
 	}
-	defer wasi.Close(ctx)
-	if err := check(cm, wasi.ExportedFunctions(), memLimit); err != nil {
+	if err := check(cm, wasiFuncs, memLimit); err != nil {
 		return nil, err
 	}
 	return cm, nil

@@ -167,15 +167,15 @@ func Start(cfg Config) (*Instance, error) {
 	if i.rt, err = newRuntime(i.ctx, cfg.CacheDir); err != nil {
 		return nil, err
 	}
+	if _, err := wasi_snapshot_preview1.Instantiate(i.ctx, i.rt); err != nil {
+		return nil, err
+	}
 	if i.cm, err = compile(i.ctx, i.rt, cfg.Module, i.lim.Memory); err != nil {
 		return nil, err
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	i.nonce = "fledge-wasm-" + hex.EncodeToString(b[:]) + "-"
-	if _, err := wasi_snapshot_preview1.Instantiate(i.ctx, i.rt); err != nil {
-		return nil, err
-	}
 	if err := i.instantiateHost(i.ctx); err != nil {
 		return nil, err
 	}
