@@ -53,7 +53,7 @@ func TestInstallChecksWasmModules(t *testing.T) {
 	if res.Entry.Runtime != "wasm" {
 		t.Errorf("runtime not recorded: %+v", res.Entry)
 	}
-	entries, _ := filepath.Glob(filepath.Join(e.paths.WasmCacheDir(), "*", "*"))
+	entries, _ := filepath.Glob(filepath.Join(e.paths.WasmCacheDir(), "*", "*", "*"))
 	if len(entries) == 0 {
 		t.Error("install left the compilation cache empty")
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +20,12 @@ const (
 	ModuleFledge = "fledge"
 	ModuleWASI   = wasi_snapshot_preview1.ModuleName
 )
+
+// WazeroVersion is the wazero release fledge is built with (a test holds
+// it to go.mod). Cache entries live in a directory named for it: wazero
+// names its own directory from the binary's build information, which a
+// build without module information reports as "dev" for every version.
+const WazeroVersion = "v1.12.0"
 
 // MaxModuleSize bounds the .wasm file fledge reads (256 MiB).
 const MaxModuleSize = 256 << 20
@@ -102,7 +109,7 @@ func cacheFor(dir string) (wazero.CompilationCache, error) {
 		c = wazero.NewCompilationCache()
 	} else {
 		var err error
-		if c, err = wazero.NewCompilationCacheWithDir(dir); err != nil {
+		if c, err = wazero.NewCompilationCacheWithDir(filepath.Join(dir, WazeroVersion)); err != nil {
 			return nil, fmt.Errorf("wasm compilation cache %s: %w", dir, err)
 		}
 	}

@@ -78,8 +78,9 @@
 // # Compilation cache
 //
 // Modules are compiled by wazero's optimising compiler into a cache
-// directory (home.Paths.WasmCacheDir). wazero keys each entry on the
-// SHA-256 of the module's bytes, the compile options and the CPU's
-// features, inside a directory named for the wazero version, OS and
-// architecture; a corrupt entry fails its checksum and is recompiled.
+// directory (home.Paths.WasmCacheDir), below a directory named for the
+// wazero version (WazeroVersion). wazero keys each entry on the SHA-256 of
+// the module's bytes, the compile options and the CPU's features; a corrupt
+// entry fails its checksum and is recompiled. Everything in FLEDGE_HOME is
+// trusted: a forged entry would run as native code.
 package wasmhost
