@@ -180,9 +180,18 @@ func main() {
 		case "oob-recv":
 			hostRecv(unsafe.Pointer(uintptr(0x7fff0000)), 100)
 		case "output":
-			n, _ := strconv.Atoi(arg)
+			// output:N[:SIZE] sends N output messages of SIZE bytes of
+			// text (the runner's goplugin "flood", for the benchmarks).
+			ns, sizes, _ := strings.Cut(arg, ":")
+			n, _ := strconv.Atoi(ns)
+			size := 5
+			if sizes != "" {
+				size, _ = strconv.Atoi(sizes)
+			}
+			text, _ := jsonString(strings.Repeat("y", max(size-1, 0)) + "\n")
+			msg := []byte(`{"type":"output","text":` + text + `}`)
 			for i := 0; i < n; i++ {
-				send(`{"type":"output","text":"line\n"}`)
+				hostSend(ptr(msg), int32(len(msg)))
 			}
 		case "panic":
 			panic("driver panics")
