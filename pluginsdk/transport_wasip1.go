@@ -5,6 +5,7 @@ package pluginsdk
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"time"
 	"unsafe"
 )
@@ -52,17 +53,22 @@ func (w *hostWriter) Write(p []byte) (int, error) {
 
 // hostReader reads messages, one line each. When nothing is waiting it
 // sleeps until the plugin sends something (its answer may then be owed) or
-// a short while passes (for a cancel fledge sends unasked).
+// a short while passes (for a cancel fledge sends unasked). recv's -1 means
+// fledge closed the stream: io.EOF.
 type hostReader struct {
 	kick    chan struct{}
 	chunk   []byte
 	pending []byte
+	eof     bool // recv said fledge closed the stream
 }
 
 const idlePoll = 50 * time.Millisecond
 
 func (r *hostReader) Read(p []byte) (int, error) {
 	for len(r.pending) == 0 {
+		if r.eof {
+			return 0, io.EOF
+		}
 		if msg := r.next(); msg != nil {
 			r.pending = append(msg, '\n')
 			break
@@ -87,6 +93,7 @@ func (r *hostReader) next() []byte {
 	for {
 		n := hostRecv(unsafe.Pointer(&r.chunk[0]), uint32(len(r.chunk)))
 		if n <= 0 {
+			r.eof = n < 0
 			return msg
 		}
 		msg = append(msg, r.chunk[:n]...)

@@ -465,3 +465,28 @@ func TestWasmSDKPluginRunsAsNative(t *testing.T) {
 		t.Errorf("native output %q\n  wasm output %q\n         want %q", outputs[0], outputs[1], want)
 	}
 }
+
+// TestWasmSDKPluginWithoutArgv: the Rust fledge gives a wasm plugin no argv
+// at all; a pluginsdk plugin must still run (it once indexed os.Args[0]).
+func TestWasmSDKPluginWithoutArgv(t *testing.T) {
+	t.Parallel()
+	module, err := os.ReadFile(sdkWasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst, err := wasmhost.Start(wasmhost.Config{Module: module, CacheDir: wasmCache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := inst.Stdin().Write([]byte(`{"type":"init","protocol":"fledge-v1","args":[]}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	line := make([]byte, 4096)
+	n, _ := inst.Stdout().Read(line)
+	inst.Stdin().Close()
+	<-inst.Exited()
+	if !strings.Contains(string(line[:n]), `"type":"prompt"`) {
+		code, _, f := inst.Result()
+		t.Fatalf("first message %q (exit %d, %v)", line[:n], code, f)
+	}
+}

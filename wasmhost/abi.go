@@ -116,6 +116,9 @@ func (i *Instance) recv(_ context.Context, mod api.Module, stack []uint64) {
 		m, ok := i.take(nil, block)
 		if !ok {
 			stack[0] = 0
+			if i.in.closed() {
+				stack[0] = uint64(uint32(0xffffffff)) // -1: fledge hung up
+			}
 			return
 		}
 		if m.answers() && i.owed > 0 {

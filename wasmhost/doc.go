@@ -29,7 +29,8 @@
 //     than max_len is delivered over successive calls. When nothing is
 //     waiting and no answer is owed, recv returns 0 at once (as Rust does);
 //     when the plugin sent a request that fledge has not answered yet, recv
-//     waits for the answer.
+//     waits for the answer. Once fledge has closed the stream (it is
+//     stopping the plugin), recv returns -1.
 //   - exit(code): ends the plugin with that exit code (0..255; any other
 //     value reads as 1). Returning from _start is exit 0; WASI proc_exit
 //     works too.

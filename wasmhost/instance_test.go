@@ -132,3 +132,37 @@ func TestStopWhileWaiting(t *testing.T) {
 		t.Fatalf("result %d %v %v, want 143 signaled", code, signaled, f)
 	}
 }
+
+// TestRecvAfterHangUp: once fledge closed the stream, recv returns -1, not
+// the 0 of "nothing waiting", so a plugin waiting for messages can stop.
+func TestRecvAfterHangUp(t *testing.T) {
+	t.Parallel()
+	msg := `{"type":"prompt","id":"1","message":"q"}`
+	exitWithRecv := seq(tu.I32Const(0), tu.I32Const(100), call(1), tu.I32Const(2), []byte{0x6a}, call(2)) // exit(recv()+2)
+	for _, tc := range []struct {
+		name   string
+		start  []byte
+		hangUp bool
+		want   int // 1: recv said -1; 2: recv said 0
+	}{
+		{"nothing owed", seq(tu.I32Const(0), tu.I32Const(100), call(1), []byte{tu.OpDrop}, exitWithRecv), false, 2},
+		{"hung up while owed", seq(tu.I32Const(0), tu.I32Const(100), call(1), []byte{tu.OpDrop},
+			tu.I32Const(1024), tu.I32Const(int32(len(msg))), call(0), exitWithRecv), true, 1},
+	} {
+		mod := tu.WasmModule{Imports: []tu.WasmImport{fSend, fRecv, fExit}, MemPages: 1, Data: msg, DataAt: 1024, Start: tc.start}.Bytes()
+		inst, err := Start(Config{Module: mod})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inst.Stdin().Write([]byte("{\"type\":\"init\"}\n"))
+		if tc.hangUp {
+			sc := bufio.NewScanner(inst.Stdout())
+			sc.Scan() // the prompt: it now waits for the answer
+			inst.Stdin().Close()
+		}
+		<-inst.Exited()
+		if code, _, f := inst.Result(); code != tc.want || f != nil {
+			t.Errorf("%s: exit %d %v, want %d", tc.name, code, f, tc.want)
+		}
+	}
+}

@@ -198,6 +198,14 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 // take removes and returns the first message that match accepts (any when
 // match is nil). When none is there it waits if block is set, until one
 // comes, the stream ends or done; ok is false when it returns none.
+// closed reports whether nothing more can arrive: the stream ended and
+// everything in it was taken.
+func (q *inbox) closed() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.eof && len(q.msgs) == 0
+}
+
 func (q *inbox) take(match func(*message) bool, block bool, done <-chan struct{}) (message, bool) {
 	q.mu.Lock()
 	for {
