@@ -92,6 +92,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"waitfile":    cmdWaitFile,
 		"signalpid":   cmdSignalPID,
 		"pidgone":     cmdPIDGone,
+		"mkwasm":      cmdMkwasm,
 	}
 }
 
