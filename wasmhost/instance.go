@@ -192,7 +192,7 @@ func Start(cfg Config) (*Instance, error) {
 	i.alloc = &limitedAllocator{limit: i.lim.Memory}
 	i.meter = newMeter()
 	i.out = &outbound{f: i.outW}
-	i.sout.out = i.out
+	i.sout.out, i.sout.meter = i.out, i.meter
 	i.in = newInbox(i.lim.Backlog)
 	ok = true
 	go i.in.pump(i.inR, maxInbound, i.exited)

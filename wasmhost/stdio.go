@@ -20,6 +20,7 @@ const maxOutputChunk = 256 << 10
 // it is whole.
 type stdoutWriter struct {
 	out     *outbound
+	meter   *meter
 	partial []byte
 }
 
@@ -43,7 +44,7 @@ func (w *stdoutWriter) Write(p []byte) (int, error) {
 				return n, nil
 			}
 		}
-		if err := w.out.output(chunk[:cut]); err != nil {
+		if err := w.out.output(chunk[:cut], w.meter); err != nil {
 			return n, err
 		}
 		p = p[cut:]
@@ -54,7 +55,7 @@ func (w *stdoutWriter) Write(p []byte) (int, error) {
 // flush sends what is held back (an incomplete sequence, shown as U+FFFD).
 func (w *stdoutWriter) flush() {
 	if len(w.partial) > 0 {
-		_ = w.out.output(w.partial)
+		_ = w.out.output(w.partial, w.meter)
 		w.partial = nil
 	}
 }

@@ -25,9 +25,19 @@ type outbound struct {
 
 const outboundBatch = 64 << 10
 
+// lock takes the buffer; waiting for it while the flusher is blocked on a
+// full pipe is waiting on fledge, not computing.
+func (o *outbound) lock(m *meter) {
+	if !o.mu.TryLock() {
+		done := m.wait()
+		o.mu.Lock()
+		done()
+	}
+}
+
 // line queues one message; msg must not hold a newline.
 func (o *outbound) line(msg []byte, m *meter) error {
-	o.mu.Lock()
+	o.lock(m)
 	defer o.mu.Unlock()
 	if o.err != nil {
 		return o.err
@@ -41,15 +51,15 @@ func (o *outbound) line(msg []byte, m *meter) error {
 }
 
 // output queues an output message carrying text.
-func (o *outbound) output(text []byte) error {
-	o.mu.Lock()
+func (o *outbound) output(text []byte, m *meter) error {
+	o.lock(m)
 	defer o.mu.Unlock()
 	if o.err != nil {
 		return o.err
 	}
 	o.buf = appendOutput(o.buf, text)
 	if len(o.buf) >= outboundBatch {
-		return o.flushLocked(nil)
+		return o.flushLocked(m)
 	}
 	return nil
 }
@@ -57,7 +67,11 @@ func (o *outbound) output(text []byte) error {
 // flush writes what is pending. m, when not nil, is told the write is a
 // wait (a full pipe means fledge is busy, not the plugin).
 func (o *outbound) flush(m *meter) error {
-	o.mu.Lock()
+	if m == nil {
+		o.mu.Lock()
+	} else {
+		o.lock(m)
+	}
 	defer o.mu.Unlock()
 	return o.flushLocked(m)
 }
