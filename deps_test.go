@@ -43,6 +43,7 @@ func TestImportRules(t *testing.T) {
 		{"manifest", []string{module + "/"}, "manifest is a leaf"},
 		{"lockfile", []string{module + "/install", module + "/runner", module + "/registry"}, "lockfile sits below the orchestrators"},
 		{"runner/protocol", []string{module + "/"}, "the wire types depend on nothing of fledge"},
+		{"wasmhost", []string{module + "/install", module + "/lockfile", module + "/home", module + "/manifest", module + "/registry"}, "the wasm sandbox speaks only the wire protocol; grants are the engine's"},
 		{"pluginsdk", []string{module + "/install", module + "/lockfile", module + "/home", module + "/manifest"}, "the SDK needs only the wire types"},
 	}
 	for pkg, ds := range all {

@@ -5,7 +5,9 @@
 // It owns: resolving a command to its plugin (through the lockfile only,
 // never PATH or a name prefix), checking at run time that the binary stays
 // inside the plugin's real tree, spawning it (inherited stdio, or NDJSON
-// pipes), the message loop with its limits and timeouts, the plugin's
+// pipes; a runtime = "wasm" plugin is a wasmhost instance standing in for
+// the process, behind the same engine, its wall clock stopped while a
+// question waits), the message loop with its limits and timeouts, the plugin's
 // key/value store, confined exec, project metadata (read with go-git, never
 // by running git) and the environment filter.
 //
