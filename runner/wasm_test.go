@@ -490,3 +490,34 @@ func TestWasmSDKPluginWithoutArgv(t *testing.T) {
 		t.Fatalf("first message %q (exit %d, %v)", line[:n], code, f)
 	}
 }
+
+// slowUI answers every prompt with "late" after a delay.
+type slowUI struct {
+	*scriptUI
+	delay time.Duration
+}
+
+func (u slowUI) Prompt(ctx context.Context, q Question) (string, error) {
+	select {
+	case <-time.After(u.delay):
+		return "late", nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// TestWasmClockStopsForQuestions: a person taking longer than the wasm
+// run's wall clock to answer does not time the plugin out.
+func TestWasmClockStopsForQuestions(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.installWasm(manifest.Capabilities{})
+	r := e.runner()
+	r.Interactive = true
+	r.UI = slowUI{scriptUI: e.ui, delay: 800 * time.Millisecond}
+	res, err := e.runWith(r, Request{Command: "drive", Capture: true, Timeout: 400 * time.Millisecond, Args: []string{
+		"init", `send:{"type":"prompt","id":"1","message":"Name?"}`, "recv"}})
+	if err != nil || !strings.Contains(res.Output, `"value":"late"`) {
+		t.Fatalf("err %v, output:\n%s", err, res.Output)
+	}
+}
