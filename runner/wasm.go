@@ -29,6 +29,14 @@ func (s *session) startWasm() error {
 		Stderr:   &syncWriter{w: s.r.Stderr},
 		Limits:   s.r.Limits.Wasm,
 	}
+	// A message may be as long as a native plugin's line, and what waits
+	// for recv counts like a native plugin's unread stdin.
+	if cfg.Limits.Line == 0 {
+		cfg.Limits.Line = s.r.Limits.Line
+	}
+	if cfg.Limits.Backlog == 0 {
+		cfg.Limits.Backlog = s.r.Limits.Backlog
+	}
 	project, plugin := wasmhost.Mounts(s.granted.Filesystem)
 	if project {
 		cfg.ProjectDir = s.workRoot()
