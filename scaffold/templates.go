@@ -21,7 +21,7 @@ args = [
 `
 
 var commonFiles = []file{
-	{path: ".gitignore", mode: 0o644, body: "/bin/*.exe\n/dist/\n"},
+	{path: ".gitignore", mode: 0o644, body: "/bin/*.exe\n/bin/*.wasm\n/dist/\n"},
 	{path: "README.md", mode: 0o644, body: `# %PLUGIN%
 
 A [fledge](https://github.com/CorvidLabs/fledge) plugin adding the ` + "`%NAME%`" + ` command.
