@@ -514,8 +514,8 @@ func TestWasmClockStopsForQuestions(t *testing.T) {
 	e.installWasm(manifest.Capabilities{})
 	r := e.runner()
 	r.Interactive = true
-	r.UI = slowUI{scriptUI: e.ui, delay: 800 * time.Millisecond}
-	res, err := e.runWith(r, Request{Command: "drive", Capture: true, Timeout: 400 * time.Millisecond, Args: []string{
+	r.UI = slowUI{scriptUI: e.ui, delay: 2500 * time.Millisecond}
+	res, err := e.runWith(r, Request{Command: "drive", Capture: true, Timeout: 1500 * time.Millisecond, Args: []string{
 		"init", `send:{"type":"prompt","id":"1","message":"Name?"}`, "recv"}})
 	if err != nil || !strings.Contains(res.Output, `"value":"late"`) {
 		t.Fatalf("err %v, output:\n%s", err, res.Output)
