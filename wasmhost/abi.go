@@ -43,13 +43,19 @@ func guest(mod api.Module, fn string, ptr, n uint32) []byte {
 	return b
 }
 
-// send(ptr, len): one outbound message.
-func (i *Instance) send(_ context.Context, mod api.Module, stack []uint64) {
+// arg reads a call's argument: within the plugin's memory, and no longer
+// than a protocol message may be (what fledge holds stays bounded).
+func (i *Instance) arg(mod api.Module, fn string, stack []uint64) []byte {
 	ptr, n := uint32(stack[0]), uint32(stack[1])
 	if int64(n) > int64(i.lim.Line) {
-		panic(&Failure{Kind: FailProtocol, Msg: fmt.Sprintf("it sent a message of %d bytes; a protocol message may be at most %d bytes", n, i.lim.Line)})
+		panic(&Failure{Kind: FailProtocol, Msg: fmt.Sprintf("it passed fledge.%s %d bytes; a protocol message may be at most %d bytes", fn, n, i.lim.Line)})
 	}
-	msg := oneLine(guest(mod, "send", ptr, n))
+	return guest(mod, fn, ptr, n)
+}
+
+// send(ptr, len): one outbound message.
+func (i *Instance) send(_ context.Context, mod api.Module, stack []uint64) {
+	msg := oneLine(i.arg(mod, "send", stack))
 	if len(bytes.TrimSpace(msg)) == 0 {
 		return
 	}
@@ -215,7 +221,7 @@ func (i *Instance) exec(_ context.Context, mod api.Module, stack []uint64) {
 	var req struct {
 		Command, Cwd, Timeout json.RawMessage
 	}
-	arg := guest(mod, "exec", uint32(stack[0]), uint32(stack[1]))
+	arg := i.arg(mod, "exec", stack)
 	if !i.object("exec", arg, &req) {
 		stack[0] = uint64(uint32(0xffffffff))
 		return
@@ -230,7 +236,7 @@ func (i *Instance) storeSet(_ context.Context, mod api.Module, stack []uint64) {
 	var req struct {
 		Key, Value json.RawMessage
 	}
-	arg := guest(mod, "store_set", uint32(stack[0]), uint32(stack[1]))
+	arg := i.arg(mod, "store_set", stack)
 	if !i.object("store_set", arg, &req) {
 		return
 	}
@@ -246,7 +252,7 @@ func (i *Instance) storeSet(_ context.Context, mod api.Module, stack []uint64) {
 // store_get(ptr, len) -> len: the key's bytes; the value (a JSON string or
 // null) is read with recv.
 func (i *Instance) storeGet(_ context.Context, mod api.Module, stack []uint64) {
-	key := guest(mod, "store_get", uint32(stack[0]), uint32(stack[1]))
+	key := i.arg(mod, "store_get", stack)
 	if !utf8.Valid(key) {
 		i.warn("store_get: the key is not UTF-8; ignored")
 		stack[0] = uint64(uint32(0xffffffff))
@@ -258,7 +264,7 @@ func (i *Instance) storeGet(_ context.Context, mod api.Module, stack []uint64) {
 
 // metadata(ptr, len) -> len: a JSON array of keys, or {"keys": [...]}.
 func (i *Instance) metadata(_ context.Context, mod api.Module, stack []uint64) {
-	arg := bytes.TrimSpace(guest(mod, "metadata", uint32(stack[0]), uint32(stack[1])))
+	arg := bytes.TrimSpace(i.arg(mod, "metadata", stack))
 	keys := json.RawMessage(arg)
 	if len(arg) == 0 || arg[0] != '[' {
 		var req struct{ Keys json.RawMessage }

@@ -53,7 +53,7 @@ func call(i int) []byte { return []byte{tu.OpCall, byte(i)} }
 
 func TestHostileModules(t *testing.T) {
 	t.Parallel()
-	imports := []tu.WasmImport{fSend, fRecv, fExit} // 0, 1, 2
+	imports := []tu.WasmImport{fSend, fRecv, fExit, fExec} // 0, 1, 2, 3
 	for _, tc := range []struct {
 		name  string
 		start []byte
@@ -67,6 +67,7 @@ func TestHostileModules(t *testing.T) {
 			[]byte{0x47, tu.OpBrIf, 0, tu.OpEnd, tu.OpEnd, tu.OpUnreachable}),
 			Limits{Memory: 8 << 20}, FailMemory, "limit of 8 MiB"},
 		{"huge send", seq(tu.I32Const(0), tu.I32Const(2<<20), call(0)), Limits{}, FailProtocol, "2097152 bytes"},
+		{"huge exec request", seq(tu.I32Const(0), tu.I32Const(2<<20), call(3), []byte{tu.OpDrop}), Limits{}, FailProtocol, "fledge.exec 2097152 bytes"},
 		{"send past memory", seq(tu.I32Const(60000), tu.I32Const(10000), call(0)), Limits{}, FailTrap, "outside its memory"},
 		{"recv past memory", seq(tu.I32Const(65530), tu.I32Const(100), call(1), []byte{tu.OpDrop}), Limits{}, FailTrap, "outside its memory"},
 		{"recv negative length", seq(tu.I32Const(0), tu.I32Const(-5), call(1), []byte{tu.OpDrop}), Limits{}, FailTrap, "negative"},
