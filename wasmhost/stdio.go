@@ -11,8 +11,9 @@ import (
 )
 
 // maxOutputChunk bounds the text of one output message made from the
-// plugin's WASI stdout, well below the protocol's line limit.
-const maxOutputChunk = 256 << 10
+// plugin's WASI stdout: even escaped (a control byte becomes six) it stays
+// below the protocol's 1 MiB line limit.
+const maxOutputChunk = 128 << 10
 
 // stdoutWriter turns what the plugin writes to WASI stdout into output
 // messages on the outbound stream, so it is shown, cleaned and captured

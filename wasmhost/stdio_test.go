@@ -17,6 +17,7 @@ func FuzzStdoutWriter(f *testing.F) {
 	f.Add([]byte("héllo wörld ✓ 🦀\n"), uint8(1))
 	f.Add([]byte("\xff\xfe not utf-8 \xe2\x9c"), uint8(2))
 	f.Add(bytes.Repeat([]byte("é"), 300000), uint8(200))
+	f.Add(bytes.Repeat([]byte{1}, 300000), uint8(255)) // escaped six times over
 	f.Fuzz(func(t *testing.T, data []byte, step uint8) {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -28,6 +29,9 @@ func FuzzStdoutWriter(f *testing.F) {
 			sc := bufio.NewScanner(r)
 			sc.Buffer(nil, 4<<20)
 			for sc.Scan() {
+				if len(sc.Bytes()) > DefaultLine {
+					t.Errorf("a line of %d bytes, over the protocol's limit", len(sc.Bytes()))
+				}
 				var m struct{ Type, Text string }
 				if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m.Type != "output" {
 					t.Errorf("line %q: %v", sc.Bytes(), err)
