@@ -149,17 +149,22 @@ func (p *IO) Send(m protocol.Outbound) error {
 	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("encode %s message: %w", m.Type, err)
 	}
-	if n := buf.Len() - 1; n > p.maxSend {
-		return fmt.Errorf("%s message is %d bytes encoded, more than the %d fledge accepts on one line", m.Type, n, p.maxSend)
+	return p.writeLine(m.Type, buf.Bytes())
+}
+
+// writeLine writes one encoded message, which ends in its newline.
+func (p *IO) writeLine(typ string, line []byte) error {
+	if n := len(line) - 1; n > p.maxSend {
+		return fmt.Errorf("%s message is %d bytes encoded, more than the %d fledge accepts on one line", typ, n, p.maxSend)
 	}
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	if _, err := p.w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("send %s message: %w", m.Type, err)
+	if _, err := p.w.Write(line); err != nil {
+		return fmt.Errorf("send %s message: %w", typ, err)
 	}
 	if f, ok := p.w.(interface{ Flush() error }); ok {
 		if err := f.Flush(); err != nil {
-			return fmt.Errorf("send %s message: %w", m.Type, err)
+			return fmt.Errorf("send %s message: %w", typ, err)
 		}
 	}
 	return nil

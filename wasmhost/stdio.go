@@ -2,11 +2,11 @@ package wasmhost
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"sync"
 	"unicode/utf8"
 
+	"github.com/corvidlabs/fledge-go/runner/protocol"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -82,8 +82,7 @@ func incompleteTail(b []byte) int {
 // appendOutput appends an output message carrying text to dst.
 func appendOutput(dst, text []byte) []byte {
 	dst = append(dst, `{"type":"output","text":`...)
-	q, _ := json.Marshal(string(text)) // a string always encodes
-	dst = append(dst, q...)
+	dst = protocol.AppendString(dst, string(text))
 	return append(dst, '}', '\n')
 }
 
