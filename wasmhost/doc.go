@@ -43,7 +43,10 @@
 //
 // The synchronous calls return -1 when fledge withdrew the request (it was
 // invalid, or the run is being cancelled); nothing is then waiting for recv.
-// A pointer outside the plugin's memory ends the run with a clear error.
+// A result is what the next recv delivers: the rest of a message recv had
+// not finished delivering is dropped, as in the Rust fledge. A pointer
+// outside the plugin's memory, or an argument longer than a protocol
+// message may be, ends the run with a clear error.
 //
 // # The sandbox
 //
