@@ -521,3 +521,38 @@ func TestWasmClockStopsForQuestions(t *testing.T) {
 		t.Fatalf("err %v, output:\n%s", err, res.Output)
 	}
 }
+
+// TestWasmSDKPluginCancelled: Ctrl+C while a pluginsdk plugin in wasm waits
+// for an answer reaches it as a cancel; it exits 130 on its own.
+func TestWasmSDKPluginCancelled(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	mustMkdir(t, e.paths.CacheDir())
+	if err := os.Symlink(wasmCache, e.paths.WasmCacheDir()); err != nil {
+		t.Fatal(err)
+	}
+	m := "[plugin]\nname = \"fledge-plugin-sdk\"\nversion = \"1.0.0\"\nprotocol = \"fledge-v1\"\nruntime = \"wasm\"\n" +
+		"\n[[commands]]\nname = \"sdk\"\nbinary = \"sdkplugin.wasm\"\n"
+	e.install(plugin{name: "fledge-plugin-sdk", protocol: "fledge-v1", commands: map[string]string{"sdk": "sdkplugin.wasm"},
+		copies: map[string]string{"sdkplugin.wasm": sdkWasm}, manifest: m})
+	e.ui.answers = []any{block{}}
+	r := e.runner()
+	r.Interactive = true
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for {
+			e.ui.mu.Lock()
+			asked := len(e.ui.asked)
+			e.ui.mu.Unlock()
+			if asked > 0 {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	res, err := r.Run(ctx, Request{Command: "sdk"})
+	if CodeOf(err) != CodeInterrupted || res.ExitCode != 130 || res.Signaled {
+		t.Fatalf("err %v, exit %d (signaled %v), want interrupted and the plugin's own 130", err, res.ExitCode, res.Signaled)
+	}
+}
