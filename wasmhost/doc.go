@@ -70,13 +70,14 @@
 //
 // Memory (256 MiB by default) is enforced by the memory allocator, which
 // refuses to grow past it; a plugin that then fails is reported as having
-// hit the limit. Compute time (30 s by default) is the time the plugin's
-// code runs, not counting time it waits for fledge or the user (recv,
-// synchronous calls, sleeps, a full output pipe); wazero has no fuel, and
-// this budget measures the same thing fuel stands for without slowing the
-// code down. It includes time the machine's scheduler gave to others, so
-// it errs towards stopping early under heavy load. The wall clock of the
-// whole run belongs to the runner. Every limit stops the plugin at its next
+// hit the limit. Compute time (30 s by default) is what wazero's missing
+// fuel stands for, measured without slowing the code down: on Linux, the
+// CPU time of the OS thread the plugin runs on (its goroutine holds that
+// thread for the whole run, so waits on fledge or the user, which park it,
+// cost nothing); elsewhere, the time its code runs less every wait (recv,
+// synchronous calls, sleeps, a full output pipe), which under heavy load
+// errs towards stopping early. The wall clock of the whole run belongs to
+// the runner. Every limit stops the plugin at its next
 // loop iteration or call, whatever it is doing.
 //
 // # Compilation cache

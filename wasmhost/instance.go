@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -324,6 +325,10 @@ func (i *Instance) budget() {
 }
 
 func (i *Instance) run(mc wazero.ModuleConfig) {
+	// The plugin keeps this thread, so its CPU time is the plugin's.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	i.meter.onThisThread()
 	ctx := experimental.WithMemoryAllocator(i.ctx, i.alloc)
 	mod, err := i.rt.InstantiateModule(ctx, i.cm, mc)
 	if err == nil {
