@@ -45,6 +45,7 @@ func TestImportRules(t *testing.T) {
 		{"internal/bounded", []string{module + "/"}, "the bounded reader is a leaf that leaves may use"},
 		{"lockfile", []string{module + "/install", module + "/runner", module + "/registry"}, "lockfile sits below the orchestrators"},
 		{"runner/protocol", []string{module + "/"}, "the wire types depend on nothing of fledge"},
+		{"wasmhost", []string{module + "/install", module + "/lockfile", module + "/home", module + "/manifest", module + "/registry"}, "the wasm sandbox speaks only the wire protocol; grants are the engine's"},
 		{"pluginsdk", []string{module + "/install", module + "/lockfile", module + "/home", module + "/manifest"}, "the SDK needs only the wire types"},
 		{"project", []string{module + "/"}, "project is a leaf"},
 		{"binfmt", []string{module + "/"}, "binfmt is a leaf"},

@@ -13,6 +13,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/tetratelabs/wazero v1.12.0
 	golang.org/x/sync v0.22.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0

@@ -18,6 +18,10 @@
 #                file read / temp write + fsync + rename
 #   update       update of 50 up-to-date plugins vs update of one, over
 #                file:// and over loopback HTTP with 25 ms per request
+#   wasm         fledge <command> for a pluginsdk plugin in the wasm sandbox
+#                (cache warm) vs the same code built native, and a Rust-built
+#                module's; the first run (compile) vs the warm one; output
+#                throughput of the sandbox vs the native runner
 # Usage: bench/all.sh [benchtime]   (default 1s; e.g. 3s, or 5x for a quick look)
 # Figures vary with the machine and its load: compare ratios, not times.
 set -euo pipefail
@@ -78,6 +82,11 @@ END {
     row("runner round trips vs no-op host", sprintf("%.0f trips/s", m["RoundTripRunner", "trips/s"]),
         sprintf("%.0f trips/s (no-op host)", m["RoundTripFloor", "trips/s"]), sprintf("%.2fx the no-op time", ns["RoundTripRunner"] / ns["RoundTripFloor"]))
   timed("runner start-up (in process)", "StartupRunner", "StartupDirect", "(exec plugin)")
+  timed("fledge <wasm command>, Go, cache warm", "WasmCommand/wasm", "WasmCommand/native", "(same code native)")
+  timed("fledge <wasm command>, Rust, cache warm", "WasmCommand/wasm-rust", "WasmCommand/native", "(Go plugin native)")
+  timed("fledge <wasm command>, first run (compile)", "WasmCommandCold", "WasmCommand/wasm", "(cache warm)")
+  rate("wasm host output, 1M msgs", "WasmHostStream", "StreamFledge/msgs=1000000", "msgs/s", "(native runner)")
+  rate("pluginsdk output in wasm, 100k msgs", "WasmStream/wasm", "WasmStream/native", "msgs/s", "(same code native)")
   split("10 100 256", sizes, " ")
   for (k = 1; k <= 3; k++) {
     s = sizes[k]

@@ -72,17 +72,22 @@ func testMain(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	for _, b := range [][]string{
+	for _, b := range append([][]string{
 		// fledge is built as releases are (.goreleaser.yaml): static,
 		// which saves the dynamic loader's work on every start.
 		append(releaseFlags, "-o", fledgeBin, "../cmd/fledge"),
 		{"-o", goPlugin, "../runner/testdata/goplugin"},
 		{"-o", trivial, filepath.Join(tmpRoot, "trivial.go")},
-	} {
+	}, wasmBuilds()...) {
+		var env []string
+		for len(b) > 0 && strings.Contains(b[0], "=") && !strings.HasPrefix(b[0], "-") {
+			env, b = append(env, b[0]), b[1:] // GOOS=... for this build
+		}
 		cmd := exec.Command("go", append([]string{"build"}, b...)...)
 		cmd.Stderr = os.Stderr
+		cmd.Env = append(os.Environ(), env...)
 		if b[0] == releaseFlags[0] {
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
 		}
 		if err := cmd.Run(); err != nil {
 			fmt.Fprintln(os.Stderr, "go build", b, err)

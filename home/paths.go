@@ -134,3 +134,13 @@ func (p Paths) ListCacheFile() string { return filepath.Join(p.CacheDir(), "list
 // CommandIndexFile indexes plugins.toml by command, so running a command
 // decodes one entry rather than the whole file.
 func (p Paths) CommandIndexFile() string { return filepath.Join(p.CacheDir(), "commands.idx") }
+
+// PluginFilesDir is the directory a wasm plugin granted filesystem =
+// "plugin" sees, read-write, as /plugin. It lives beside the plugin's tree,
+// like the store, so the installed files stay exactly what was approved.
+func (p Paths) PluginFilesDir(name string) string { return filepath.Join(p.DataDir(name), "files") }
+
+// WasmCacheDir holds wazero's compiled wasm modules, keyed by wazero on the
+// module's SHA-256, the wazero version and the CPU. Deleting it only costs
+// a recompile.
+func (p Paths) WasmCacheDir() string { return filepath.Join(p.CacheDir(), "wasm") }

@@ -305,6 +305,9 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 	if err := checkPlatform(m, f.dir); err != nil {
 		return nil, err
 	}
+	if err := CheckWasm(ctx, m, f.dir, in.Paths.WasmCacheDir()).Err(); err != nil {
+		return nil, err
+	}
 
 	entry := lockfile.Plugin{
 		Name: name, Source: f.src.Display, Version: m.Plugin.Version,

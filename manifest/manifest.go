@@ -180,6 +180,22 @@ func (m *Manifest) CommandNames() []string {
 // IsProtocol reports whether the plugin speaks fledge-v1.
 func (m *Manifest) IsProtocol() bool { return m.Plugin.Protocol == ProtocolV1 }
 
+// RuntimeWasm is the runtime of plugins that run in fledge's wasm sandbox.
+const RuntimeWasm = "wasm"
+
+// IsWasm reports whether the plugin runs in the wasm sandbox: its own code
+// is then confined to what its grants allow, not only what it asks fledge.
+func (m *Manifest) IsWasm() bool { return m.Plugin.Runtime == RuntimeWasm }
+
+// RuntimeName is the runtime as the Rust fledge reports it: "wasm" or
+// "native".
+func (m *Manifest) RuntimeName() string {
+	if m.IsWasm() {
+		return RuntimeWasm
+	}
+	return "native"
+}
+
 // ErrTooLarge is wrapped when plugin.toml exceeds MaxSize.
 var ErrTooLarge = errors.New("plugin.toml is too large")
 

@@ -135,8 +135,7 @@ func (m *Manifest) Validate() Problems {
 	}
 	switch m.Plugin.Runtime {
 	case "", "native":
-	case "wasm":
-		add(SeverityWarning, "plugin.runtime", "\"wasm\" plugins are recorded but this fledge runs only native binaries", "ship a native binary or script to run it here")
+	case RuntimeWasm:
 	default:
 		add(SeverityError, "plugin.runtime", fmt.Sprintf("unknown runtime %q", m.Plugin.Runtime), "use \"native\" (the default) or \"wasm\"")
 	}
@@ -277,14 +276,14 @@ func (m *Manifest) CheckBinaries(root string) Problems {
 		if CheckBinaryPath(c.Binary) != "" {
 			continue // reported by Validate
 		}
-		if msg, fix := checkBinary(realRoot, c.Binary); msg != "" {
+		if msg, fix := checkBinary(realRoot, c.Binary, m.IsWasm()); msg != "" {
 			ps = append(ps, Problem{Severity: SeverityError, Field: f, Message: msg, Fix: fix})
 		}
 	}
 	return ps
 }
 
-func checkBinary(realRoot, rel string) (msg, fix string) {
+func checkBinary(realRoot, rel string, wasm bool) (msg, fix string) {
 	p := filepath.Join(realRoot, filepath.FromSlash(rel))
 	resolved, err := filepath.EvalSymlinks(p)
 	if err != nil {
@@ -306,7 +305,7 @@ func checkBinary(realRoot, rel string) (msg, fix string) {
 	if !fi.Mode().IsRegular() {
 		return fmt.Sprintf("%q is not a regular file", rel), "point it at an executable file"
 	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0 {
+	if !wasm && runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0 {
 		return fmt.Sprintf("%q is not executable", rel), "chmod +x it and commit the mode"
 	}
 	return "", ""

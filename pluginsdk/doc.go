@@ -33,6 +33,14 @@
 // The SDK owns stdin and stdout: write diagnostics with Log, or to stderr,
 // which fledge never captures. Never print to stdout directly.
 //
+// The same code runs as a wasm plugin: build it with GOOS=wasip1
+// GOARCH=wasm, point the command's binary at the .wasm and declare
+// runtime = "wasm". New then talks to fledge through its host functions
+// (fledge.send and fledge.recv) instead of stdin and stdout, and fledge runs
+// the plugin in its sandbox, answering prompts, exec, store and metadata as
+// for a native plugin. Ctrl+C reaches a wasm plugin when it next waits on
+// fledge (a wasm plugin's goroutines do not preempt one another).
+//
 // The wire types live in package protocol, shared with fledge itself; the
 // fake host in package plugintest runs a plugin in a test. This package
 // depends only on the standard library and protocol.

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -59,14 +58,10 @@ type IO struct {
 	stop     context.CancelCauseFunc
 }
 
-// New connects to fledge over the process's stdin and stdout.
-func New() *IO {
-	p := NewIO(os.Stdin, os.Stdout)
-	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		p.tty = true
-	}
-	return p
-}
+// New connects to fledge: over the process's stdin and stdout for a native
+// plugin, and over fledge's host functions (send, recv) for one built with
+// GOOS=wasip1 GOARCH=wasm, so the same plugin code runs either way.
+func New() *IO { return newTransport() }
 
 // NewIO connects to fledge over r (inbound) and w (outbound). Each message is
 // written with a single Write call; if w has a Flush() error method it is
@@ -154,17 +149,22 @@ func (p *IO) Send(m protocol.Outbound) error {
 	if err := enc.Encode(m); err != nil {
 		return fmt.Errorf("encode %s message: %w", m.Type, err)
 	}
-	if n := buf.Len() - 1; n > p.maxSend {
-		return fmt.Errorf("%s message is %d bytes encoded, more than the %d fledge accepts on one line", m.Type, n, p.maxSend)
+	return p.writeLine(m.Type, buf.Bytes())
+}
+
+// writeLine writes one encoded message, which ends in its newline.
+func (p *IO) writeLine(typ string, line []byte) error {
+	if n := len(line) - 1; n > p.maxSend {
+		return fmt.Errorf("%s message is %d bytes encoded, more than the %d fledge accepts on one line", typ, n, p.maxSend)
 	}
 	p.wmu.Lock()
 	defer p.wmu.Unlock()
-	if _, err := p.w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("send %s message: %w", m.Type, err)
+	if _, err := p.w.Write(line); err != nil {
+		return fmt.Errorf("send %s message: %w", typ, err)
 	}
 	if f, ok := p.w.(interface{ Flush() error }); ok {
 		if err := f.Flush(); err != nil {
-			return fmt.Errorf("send %s message: %w", m.Type, err)
+			return fmt.Errorf("send %s message: %w", typ, err)
 		}
 	}
 	return nil

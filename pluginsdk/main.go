@@ -20,7 +20,11 @@ const (
 // init, calls run, reports run's error to fledge as an error log, and exits
 // the process with ExitCode(err). It does not return.
 func Main(run func(p *IO, init *protocol.Init) error) {
-	os.Exit(mainIO(New(), os.Stderr, filepath.Base(os.Args[0]), run))
+	name := "plugin"
+	if len(os.Args) > 0 { // a wasm plugin may be given no argv at all
+		name = filepath.Base(os.Args[0])
+	}
+	os.Exit(mainIO(New(), os.Stderr, name, run))
 }
 
 func mainIO(p *IO, stderr io.Writer, name string, run func(*IO, *protocol.Init) error) int {

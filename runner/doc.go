@@ -5,13 +5,15 @@
 // It owns: resolving a command to its plugin (through the lockfile only,
 // never PATH or a name prefix), checking at run time that the binary stays
 // inside the plugin's real tree and is built for this platform, spawning
-// it (inherited stdio, or NDJSON pipes), the message loop with its limits
-// and timeouts, the use of the plugin's key/value store (package kvstore
-// keeps it), confined exec, project metadata (read with go-git, never by
-// running git) and the environment filter. Separately, it finds and runs
-// fledge-<name> programs on PATH (FindExternal, RunExternal), which the
-// command layer falls back to when no plugin provides a command: they are
-// not plugins and get no protocol and no grants.
+// it (inherited stdio, or NDJSON pipes; a runtime = "wasm" plugin is a
+// wasmhost instance standing in for the process, behind the same engine,
+// its wall clock stopped while a question waits), the message loop with
+// its limits and timeouts, the use of the plugin's key/value store (package
+// kvstore keeps it), confined exec, project metadata (read with go-git,
+// never by running git) and the environment filter. Separately, it finds
+// and runs fledge-<name> programs on PATH (FindExternal, RunExternal), which
+// the command layer falls back to when no plugin provides a command: they
+// are not plugins and get no protocol and no grants.
 //
 // It does not own: installing or granting (package install), the wire types
 // (runner/protocol, shared with the plugin SDK), or drawing on a terminal.

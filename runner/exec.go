@@ -84,10 +84,8 @@ func (s *session) execTimeout(sec *float64) time.Duration {
 	return d
 }
 
-// runExec runs the command confined to the allowed directories, with
-// stdin closed, a filtered environment, in its own process group (killed
-// whole at the timeout), its output drained as it runs and capped.
-func (s *session) runExec(m *protocol.Outbound) (res protocol.ExecResult, cancelled bool) {
+// confinement is where this run's exec commands may work (built once).
+func (s *session) confinement() *confinement {
 	if s.confine == nil {
 		var runDir, gitRoot string
 		if s.project != nil {
@@ -98,7 +96,14 @@ func (s *session) runExec(m *protocol.Outbound) (res protocol.ExecResult, cancel
 		}
 		s.confine = newConfinement(runDir, gitRoot, s.t.Root, s.r.Paths.Root(), s.r.UserHome)
 	}
-	dir, err := s.confine.resolve(m.Cwd)
+	return s.confine
+}
+
+// runExec runs the command confined to the allowed directories, with
+// stdin closed, a filtered environment, in its own process group (killed
+// whole at the timeout), its output drained as it runs and capped.
+func (s *session) runExec(m *protocol.Outbound) (res protocol.ExecResult, cancelled bool) {
+	dir, err := s.confinement().resolve(m.Cwd)
 	if err != nil {
 		return protocol.ExecResult{Code: execCodeRefused, Stderr: err.Error()}, false
 	}

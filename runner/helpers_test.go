@@ -31,8 +31,20 @@ func TestMain(m *testing.M) {
 	goPlugin = filepath.Join(dir, "goplugin")
 	build := exec.Command("go", "build", "-o", goPlugin, "./testdata/goplugin")
 	build.Stderr = os.Stderr
+	wasmc := make(chan error, 1)
+	go func() {
+		err := buildWasmDriver(dir)
+		if err == nil {
+			err = buildSDKPlugin(dir)
+		}
+		wasmc <- err
+	}()
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building the Go test plugin:", err)
+		os.Exit(1)
+	}
+	if err := <-wasmc; err != nil {
+		fmt.Fprintln(os.Stderr, "building the wasm test plugin:", err)
 		os.Exit(1)
 	}
 	code := m.Run()

@@ -10,6 +10,23 @@ import (
 	"time"
 )
 
+// child is a running plugin: a process, or a wasm instance standing in for
+// one (see wasm.go).
+type child interface {
+	// wait is closed once the child has exited.
+	wait() <-chan struct{}
+	// exitCode is as process.exitCode.
+	exitCode() (code int, signaled bool, ok bool)
+	// interrupt is the terminal's Ctrl+C (SIGINT to a process group);
+	// terminate and kill are SIGTERM and SIGKILL, or what stands for them.
+	interrupt()
+	terminate()
+	kill()
+	// failure is how the child failed beyond its exit code (a wasm trap
+	// or limit), or nil.
+	failure() *Error
+}
+
 // process is a started child: a plugin or an exec command.
 type process struct {
 	cmd    *exec.Cmd
@@ -39,6 +56,10 @@ func startProcess(cmd *exec.Cmd, group bool) (*process, error) {
 	return p, nil
 }
 
+func (p *process) wait() <-chan struct{} { return p.exited }
+
+func (p *process) failure() *Error { return nil }
+
 // done reports whether the child has exited.
 func (p *process) done() bool {
 	select {
@@ -48,6 +69,9 @@ func (p *process) done() bool {
 		return false
 	}
 }
+
+// interrupt sends the child (and its group) SIGINT.
+func (p *process) interrupt() { interruptProcess(p) }
 
 // terminate asks the child (and its group) to stop.
 func (p *process) terminate() { signalProcess(p, false) }

@@ -31,6 +31,10 @@ type Target struct {
 	Binary string
 }
 
+// IsWasm reports whether the plugin runs in the wasm sandbox, as its
+// installed manifest says.
+func (t *Target) IsWasm() bool { return t.Manifest.IsWasm() }
+
 // Grants returns what plugins.toml records as granted. The manifest never
 // widens it.
 func (t *Target) Grants() manifest.Capabilities { return t.Entry.Capabilities }
@@ -95,14 +99,16 @@ func Resolve(paths home.Paths, command string) (*Target, error) {
 	if err := m.CheckProtocol(); err != nil {
 		return t, &Error{Code: CodeProtocolMismatch, Err: fmt.Errorf("plugin %s: %w", entry.Name, err)}
 	}
-	if m.Plugin.Runtime == "wasm" {
-		return t, errorf(CodeUnsupportedRuntime, "plugin %s is a wasm plugin; this fledge runs only native binaries", entry.Name)
+	switch m.Plugin.Runtime {
+	case "", "native", manifest.RuntimeWasm:
+	default:
+		return t, errorf(CodeUnsupportedRuntime, "plugin %s declares runtime %q, which this fledge cannot run (it runs \"native\" and \"wasm\")", entry.Name, m.Plugin.Runtime)
 	}
 	c, ok := m.Command(command)
 	if !ok {
 		return t, errorf(CodeLaunchFailed, "plugins.toml says plugin %s provides %q, but its plugin.toml no longer declares it", entry.Name, command)
 	}
-	bin, err := resolveBinary(root, c.Binary)
+	bin, err := resolveBinary(root, c.Binary, m.IsWasm())
 	if err != nil {
 		return t, err
 	}
@@ -117,7 +123,7 @@ func Resolve(paths home.Paths, command string) (*Target, error) {
 // resolveBinary checks, at run time, what install checked: the binary
 // exists, is a regular executable file, and its real path stays inside the
 // plugin's real root and outside any .git directory.
-func resolveBinary(root, rel string) (string, error) {
+func resolveBinary(root, rel string, wasm bool) (string, error) {
 	if msg := manifest.CheckBinaryPath(rel); msg != "" {
 		return "", errorf(CodeBinaryOutsidePlugin, "binary %s; refusing to run it", msg)
 	}
@@ -143,7 +149,7 @@ func resolveBinary(root, rel string) (string, error) {
 	if !fi.Mode().IsRegular() {
 		return "", errorf(CodeLaunchFailed, "binary %q is not a regular file", rel)
 	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0 {
+	if !wasm && runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0 {
 		return "", errorf(CodeLaunchFailed, "binary %q is not executable", rel)
 	}
 	return p, nil

@@ -22,8 +22,10 @@ func TestResolveRefusals(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(dir, "bin", "run")); err != nil {
 		t.Fatal(err)
 	}
-	e.install(plugin{name: "fledge-plugin-wasm", commands: map[string]string{"wasm": "x.wasm"},
+	e.install(plugin{name: "fledge-plugin-wasm", commands: map[string]string{"wasm": "x.wasm"}, files: map[string]string{"x.wasm": "not wasm"},
 		manifest: "[plugin]\nname = \"fledge-plugin-wasm\"\nversion = \"1.0.0\"\nruntime = \"wasm\"\nprotocol = \"fledge-v1\"\n[[commands]]\nname = \"wasm\"\nbinary = \"x.wasm\"\n"})
+	e.install(plugin{name: "fledge-plugin-jvm", commands: map[string]string{"jvm": "x.jar"}, files: map[string]string{"x.jar": "#!/bin/sh\n"},
+		manifest: "[plugin]\nname = \"fledge-plugin-jvm\"\nversion = \"1.0.0\"\nruntime = \"jvm\"\n[[commands]]\nname = \"jvm\"\nbinary = \"x.jar\"\n"})
 	e.install(plugin{name: "fledge-plugin-edited", commands: map[string]string{"edited": "bin/x"},
 		manifest: "[plugin]\nname = \"fledge-plugin-edited\"\nversion = \"1.0.0\"\n[[commands]]\nname = \"other\"\nbinary = \"bin/x\"\n"})
 	// Records made before binaries in .git were refused: one names it, one
@@ -54,7 +56,8 @@ func TestResolveRefusals(t *testing.T) {
 		"esc":     CodeBinaryOutsidePlugin,
 		"gone":    CodeLaunchFailed,
 		"plain":   CodeLaunchFailed,
-		"wasm":    CodeUnsupportedRuntime,
+		"wasm":    CodeLaunchFailed, // not a module
+		"jvm":     CodeUnsupportedRuntime,
 		"edited":  CodeLaunchFailed,
 		"missing": CodePluginMissing,
 		"onpath":  CodeUnknownCommand,

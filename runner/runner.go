@@ -10,6 +10,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/wasmhost"
 )
 
 // Runner runs installed plugins. Its fields are everything a run touches
@@ -88,6 +89,8 @@ type Limits struct {
 	// Warnings bounds the warnings about malformed lines (20); the rest
 	// are counted.
 	Warnings int
+	// Wasm bounds a wasm plugin's own code: memory and compute time.
+	Wasm wasmhost.Limits
 }
 
 // Request is one invocation.
@@ -240,7 +243,11 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if req.Timeout > 0 {
+	wasm := t.IsWasm()
+	if wasm && req.Timeout <= 0 {
+		req.Timeout = DefaultWasmRun
+	}
+	if req.Timeout > 0 && !wasm {
 		var stop context.CancelFunc
 		runCtx, stop = context.WithTimeoutCause(runCtx, req.Timeout, errRunTimeout)
 		defer stop()
@@ -255,9 +262,12 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 			}
 		}()
 	}
-	if t.Manifest.IsProtocol() {
+	switch {
+	case wasm:
+		err = rr.runWasm(runCtx, cancel, t, req, res)
+	case t.Manifest.IsProtocol():
 		err = rr.runProtocol(runCtx, cancel, t, req, res)
-	} else {
+	default:
 		err = rr.runNative(runCtx, t, req, res)
 	}
 	return res, rr.classify(runCtx, ctx, t, req, res, err)

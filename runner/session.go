@@ -36,7 +36,7 @@ type session struct {
 	live    context.Context
 	endLive context.CancelFunc
 
-	proc      *process
+	proc      child
 	in        *inbox
 	lines     *lineReader
 	stdout    *os.File
@@ -111,6 +111,9 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 	<-s.watchDone
 	_ = s.stdout.Close()
 	res.ExitCode, res.Signaled, _ = s.proc.exitCode()
+	if f := s.proc.failure(); f != nil && s.fatal == nil {
+		s.fatal = f
+	}
 	for c := range s.denied {
 		res.Denied = append(res.Denied, c)
 	}
@@ -127,6 +130,9 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 // start spawns the plugin with its stdin and stdout as pipes. Arguments go
 // on argv as well as in init.
 func (s *session) start() error {
+	if s.t.IsWasm() {
+		return s.startWasm()
+	}
 	cmd := exec.Command(s.t.Binary, s.req.Args...)
 	cmd.Env = s.r.pluginEnv(s.t, s.req)
 	inR, inW, err := pipe()
@@ -167,7 +173,7 @@ func (s *session) start() error {
 	}
 	if errDrain != nil {
 		go func() {
-			<-s.proc.exited
+			<-s.proc.wait()
 			errDrain.stop(s.r.Timeouts.ExitGrace)
 		}()
 	}
@@ -184,17 +190,17 @@ func (s *session) start() error {
 func (s *session) watch() {
 	defer close(s.watchDone)
 	select {
-	case <-s.proc.exited:
+	case <-s.proc.wait():
 	case <-s.ctx.Done():
 		s.stop()
 	case <-s.loopDone:
 		select {
-		case <-s.proc.exited:
+		case <-s.proc.wait():
 		case <-s.ctx.Done():
 			s.stop()
 		}
 	}
-	<-s.proc.exited
+	<-s.proc.wait()
 	s.exitAt.Store(time.Now().UnixNano())
 	s.exited.Store(true)
 	s.endLive()
@@ -253,7 +259,7 @@ func (s *session) finish() {
 		s.r.UI.Warn(s.name, fmt.Sprintf("output exceeded %d bytes; the rest was dropped", s.capture.max))
 	}
 	s.in.close()
-	<-s.proc.exited
+	<-s.proc.wait()
 }
 
 // reason is the cancel reason for the run's context.

@@ -48,19 +48,19 @@ func (r *Runner) stopSchedule(ctx context.Context, protocol bool) schedule {
 }
 
 // stop signals p on sched until it exits; kill skips to SIGKILL.
-func (r *Runner) stop(p *process, kill <-chan struct{}, sched schedule) {
+func (r *Runner) stop(p child, kill <-chan struct{}, sched schedule) {
 	start := time.Now()
 	steps := []struct {
 		at   time.Duration
-		send func(*process)
-	}{{sched.interrupt, interruptProcess}, {sched.term, (*process).terminate}, {sched.kill, (*process).kill}}
+		send func()
+	}{{sched.interrupt, p.interrupt}, {sched.term, p.terminate}, {sched.kill, p.kill}}
 	for _, st := range steps {
 		if st.at < 0 {
 			continue
 		}
 		t := time.NewTimer(st.at - time.Since(start))
 		select {
-		case <-p.exited:
+		case <-p.wait():
 			t.Stop()
 			return
 		case <-kill:
@@ -68,11 +68,11 @@ func (r *Runner) stop(p *process, kill <-chan struct{}, sched schedule) {
 			p.kill()
 			return
 		case <-t.C:
-			st.send(p)
+			st.send()
 		}
 	}
 	select {
-	case <-p.exited:
+	case <-p.wait():
 	case <-kill:
 		p.kill()
 	}

@@ -16,8 +16,7 @@ import (
 const (
 	LangShell = "sh"
 	LangGo    = "go"
-	// LangWasm is the Rust fledge's --wasm plugin; create does not write
-	// one yet (ErrUnsupportedLang).
+	// LangWasm is Go built for fledge's wasm sandbox (GOOS=wasip1).
 	LangWasm = "wasm"
 )
 
@@ -101,9 +100,9 @@ func Create(o Options) ([]string, error) {
 	case LangGo:
 		files = goFiles
 	case LangWasm:
-		return nil, fmt.Errorf("wasm plugins: %w; create a sh or go plugin, or write the wasm32-wasip1 crate by hand (runtime = \"wasm\" in plugin.toml)", ErrUnsupportedLang)
+		files = wasmFiles
 	default:
-		return nil, fmt.Errorf("%w %q: use sh or go", ErrUnknownLang, o.Lang)
+		return nil, fmt.Errorf("%w %q: use sh, go or wasm", ErrUnknownLang, o.Lang)
 	}
 	if entries, err := os.ReadDir(o.Dir); err == nil && len(entries) > 0 {
 		return nil, fmt.Errorf("%s already exists and is not empty", o.Dir)

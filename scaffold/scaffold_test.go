@@ -13,7 +13,7 @@ import (
 )
 
 func TestCreateValidates(t *testing.T) {
-	for _, lang := range []string{LangShell, LangGo} {
+	for _, lang := range []string{LangShell, LangGo, LangWasm} {
 		t.Run(lang, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "fledge-plugin-greet")
 			files, err := Create(Options{Name: "greet", Dir: dir, Lang: lang})
@@ -30,7 +30,7 @@ func TestCreateValidates(t *testing.T) {
 			if ps := m.Validate(); len(ps) > 0 {
 				t.Fatalf("problems: %v", ps)
 			}
-			if m.Plugin.Name != "fledge-plugin-greet" || !m.IsProtocol() || m.Commands[0].Name != "greet" {
+			if m.Plugin.Name != "fledge-plugin-greet" || !m.IsProtocol() || m.Commands[0].Name != "greet" || m.IsWasm() != (lang == LangWasm) {
 				t.Fatalf("manifest %+v", m.Plugin)
 			}
 		})

@@ -17,6 +17,7 @@ import (
 	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/termsafe"
 	"github.com/corvidlabs/fledge-go/treehash"
+	"github.com/corvidlabs/fledge-go/wasmhost"
 )
 
 type auditOptions struct {
@@ -63,6 +64,8 @@ type auditEntry struct {
 	Requested         capsJSON          `json:"requested"`
 	Hooks             map[string]string `json:"approved_hooks"`
 	Warnings          []string          `json:"warnings"`
+	// Sandbox says what a sandboxed plugin's own code may touch.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 type auditDoc struct {
@@ -114,7 +117,7 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 	runtime := runtimeOf(p)
 	a := auditEntry{
 		Name: p.Name, Version: p.Version, TrustTier: string(tier), Source: p.Source,
-		Runtime: runtime, Sandboxed: runtime == "wasm", Capabilities: toCapsJSON(p.Capabilities), Commands: cmds,
+		Runtime: runtime, Capabilities: toCapsJSON(p.Capabilities), Commands: cmds,
 		URL: p.URL, Kind: kindOf(p), Commit: p.Commit, PinnedRef: optional(p.PinnedRef),
 		Granted: toCapsJSON(p.Capabilities), Requested: toCapsJSON(p.Requested),
 		Hooks: map[string]string{}, Warnings: []string{},
@@ -173,8 +176,9 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 	if len(unapproved) > 0 {
 		warn("hooks not approved (they never run): %s", strings.Join(unapproved, ", "))
 	}
-	if m.Plugin.Runtime == "wasm" {
-		warn("wasm runtime: this fledge cannot run it")
+	a.Runtime, a.Sandboxed = m.RuntimeName(), m.IsWasm()
+	if a.Sandboxed {
+		a.Sandbox = wasmhost.Describe(p.Capabilities.Filesystem)
 	}
 	return a
 }
@@ -189,6 +193,11 @@ func printAudit(f *Factory, a auditEntry) {
 	fmt.Fprintf(w, "  source:    %s (%s)\n", termsafe.Escape(src), a.Kind)
 	if a.Commit != "" {
 		fmt.Fprintf(w, "  commit:    %s\n", termsafe.Escape(a.Commit))
+	}
+	if a.Sandboxed {
+		fmt.Fprintf(w, "  runtime:   wasm (sandboxed): its own code reaches %s\n", a.Sandbox)
+	} else {
+		fmt.Fprintf(w, "  runtime:   %s, unsandboxed: its code runs with your privileges\n", termsafe.Line(a.Runtime))
 	}
 	fmt.Fprintf(w, "  granted:   %s\n", capsText(a.Granted))
 	fmt.Fprintf(w, "  requested: %s\n", capsText(a.Requested))

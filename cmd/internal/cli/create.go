@@ -55,7 +55,7 @@ description unless --description or --yes gives the answer.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Dir, "dir", "", "directory to create (default ./fledge-plugin-<name>)")
 	fl.StringVarP(&opts.Output, "output", "o", "", "parent directory to create fledge-plugin-<name> in (default .)")
-	fl.StringVar(&opts.Lang, "lang", scaffold.LangShell, "language of the example: sh or go")
+	fl.StringVar(&opts.Lang, "lang", scaffold.LangShell, "language of the example: sh, go or wasm")
 	fl.BoolVar(&opts.Wasm, "wasm", false, "a wasm plugin (the same as --lang wasm)")
 	fl.StringVarP(&opts.Description, "description", "d", "", "the plugin's description (no prompt)")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "ask nothing: take the default description")

@@ -93,6 +93,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"signalpid":   cmdSignalPID,
 		"pidgone":     cmdPIDGone,
 		"runhint":     cmdRunHint,
+		"mkwasm":      cmdMkwasm,
 	}
 }
 

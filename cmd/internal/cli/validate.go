@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,6 +110,7 @@ func checkPlugin(dir string) (validateDoc, *manifest.Manifest, error) {
 		}
 		problems = append(problems, p)
 	}
+	problems = append(problems, install.CheckWasm(context.Background(), m, dir, "")...)
 	doc := validateDoc{SchemaVersion: SchemaVersion, Path: dir, PluginName: m.Plugin.Name,
 		ErrorDetails: problems.Errors(), WarningDetails: problems.Warnings()}
 	if doc.ErrorDetails == nil {

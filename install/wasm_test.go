@@ -1,0 +1,60 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tu "github.com/corvidlabs/fledge-go/internal/testutil"
+	"github.com/corvidlabs/fledge-go/manifest"
+)
+
+func wasmPlugin(module []byte) map[string]string {
+	return map[string]string{
+		"plugin.toml": "[plugin]\nname = \"fledge-plugin-hello\"\nversion = \"1.0.0\"\nprotocol = \"fledge-v1\"\nruntime = \"wasm\"\n\n" +
+			"[[commands]]\nname = \"hello\"\nbinary = \"plugin.wasm\"\n",
+		"plugin.wasm": string(module),
+	}
+}
+
+func TestInstallChecksWasmModules(t *testing.T) {
+	t.Parallel()
+	send := tu.WasmImport{Module: "fledge", Name: "send", Params: []byte{tu.I32, tu.I32}}
+	good := tu.WasmModule{Imports: []tu.WasmImport{send}, MemPages: 1}.Bytes()
+	foreign := tu.WasmModule{Imports: []tu.WasmImport{send, {Module: "env", Name: "system", Params: []byte{tu.I32}}}, MemPages: 1}.Bytes()
+
+	e := newEnv(t)
+	src := t.TempDir()
+	writeTree(t, src, wasmPlugin(foreign))
+	in := e.installer(Consent{})
+	in.Copy = true
+	_, err := in.Install(context.Background(), src)
+	var inv *manifest.InvalidError
+	if !errors.As(err, &inv) || !strings.Contains(err.Error(), "env.system") {
+		t.Fatalf("a module importing env.system was not refused naming it: %v", err)
+	}
+	if _, ok := e.entry(t, "fledge-plugin-hello"); ok {
+		t.Fatal("the refused plugin was recorded")
+	}
+
+	// A good module installs, is not required to be executable, and is
+	// compiled into the cache, so its first run starts warm.
+	writeTree(t, src, wasmPlugin(good))
+	if err := os.Chmod(filepath.Join(src, "plugin.wasm"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := in.Install(context.Background(), src)
+	if err != nil {
+		t.Fatalf("Install: %v\n%s", err, e.log)
+	}
+	if res.Entry.Runtime != "wasm" {
+		t.Errorf("runtime not recorded: %+v", res.Entry)
+	}
+	entries, _ := filepath.Glob(filepath.Join(e.paths.WasmCacheDir(), "*", "*", "*"))
+	if len(entries) == 0 {
+		t.Error("install left the compilation cache empty")
+	}
+}

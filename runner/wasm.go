@@ -1,0 +1,216 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/wasmhost"
+)
+
+// DefaultWasmRun bounds a wasm plugin's run when no --timeout is given, as
+// the Rust fledge's 60 s wall clock does.
+const DefaultWasmRun = 60 * time.Second
+
+// startWasm stands a wasm instance in for the plugin's process: the engine
+// reads and writes its streams exactly as it does a process's pipes.
+func (s *session) startWasm() error {
+	module, err := wasmhost.ReadModule(s.t.Binary)
+	if err != nil {
+		return errorf(CodeLaunchFailed, "plugin %s: %v", s.name, err)
+	}
+	cfg := wasmhost.Config{
+		Module:   module,
+		CacheDir: s.r.Paths.WasmCacheDir(),
+		Args:     append([]string{s.req.Command}, s.req.Args...),
+		Stderr:   &syncWriter{w: s.r.Stderr},
+		Limits:   s.r.Limits.Wasm,
+	}
+	// A message may be as long as a native plugin's line, and what waits
+	// for recv counts like a native plugin's unread stdin.
+	if cfg.Limits.Line == 0 {
+		cfg.Limits.Line = s.r.Limits.Line
+	}
+	if cfg.Limits.Backlog == 0 {
+		cfg.Limits.Backlog = s.r.Limits.Backlog
+	}
+	project, plugin := wasmhost.Mounts(s.granted.Filesystem)
+	if project {
+		cfg.ProjectDir = s.workRoot()
+	}
+	if plugin {
+		cfg.PluginDir = s.r.Paths.PluginFilesDir(s.t.Entry.Name)
+		if err := os.MkdirAll(cfg.PluginDir, 0o700); err != nil {
+			return errorf(CodeLaunchFailed, "plugin %s: its data directory: %v", s.name, err)
+		}
+	}
+	inst, err := wasmhost.Start(cfg)
+	if err != nil {
+		var me *wasmhost.ModuleError
+		if errors.As(err, &me) {
+			return errorf(CodeLaunchFailed, "plugin %s: %s cannot run: %s", s.name, s.t.Binary, me.Msg)
+		}
+		return errorf(CodeLaunchFailed, "plugin %s: %v", s.name, err)
+	}
+	s.proc = &wasmChild{i: inst, name: s.name, command: s.req.Command}
+	s.stdout = inst.Stdout()
+	s.lines = newLineReader(&afterExitReader{s: s}, s.r.Limits.Line)
+	s.in = newInbox(inst.Stdin(), s.r.Limits.Backlog)
+	return nil
+}
+
+// workRoot is the directory a wasm plugin sees at /project: the directory
+// fledge runs in, where exec commands work by default (as the Rust fledge
+// mounts its working directory), but never the home directory or one of
+// its ancestors, nor anything inside FLEDGE_HOME. "" when there is none.
+func (s *session) workRoot() string {
+	c := s.confinement()
+	if c.base == c.plugin {
+		return ""
+	}
+	if h := s.r.UserHome; h != "" && manifest.Within(c.base, realOrAbs(h)) {
+		return ""
+	}
+	if manifest.Within(c.state, c.base) {
+		return ""
+	}
+	return c.base
+}
+
+// wasmChild is a wasm instance as the session's child.
+type wasmChild struct {
+	i             *wasmhost.Instance
+	name, command string
+}
+
+func (w *wasmChild) wait() <-chan struct{} { return w.i.Exited() }
+func (w *wasmChild) terminate()            { w.i.Stop(false) }
+
+// interrupt does nothing: a wasm plugin has no signals, and the protocol's
+// cancel, sent first, is how it learns of a Ctrl+C. terminate follows on
+// the same schedule as a native plugin's SIGTERM.
+func (w *wasmChild) interrupt() {}
+func (w *wasmChild) kill()      { w.i.Stop(true) }
+
+func (w *wasmChild) exitCode() (int, bool, bool) {
+	select {
+	case <-w.i.Exited():
+	default:
+		return -1, false, false
+	}
+	code, signaled, _ := w.i.Result()
+	return code, signaled, true
+}
+
+// failure maps how the plugin failed to an error code: a trap or the
+// memory limit is a crash, the compute budget a timeout, an unacceptable
+// message malformed_response.
+func (w *wasmChild) failure() *Error {
+	_, _, f := w.i.Result()
+	if f == nil {
+		return nil
+	}
+	code := CodeCrashed
+	switch f.Kind {
+	case wasmhost.FailCompute:
+		code = CodeTimeout
+	case wasmhost.FailProtocol:
+		code = CodeMalformedResponse
+	case wasmhost.FailStart:
+		code = CodeLaunchFailed
+	}
+	return errorf(code, "plugin %s: %s: %s", w.name, w.command, f.Msg)
+}
+
+// runClock is a wasm run's wall clock: it fires once after d, not counting
+// the time questions wait for a person (each has its own limit).
+type runClock struct {
+	mu      sync.Mutex
+	left    time.Duration
+	started time.Time
+	paused  int
+	fired   bool
+	timer   *time.Timer
+}
+
+func startRunClock(d time.Duration, fire func()) *runClock {
+	c := &runClock{left: d, started: time.Now()}
+	c.timer = time.AfterFunc(d, func() {
+		c.mu.Lock()
+		c.fired = true
+		c.mu.Unlock()
+		fire()
+	})
+	return c
+}
+
+func (c *runClock) pause() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.paused == 0 && !c.fired && c.timer.Stop() {
+		c.left -= time.Since(c.started)
+	}
+	c.paused++
+}
+
+func (c *runClock) resume() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.paused--
+	if c.paused == 0 && !c.fired {
+		c.started = time.Now()
+		c.timer.Reset(max(c.left, 0))
+	}
+}
+
+func (c *runClock) stop() { c.timer.Stop() }
+
+// clockUI stops a run's clock while a question waits for its answer.
+type clockUI struct {
+	UI
+	c *runClock
+}
+
+func (u clockUI) Prompt(ctx context.Context, q Question) (string, error) {
+	u.c.pause()
+	defer u.c.resume()
+	return u.UI.Prompt(ctx, q)
+}
+
+func (u clockUI) Confirm(ctx context.Context, q Question, def bool) (bool, error) {
+	u.c.pause()
+	defer u.c.resume()
+	return u.UI.Confirm(ctx, q, def)
+}
+
+func (u clockUI) Select(ctx context.Context, q Question, options []string, def int) (int, error) {
+	u.c.pause()
+	defer u.c.resume()
+	return u.UI.Select(ctx, q, options, def)
+}
+
+func (u clockUI) MultiSelect(ctx context.Context, q Question, options []string, defaults []int) ([]int, error) {
+	u.c.pause()
+	defer u.c.resume()
+	return u.UI.MultiSelect(ctx, q, options, defaults)
+}
+
+// runWasm runs a wasm plugin through the protocol engine, under its wall
+// clock: --timeout, or DefaultWasmRun.
+func (r *Runner) runWasm(ctx context.Context, cancel context.CancelCauseFunc, t *Target, req Request, res *Result) error {
+	clock := startRunClock(req.Timeout, func() { cancel(errRunTimeout) })
+	defer clock.stop()
+	rr := *r
+	rr.UI = clockUI{UI: r.UI, c: clock}
+	if err := rr.runProtocol(ctx, cancel, t, req, res); err != nil {
+		return err
+	}
+	if res.Protocol == "" {
+		res.Protocol = protocol.Version
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+// Package wasmhost runs a fledge wasm plugin (runtime = "wasm") in a wazero
+// sandbox, so that it looks, to fledge's protocol engine, exactly like a
+// plugin process speaking fledge-v1 over its stdin and stdout.
+//
+// It owns: compiling modules (through wazero's on-disk compilation cache),
+// checking that a module is one fledge can run (Check: it compiles, exports
+// memory and _start, imports only the fledge host functions and WASI
+// preview 1, with the right signatures), the host ABI of the Rust fledge
+// (module "fledge": send, recv, exit, exec, store_set, store_get, metadata),
+// the WASI sandbox (no environment, argv only, filesystem preopens chosen by
+// the caller) and the limits (memory, compute time).
+//
+// It does not own: the protocol itself, grants, questions, output or
+// timeouts of the whole run. Those belong to the runner, which reads the
+// instance's Stdout pipe and writes its Stdin pipe as it does a process's:
+// send writes one line to Stdout; recv delivers the next line from Stdin;
+// the synchronous calls (exec, store_get, metadata) become protocol requests
+// with host-chosen ids, and their answers are delivered by the next recv.
+// So every grant, denial, prompt and cancel is enforced by the one engine,
+// and a denied capability answers as it does for a native plugin (exec →
+// code 126, load → null, metadata → {}) instead of failing to link.
+//
+// # The ABI, as the Rust fledge 1.7.2 defines it
+//
+//   - send(ptr, len): one outbound message (a JSON object). A message that
+//     spans lines (pretty-printed JSON) is compacted to one line.
+//   - recv(ptr, max_len) -> len: the next inbound message, without a line
+//     ending: init first, then each response or cancel. A message longer
+//     than max_len is delivered over successive calls. When nothing is
+//     waiting and no answer is owed, recv returns 0 at once (as Rust does);
+//     when the plugin sent a request that fledge has not answered yet, recv
+//     waits for the answer. Once fledge has closed the stream (it is
+//     stopping the plugin), recv returns -1.
+//   - exit(code): ends the plugin with that exit code (0..255; any other
+//     value reads as 1). Returning from _start is exit 0; WASI proc_exit
+//     works too.
+//   - exec(ptr, len) -> len: the request {"command","cwd","timeout"}; the
+//     result {"code","stdout","stderr"} is then read with recv.
+//   - store_set(ptr, len): {"key","value"}; store_get(ptr, len) -> len: the
+//     key as UTF-8 bytes, the value (a JSON string, or null) read with recv.
+//   - metadata(ptr, len) -> len: a JSON array of keys (or {"keys":[…]}); the
+//     object read with recv.
+//
+// The synchronous calls return -1 when fledge withdrew the request (it was
+// invalid, or the run is being cancelled); nothing is then waiting for recv.
+// A result is what the next recv delivers: the rest of a message recv had
+// not finished delivering is dropped, as in the Rust fledge. A pointer
+// outside the plugin's memory, or an argument longer than a protocol
+// message may be, ends the run with a clear error.
+//
+// # The sandbox
+//
+//   - WASI args are the command name and its arguments; no environment
+//     variables; stdin is empty; what the plugin writes to stdout is shown
+//     as output (it reaches fledge as output messages, so --json captures
+//     it); stderr goes to fledge's stderr, cleaned of control sequences.
+//   - Filesystem preopens: "project" mounts the project read-only at
+//     /project; "plugin" adds the plugin's own data directory read-write at
+//     /plugin (the Rust fledge's ladder: none < project < plugin). /project
+//     is opened through os.Root, so a symlink in the project that points
+//     outside it cannot be followed; the plugin cannot create symlinks in
+//     /plugin.
+//   - No sockets: WASI preview 1 in wazero has none, so a granted network
+//     capability gives the plugin's own code no network; it is recorded
+//     and passed in init. A plugin that needs the network asks fledge
+//     through exec.
+//   - Clocks, sleep and random numbers are the host's.
+//
+// # Limits
+//
+// Memory (256 MiB by default) is enforced by the memory allocator, which
+// refuses to grow past it; a plugin that then fails is reported as having
+// hit the limit. Compute time (30 s by default) is what wazero's missing
+// fuel stands for, measured without slowing the code down: on Linux, the
+// CPU time of the OS thread the plugin runs on (its goroutine holds that
+// thread for the whole run, so waits on fledge or the user, which park it,
+// cost nothing); elsewhere, the time its code runs less every wait (recv,
+// synchronous calls, sleeps, a full output pipe), which under heavy load
+// errs towards stopping early. The wall clock of the whole run belongs to
+// the runner. Every limit stops the plugin at its next
+// loop iteration or call, whatever it is doing.
+//
+// # Compilation cache
+//
+// Modules are compiled by wazero's optimising compiler into a cache
+// directory (home.Paths.WasmCacheDir), below a directory named for the
+// wazero version (WazeroVersion). wazero keys each entry on the SHA-256 of
+// the module's bytes, the compile options and the CPU's features; a corrupt
+// entry fails its checksum and is recompiled. Everything in FLEDGE_HOME is
+// trusted: a forged entry would run as native code.
+package wasmhost
