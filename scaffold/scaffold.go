@@ -32,9 +32,6 @@ var (
 	ErrInvalidDescription = errors.New("invalid description")
 	// ErrUnknownLang is wrapped when the language is not one create knows.
 	ErrUnknownLang = errors.New("unknown language")
-	// ErrUnsupportedLang is wrapped for a language create knows of but
-	// cannot write yet.
-	ErrUnsupportedLang = errors.New("not yet supported by create")
 )
 
 // Options describe the plugin to create.

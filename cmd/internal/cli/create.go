@@ -105,6 +105,9 @@ func createRun(f *Factory, opts *createOptions) error {
 	}
 	doc := createDoc{SchemaVersion: SchemaVersion, Action: "create", Path: dir, Name: opts.Name, Description: desc,
 		FilesCreated: make([]string, 0, len(files)), PluginName: "fledge-plugin-" + short, Lang: opts.Lang, Runtime: "native"}
+	if opts.Lang == scaffold.LangWasm {
+		doc.Runtime = "wasm"
+	}
 	for _, p := range files {
 		rel, err := filepath.Rel(dir, p)
 		if err != nil {
