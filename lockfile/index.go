@@ -7,8 +7,9 @@ import (
 	"github.com/corvidlabs/fledge-go/internal/derived"
 )
 
-// indexKind names the command index among derived files.
-const indexKind = "plugins.toml command index"
+// indexKind names the command index among derived files (v2: plugins that
+// own no command line have a line of their own).
+const indexKind = "plugins.toml command index v2"
 
 // CommandOwner returns the plugin that provides command, as
 // Load followed by File.CommandOwner would, but without decoding the whole
@@ -17,7 +18,8 @@ const indexKind = "plugins.toml command index"
 //
 // The index at indexPath (a derived file, keyed on the SHA-256 of
 // plugins.toml) holds one line per command, "command<TAB>entry as JSON", in
-// the order CommandOwner searches; a lookup digests plugins.toml, finds the
+// the order CommandOwner searches, and "<TAB>entry" for a plugin that
+// provides no command first (so Installed can name it); a lookup digests plugins.toml, finds the
 // line and decodes that entry only. Any miss falls back to Load, which
 // reports errors exactly as before, and rebuilds the index from what it
 // decoded.
@@ -46,25 +48,30 @@ func (s *Store) CommandOwner(command, indexPath string) (*Plugin, bool, error) {
 }
 
 // buildIndex writes f's command index: for each command, the first entry
-// that provides it.
+// that provides it; for each plugin that provides none first, its entry
+// under the empty command (which no lookup asks for).
 func buildIndex(f *File) ([]byte, error) {
 	var b bytes.Buffer
 	seen := map[string]bool{}
 	for i := range f.Plugins {
-		var entry []byte
+		entry, err := json.Marshal(&f.Plugins[i])
+		if err != nil {
+			return nil, err
+		}
+		lines := 0
 		for _, c := range f.Plugins[i].Commands {
 			if seen[c] {
 				continue
 			}
 			seen[c] = true
-			if entry == nil {
-				var err error
-				if entry, err = json.Marshal(&f.Plugins[i]); err != nil {
-					return nil, err
-				}
-			}
+			lines++
 			// Parse checked every command name: no tab, no newline.
 			b.WriteString(c)
+			b.WriteByte('\t')
+			b.Write(entry)
+			b.WriteByte('\n')
+		}
+		if lines == 0 {
 			b.WriteByte('\t')
 			b.Write(entry)
 			b.WriteByte('\n')

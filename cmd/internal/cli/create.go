@@ -60,6 +60,7 @@ description unless --description or --yes gives the answer.`,
 	fl.StringVarP(&opts.Description, "description", "d", "", "the plugin's description (no prompt)")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "ask nothing: take the default description")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	_ = cmd.RegisterFlagCompletionFunc("lang", completeWords(scaffold.LangShell, scaffold.LangGo))
 	return cmd
 }
 

@@ -59,6 +59,7 @@ and must be approved: on a terminal you choose; in scripts use --yes and --grant
 	}
 	fl := cmd.Flags()
 	opts.consentFlags.register(fl)
+	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Force, "force", false, "reinstall a plugin that is already installed")
 	fl.BoolVar(&opts.Copy, "copy", false, "copy a local plugin instead of linking it")
 	fl.BoolVar(&opts.Defaults, "defaults", false, "install the curated default plugins (github, deps, metrics) at their pinned tags")

@@ -27,6 +27,7 @@ func newRemoveCmd(f *Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON result")
+	cmd.ValidArgsFunction = completePluginNames(f, false)
 	return cmd
 }
 

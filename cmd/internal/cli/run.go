@@ -67,6 +67,7 @@ own wherever they appear; every other argument passes to the plugin verbatim.
 			return runRun(c.Context(), f, opts)
 		},
 	}
+	cmd.ValidArgsFunction = completeRunArgs(f)
 	return cmd
 }
 

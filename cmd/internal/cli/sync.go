@@ -37,6 +37,7 @@ as install. Nothing is removed unless --prune is given.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.File, "file", "", "the plugins.toml to match")
 	opts.consentFlags.register(fl)
+	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Prune, "prune", false, "remove installed plugins the file does not list")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd

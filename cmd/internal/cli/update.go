@@ -53,6 +53,8 @@ A branch whose new head does not descend from the installed commit was force-pus
 	fl.BoolVar(&opts.Defaults, "defaults", false, "update only the curated default plugins, moving their pins to the newest release")
 	fl.BoolVar(&opts.Force, "force", false, "follow a branch that was force-pushed")
 	opts.consentFlags.register(fl)
+	registerGrantCompletion(cmd)
+	cmd.ValidArgsFunction = completePluginNames(f, true)
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd
 }

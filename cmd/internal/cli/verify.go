@@ -27,6 +27,7 @@ func newVerifyCmd(f *Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	cmd.ValidArgsFunction = completePluginNames(f, true)
 	return cmd
 }
 
