@@ -184,7 +184,9 @@ Complete commands and names with TAB:   source <(fledge completion bash)`,
 		newRecommendCmd(f),
 		newPublishCmd(f),
 	)
-	plugins.AddCommand(newHelpCmd(f))
+	pluginsHelp := newHelpCmd(f)
+	pluginsHelp.Hidden = true // works, as users expect; listed once, under fledge
+	plugins.AddCommand(pluginsHelp)
 	root.AddCommand(plugins, newCompletionCmd(f), newVersionCmd(f))
 	return root
 }
