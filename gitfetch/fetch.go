@@ -49,8 +49,28 @@ var ErrRefNotFound = errors.New("ref not found")
 type Options struct {
 	// Auth returns credentials for a URL, or nil.
 	Auth func(url string) transport.AuthMethod
-	// Progress receives the remote's progress messages (nil: none).
+	// Progress receives the remote's progress messages (nil: none). When
+	// it also implements Tracker, it is told when each transfer starts and
+	// ends: a file:// remote, and a listing, send no messages at all.
 	Progress io.Writer
+}
+
+// Tracker is told when a transfer with the remote starts and when it ends
+// (in the order of the calls, possibly from several goroutines).
+type Tracker interface {
+	TransferStarted(url string)
+	TransferEnded(url string)
+}
+
+// track reports a transfer's start to o.Progress, when it tracks them,
+// and returns what reports its end.
+func (o Options) track(url string) func() {
+	t, ok := o.Progress.(Tracker)
+	if !ok {
+		return func() {}
+	}
+	t.TransferStarted(url)
+	return func() { t.TransferEnded(url) }
 }
 
 func (o Options) auth(url string) transport.AuthMethod {
@@ -64,6 +84,7 @@ func (o Options) auth(url string) transport.AuthMethod {
 // peeled (their "^{}" entries name the commit).
 func ListRefs(ctx context.Context, url string, o Options) ([]*plumbing.Reference, error) {
 	installFileTransport()
+	defer o.track(url)()
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{url}})
 	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: o.auth(url), PeelingOption: git.AppendPeeled})
 	if err != nil {
@@ -157,6 +178,7 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 // (0: all of it).
 func checkout(ctx context.Context, url string, rev Revision, dir string, o Options, depth int) (string, error) {
 	installFileTransport()
+	defer o.track(url)()
 	opts := &git.CloneOptions{
 		URL:               url,
 		Auth:              o.auth(url),

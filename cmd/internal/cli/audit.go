@@ -168,7 +168,8 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 
 func printAudit(f *Factory, a auditEntry) {
 	w := f.IO.Out
-	fmt.Fprintf(w, "%s %s [%s]\n", termsafe.Escape(a.Name), termsafe.Escape(a.Version), a.TrustTier)
+	st := f.IO.OutStyle()
+	fmt.Fprintf(w, "%s %s [%s]\n", st.Bold(termsafe.Escape(a.Name)), termsafe.Escape(a.Version), st.Tier(a.TrustTier))
 	src := a.Source
 	if a.PinnedRef != nil {
 		src += "@" + *a.PinnedRef
@@ -183,7 +184,7 @@ func printAudit(f *Factory, a auditEntry) {
 		fmt.Fprintf(w, "  hook %-14s %s\n", termsafe.Escape(h)+":", termsafe.Escape(a.Hooks[h]))
 	}
 	for _, warning := range a.Warnings {
-		fmt.Fprintf(w, "  ! %s\n", termsafe.EscapeText(warning))
+		fmt.Fprintf(w, "  %s %s\n", st.Warn("!"), termsafe.EscapeText(warning))
 	}
 }
 

@@ -116,7 +116,7 @@ func createRun(f *Factory, opts *createOptions) error {
 	if opts.JSON {
 		return writeJSON(f.IO.Out, doc)
 	}
-	fmt.Fprintf(f.IO.Out, "✓ Created %s\n", termsafe.Escape(dir))
+	fmt.Fprintf(f.IO.Out, "%s Created %s\n", f.IO.OutStyle().OK("✓"), termsafe.Escape(dir))
 	for _, rel := range doc.FilesCreated {
 		fmt.Fprintf(f.IO.Out, "  %s\n", termsafe.Escape(rel))
 	}

@@ -108,7 +108,7 @@ func pluginCommandHelp(f *Factory, command string) (ok bool, err error) {
 		st.Tier(string(tier)), termsafe.Escape(p.Source))
 
 	usage := "fledge " + command
-	if detail != nil {
+	if detail != nil && len(detail.Args) > 0 {
 		for _, a := range detail.Args {
 			if a.Required {
 				usage += " <" + termsafe.Escape(a.Name) + ">"

@@ -94,11 +94,18 @@ func errorText(s string) string { return termsafe.EscapeText(registry.RedactText
 // message on stderr for humans watching), a sanitised message otherwise.
 func printError(s *IOStreams, err error, asJSON bool) {
 	je := toJSONError(err)
+	st := s.ErrStyle()
 	if asJSON {
 		_ = writeJSON(s.Out, jsonErrorDoc{SchemaVersion: SchemaVersion, Error: *je})
+		st = Style{}
 	}
-	fmt.Fprintf(s.ErrOut, "error: %s\n", je.Message)
+	printErrorText(s.ErrOut, st, je)
+}
+
+// printErrorText shows an error and its hint to a human.
+func printErrorText(w io.Writer, st Style, je *jsonError) {
+	fmt.Fprintf(w, "%s %s\n", st.Error("error:"), je.Message)
 	if je.Hint != "" {
-		fmt.Fprintf(s.ErrOut, "hint: %s\n", je.Hint)
+		fmt.Fprintf(w, "%s %s\n", st.Info("hint:"), je.Hint)
 	}
 }

@@ -147,6 +147,12 @@ Complete commands and names with TAB:   source <(fledge completion bash)`,
 	root.SetErr(f.IO.ErrOut)
 	root.SetVersionTemplate("fledge {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err: err} })
+	// Under --json nothing is painted, on stdout or stderr.
+	root.PersistentPreRun = func(c *cobra.Command, args []string) {
+		if fl := c.Flags().Lookup("json"); fl != nil && fl.Value.String() == "true" {
+			f.IO.Plain = true
+		}
+	}
 	// Rust's global flag: never prompt (as FLEDGE_NON_INTERACTIVE=1).
 	gf := root.PersistentFlags()
 	gf.Var(nonInteractiveFlag{f.IO}, "non-interactive", "never prompt: questions that need a human fail instead")

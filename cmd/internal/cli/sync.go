@@ -63,6 +63,9 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 	if err != nil {
 		return err
 	}
+	if f.IO.ShowProgress() && !opts.JSON {
+		in.Git.Progress = newFetchProgress(newRunUI(f.IO, f.Prompter))
+	}
 	want, err := lockfile.LoadFile(opts.File)
 	if err != nil {
 		return err
@@ -90,8 +93,10 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 			return err
 		}
 	} else {
+		st := f.IO.OutStyle()
 		for _, r := range doc.Results {
-			mark := map[string]string{install.SyncInSync: "✓", install.SyncInstalled: "+", install.SyncReplaced: "↻", install.SyncRemoved: "-", install.SyncFailed: "✗"}[r.Status]
+			mark := map[string]string{install.SyncInSync: st.OK("✓"), install.SyncInstalled: st.OK("+"), install.SyncReplaced: st.Info("↻"),
+				install.SyncRemoved: st.Dim("-"), install.SyncFailed: st.Fail("✗")}[r.Status]
 			fmt.Fprintf(f.IO.Out, "%s %s %s", mark, termsafe.Escape(r.Name), r.Status)
 			if r.Commit != "" {
 				fmt.Fprintf(f.IO.Out, " (%s)", termsafe.Escape(r.Commit[:min(12, len(r.Commit))]))
@@ -103,7 +108,7 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 			if r.Error != nil {
 				fmt.Fprintf(f.IO.Out, "  %s\n", r.Error.Message)
 				if r.Error.Hint != "" {
-					fmt.Fprintf(f.IO.Out, "  hint: %s\n", r.Error.Hint)
+					fmt.Fprintf(f.IO.Out, "  %s %s\n", st.Info("hint:"), r.Error.Hint)
 				}
 			}
 		}

@@ -233,6 +233,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 
 func printUpdate(f *Factory, doc updateDoc) {
 	w := f.IO.Out
+	st := f.IO.OutStyle()
 	if len(doc.Results) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "No plugins installed.")
 		return
@@ -245,19 +246,19 @@ func printUpdate(f *Factory, doc updateDoc) {
 			if r.State == install.StatusWouldUpdate {
 				verb = "would update"
 			}
-			fmt.Fprintf(w, "↑ %s %s: %s → %s\n", name, verb, revText(r.From), revText(*r.To))
+			fmt.Fprintf(w, "%s %s %s: %s → %s\n", st.Info("↑"), name, verb, revText(r.From), revText(*r.To))
 		case install.StatusUpToDate:
-			fmt.Fprintf(w, "✓ %s is up to date (%s)\n", name, revText(r.From))
+			fmt.Fprintf(w, "%s %s is up to date (%s)\n", st.OK("✓"), name, revText(r.From))
 		case install.StatusSkipped:
-			fmt.Fprintf(w, "- %s skipped: %s\n", name, termsafe.EscapeText(r.Detail))
+			fmt.Fprintf(w, "%s %s skipped: %s\n", st.Dim("-"), name, termsafe.EscapeText(r.Detail))
 		case install.StatusFailed:
-			fmt.Fprintf(w, "✗ %s: %s\n", name, termsafe.EscapeText(r.Detail))
+			fmt.Fprintf(w, "%s %s: %s\n", st.Fail("✗"), name, termsafe.EscapeText(r.Detail))
 			if r.Error != nil && r.Error.Hint != "" {
-				fmt.Fprintf(w, "  hint: %s\n", r.Error.Hint)
+				fmt.Fprintf(w, "  %s %s\n", st.Info("hint:"), r.Error.Hint)
 			}
 		}
 		if len(r.AddedCapabilities) > 0 {
-			fmt.Fprintf(w, "  new capabilities: %s\n", strings.Join(r.AddedCapabilities, ", "))
+			fmt.Fprintf(w, "  %s %s\n", st.Warn("new capabilities:"), strings.Join(r.AddedCapabilities, ", "))
 		}
 		for _, h := range r.HookChanges {
 			switch {
