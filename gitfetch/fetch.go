@@ -88,7 +88,7 @@ func ListRefs(ctx context.Context, url string, o Options) ([]*plumbing.Reference
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{url}})
 	refs, err := rem.ListContext(ctx, &git.ListOptions{Auth: o.auth(url), PeelingOption: git.AppendPeeled})
 	if err != nil {
-		return nil, fmt.Errorf("list refs of %s: %w", url, err)
+		return nil, explain("list refs of", url, err)
 	}
 	return refs, nil
 }
@@ -198,7 +198,7 @@ func checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 	}
 	repo, err := git.PlainCloneContext(ctx, dir, false, opts)
 	if err != nil {
-		return "", fmt.Errorf("clone %s: %w", url, err)
+		return "", explain("clone", url, err)
 	}
 	var want plumbing.Hash
 	if rev.RefName == "" {

@@ -3,11 +3,22 @@ package install
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/corvidlabs/fledge-go/registry"
 )
 
 // ErrAlreadyInstalled is wrapped when a plugin is installed and --force was
 // not given.
 var ErrAlreadyInstalled = errors.New("already installed")
+
+// ErrNoSuchPath is wrapped when a local source names nothing, and
+// ErrNotDirectory when it names something other than a directory.
+var (
+	ErrNoSuchPath   = errors.New("no such directory")
+	ErrNotDirectory = errors.New("not a directory")
+)
 
 // SourceError reports a source that cannot be used.
 type SourceError struct {
@@ -56,3 +67,39 @@ type NameConflictError struct {
 func (e *NameConflictError) Error() string {
 	return fmt.Sprintf("plugin %q differs only by case from installed plugin %q: on case-insensitive filesystems (macOS, Windows) they are the same plugin", e.Name, e.Installed)
 }
+
+// stagedError hides where fledge staged a plugin. A path inside a staging
+// directory means nothing to the user and is gone by the time they read it,
+// so the text names the plugin's own paths instead ("bin/x", not
+// ".../plugins/.staging/install-12-34/tree/bin/x"). The error underneath
+// stays in the chain.
+type stagedError struct {
+	err   error
+	stage string
+}
+
+func (e *stagedError) Error() string {
+	tree := filepath.Join(e.stage, "tree")
+	s := e.err.Error()
+	s = strings.ReplaceAll(s, tree+string(filepath.Separator), "")
+	s = strings.ReplaceAll(s, tree, "the plugin's root")
+	return strings.ReplaceAll(s, e.stage, "fledge's staging area")
+}
+
+func (e *stagedError) Unwrap() error { return e.err }
+
+// hideStaging is err with the staging directory stage kept out of its text.
+func hideStaging(err error, stage string) error {
+	if err == nil || stage == "" || !strings.Contains(err.Error(), stage) {
+		return err
+	}
+	return &stagedError{err: err, stage: stage}
+}
+
+// redactedError is an error whose text has any credentials in URLs
+// removed; the error underneath stays in the chain (for errors.Is and
+// errors.As), and only the text shown changes.
+type redactedError struct{ err error }
+
+func (e *redactedError) Error() string { return registry.RedactText(e.err.Error()) }
+func (e *redactedError) Unwrap() error { return e.err }

@@ -173,7 +173,7 @@ func syncSource(w *lockfile.Plugin, githubBase string) (registry.Source, error) 
 	return fetch, nil
 }
 
-func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool) error {
+func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool) (err error) {
 	if msg := manifest.CheckName(w.Name); msg != "" {
 		return fmt.Errorf("entry name %s", msg)
 	}
@@ -206,6 +206,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 		return err
 	}
 	defer os.RemoveAll(stage)
+	defer func() { err = hideStaging(err, stage) }()
 	in.logf("Fetching %s at %s (%s)...\n", termsafe.Line(src.String()), short(w.Commit), registry.TierOfSource(src, in.Trust))
 	f, err := in.checkout(ctx, src, rev, filepath.Join(stage, "tree"))
 	if err != nil {

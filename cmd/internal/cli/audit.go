@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -121,8 +124,12 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 	}
 	dir := paths.PluginDir(p.Name)
 	data, err := manifest.ReadFile(filepath.Join(dir, manifest.FileName))
+	if _, serr := os.Lstat(dir); err != nil && errors.Is(serr, fs.ErrNotExist) {
+		warn("its installed files are missing: reinstall it (fledge plugins install %s --force)", p.Source)
+		return a
+	}
 	if err != nil {
-		warn("installed manifest unreadable: %v", err)
+		warn("installed manifest unreadable: %s", withoutSyscalls(err))
 		return a
 	}
 	if p.ManifestHash != "" && treehash.FileDigest(data) != p.ManifestHash {

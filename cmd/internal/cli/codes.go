@@ -1,8 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
+	"net"
 
+	"github.com/go-git/go-git/v5/plumbing/transport"
+
+	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -89,6 +94,8 @@ func hintFor(err error) string {
 		nameCf *install.NameConflictError
 		fp     *install.ForcePushedError
 		rec    *install.RecoveryError
+		hook   *install.HookError
+		syn    *manifest.SyntaxError
 	)
 	switch {
 	case errors.As(err, &appr):
@@ -105,6 +112,40 @@ func hintFor(err error) string {
 		return "recovery must lock and write FLEDGE_HOME and read plugins.toml: once it can, any fledge plugins command recovers them (e.g. fledge plugins list)"
 	case errors.As(err, &fp):
 		return "review the new history; if you trust it: fledge plugins update " + fp.Plugin + " --force"
+	case errors.As(err, &hook):
+		return "its output is above: a tool it needs may be missing here, or the plugin's " + hook.Hook + " step is broken (tell its author)"
+	case errors.As(err, &syn):
+		return "the plugin's plugin.toml is not valid TOML at that place: tell its author ('fledge plugins validate <dir>' checks a plugin)"
+	case errors.Is(err, treehash.ErrUnsafeTree):
+		return "fledge refuses a plugin whose files point outside it: tell its author"
+	}
+	return sourceHint(err)
+}
+
+// sourceHint is the advice for a source that could not be found, reached
+// or read.
+func sourceHint(err error) string {
+	var remote *gitfetch.RemoteError
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case errors.Is(err, install.ErrNotDirectory):
+		return "name the plugin's directory, the one that holds its plugin.toml"
+	case errors.Is(err, install.ErrNoSuchPath):
+		return "check the path: a local plugin is ./dir, ../dir or /abs/dir (owner/repo installs from GitHub)"
+	case errors.Is(err, transport.ErrRepositoryNotFound), errors.Is(err, transport.ErrAuthenticationRequired),
+		errors.Is(err, transport.ErrAuthorizationFailed):
+		return "check the source's spelling (owner/repo is looked up under FLEDGE_GITHUB_URL, https://github.com by default); for a private GitHub repository, set GITHUB_TOKEN or GH_TOKEN"
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return "push the plugin's files to it first"
+	case errors.Is(err, gitfetch.ErrRefNotFound):
+		return "name a tag, branch or commit the repository has (git ls-remote <url> lists them), or leave @REF off for its default branch"
+	case errors.Is(err, manifest.ErrNoManifest):
+		return "a fledge plugin has plugin.toml at its root: check that the source is one (repositories are named fledge-plugin-<name>)"
+	case errors.As(err, &remote) && (errors.As(err, &dns) || errors.As(err, &op) || errors.Is(err, context.DeadlineExceeded)):
+		return "check your network connection and the source's address, then try again"
+	case errors.As(err, &remote):
+		return "check the source's address; a certificate this machine does not trust may mean a proxy or a wrong host"
 	}
 	return ""
 }

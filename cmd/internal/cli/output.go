@@ -2,9 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/registry"
@@ -83,7 +87,24 @@ func needsEscape(r rune) bool { return r >= utf8.RuneSelf && termsafe.IsUnsafe(r
 // toJSONError is the {"code","message","hint"} of err: sanitised for a
 // terminal and with credentials removed from any URL in it.
 func toJSONError(err error) *jsonError {
-	return &jsonError{Code: errorCode(err), Message: errorText(err.Error()), Hint: errorText(errorHint(err))}
+	msg := withoutSyscalls(err)
+	if errors.Is(err, context.Canceled) {
+		msg = "interrupted" // by the user (Ctrl+C): Go's "context canceled" says nothing to them
+	}
+	return &jsonError{Code: errorCode(err), Message: errorText(msg), Hint: errorText(errorHint(err))}
+}
+
+// withoutSyscalls is err's text with the system calls named by the file
+// errors in its chain left out: "lstat /x: no such file or directory"
+// reads "/x: no such file or directory".
+func withoutSyscalls(err error) string {
+	msg := err.Error()
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if pe, ok := e.(*fs.PathError); ok && pe.Err != nil {
+			msg = strings.Replace(msg, pe.Error(), pe.Path+": "+pe.Err.Error(), 1)
+		}
+	}
+	return msg
 }
 
 // errorText makes error text safe to show without losing any: what a

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/spf13/cobra"
 
@@ -67,6 +69,9 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 		in.Git.Progress = newFetchProgress(newRunUI(f.IO, f.Prompter))
 	}
 	want, err := lockfile.LoadFile(opts.File)
+	if errors.Is(err, fs.ErrNotExist) {
+		return usageErrorf("--file %s: no such file: name the plugins.toml to make this machine match", opts.File)
+	}
 	if err != nil {
 		return err
 	}
