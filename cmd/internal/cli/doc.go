@@ -9,4 +9,10 @@
 // field), and the command tree accepts what Rust users type (plugin,
 // --json before the subcommand, a global --ni, completions). Nothing outside cmd
 // imports this package, and cobra and huh are used nowhere else.
+//
+// Presentation lives here too: help for installed plugin commands and
+// "did you mean" (help.go), shell completion answered from the command
+// index (completion.go), colour decided once per stream (IOStreams,
+// style.go), the fetch spinner (fetchprogress.go), and the hint that goes
+// with each library error (codes.go).
 package cli
