@@ -31,15 +31,20 @@ import (
 // installedForCompletion lists what is installed, or nothing when that
 // cannot be read (completion never reports errors).
 func installedForCompletion(f *Factory) *lockfile.Installed {
-	p, err := f.Paths()
-	if err != nil {
-		return &lockfile.Installed{}
-	}
-	in, err := lockfile.NewStore(p.PluginsFile(), p.PluginsLock()).Installed(p.CommandIndexFile())
+	in, err := readInstalled(f)
 	if err != nil {
 		return &lockfile.Installed{}
 	}
 	return in
+}
+
+// readInstalled lists what is installed, from the command index.
+func readInstalled(f *Factory) (*lockfile.Installed, error) {
+	p, err := f.Paths()
+	if err != nil {
+		return nil, err
+	}
+	return lockfile.NewStore(p.PluginsFile(), p.PluginsLock()).Installed(p.CommandIndexFile())
 }
 
 // completion is one candidate with its description, as cobra prints it

@@ -152,7 +152,12 @@ func rootHelp(f *Factory, cobraHelp func(*cobra.Command, []string)) func(*cobra.
 		if c.HasParent() {
 			return
 		}
-		cmds := installedForCompletion(f).Commands
+		in, err := readInstalled(f)
+		if err != nil {
+			// 'fledge plugins list' reports what is wrong; help goes on.
+			return
+		}
+		cmds := in.Commands
 		if len(cmds) == 0 {
 			fmt.Fprintln(c.OutOrStdout(), "\nNo plugins installed yet: fledge plugins install <source>, or fledge plugins search.")
 			return

@@ -57,6 +57,9 @@ own wherever they appear; every other argument passes to the plugin verbatim.
 				return c.Help()
 			}
 			opts, err := parseRunArgs(args)
+			if opts != nil && opts.JSON {
+				f.IO.Plain = true // nothing painted under --json
+			}
 			if err != nil {
 				if wantsJSON(args) {
 					printError(f.IO, err, true)
