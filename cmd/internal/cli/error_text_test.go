@@ -54,10 +54,12 @@ func TestErrorTextIsForPeople(t *testing.T) {
 	os.WriteFile(filepath.Join(work, "afile"), []byte("x"), 0o644)
 
 	env := map[string]string{
-		"FLEDGE_HOME":       filepath.Join(work, "fh"),
-		"HOME":              filepath.Join(work, "home"),
-		"FLEDGE_GITHUB_URL": "file://" + filepath.Join(work, "gh"),
-		"PATH":              os.Getenv("PATH"),
+		"FLEDGE_HOME":         filepath.Join(work, "fh"),
+		"HOME":                filepath.Join(work, "home"),
+		"FLEDGE_GITHUB_URL":   "file://" + filepath.Join(work, "gh"),
+		"PATH":                os.Getenv("PATH"),
+		"FLEDGE_GITHUB_API":   "http://" + closed,
+		"FLEDGE_REGISTRY_URL": "http://" + closed + "/index.json",
 	}
 	for _, c := range []struct {
 		args []string
@@ -76,6 +78,8 @@ func TestErrorTextIsForPeople(t *testing.T) {
 		{[]string{"plugins", "install", "./missing", "o/fledge-plugin-nope"}, "no such directory"},
 		{[]string{"plugins", "sync", "--file", "./missing.toml"}, "missing.toml: no such file"},
 		{[]string{"plugins", "remove", "nope"}, `plugin "nope": not installed`},
+		{[]string{"plugins", "search", "x"}, "registry unavailable: http://" + closed + "/index.json: cannot connect to " + closed + ": connection refused"},
+		{[]string{"plugins", "install", "somename"}, "cannot connect to " + closed + ": connection refused"},
 		{[]string{"plugins", "validate", "./missing"}, "missing is not a directory"},
 		{[]string{"nope-command"}, `unknown command "nope-command"`},
 	} {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"strings"
 	"unicode/utf8"
 
@@ -95,16 +96,47 @@ func toJSONError(err error) *jsonError {
 }
 
 // withoutSyscalls is err's text with the system calls named by the file
-// errors in its chain left out: "lstat /x: no such file or directory"
-// reads "/x: no such file or directory".
+// and network errors in its chain said plainly: "lstat /x: no such file or
+// directory" reads "/x: no such file or directory", and "dial tcp
+// 10.0.0.1:443: connect: connection refused" reads "cannot connect to
+// 10.0.0.1:443: connection refused". (Starting a program is left as it
+// is: there the call is the point.)
 func withoutSyscalls(err error) string {
 	msg := err.Error()
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		if pe, ok := e.(*fs.PathError); ok && pe.Err != nil {
-			msg = strings.Replace(msg, pe.Error(), pe.Path+": "+pe.Err.Error(), 1)
+	walkErrors(err, func(e error) {
+		switch x := e.(type) {
+		case *fs.PathError:
+			if x.Err != nil && x.Op != "fork/exec" {
+				msg = strings.Replace(msg, x.Error(), x.Path+": "+x.Err.Error(), 1)
+			}
+		case *net.OpError:
+			if x.Op == "dial" && x.Addr != nil && x.Err != nil {
+				inner := x.Err
+				for errors.Unwrap(inner) != nil {
+					inner = errors.Unwrap(inner)
+				}
+				msg = strings.Replace(msg, x.Error(), "cannot connect to "+x.Addr.String()+": "+inner.Error(), 1)
+			}
+		}
+	})
+	return msg
+}
+
+// walkErrors calls fn on err and everything it wraps, one error or several
+// (fmt.Errorf with more than one %w, errors.Join).
+func walkErrors(err error, fn func(error)) {
+	if err == nil {
+		return
+	}
+	fn(err)
+	switch x := err.(type) {
+	case interface{ Unwrap() error }:
+		walkErrors(x.Unwrap(), fn)
+	case interface{ Unwrap() []error }:
+		for _, e := range x.Unwrap() {
+			walkErrors(e, fn)
 		}
 	}
-	return msg
 }
 
 // errorText makes error text safe to show without losing any: what a
