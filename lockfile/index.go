@@ -7,8 +7,8 @@ import (
 	"github.com/corvidlabs/fledge-go/internal/derived"
 )
 
-// indexKind names the command index among derived files (v2: plugins that
-// own no command line have a line of their own).
+// indexKind names the command index among derived files (v2: the listing
+// line first).
 const indexKind = "plugins.toml command index v2"
 
 // CommandOwner returns the plugin that provides command, as
@@ -18,8 +18,9 @@ const indexKind = "plugins.toml command index v2"
 //
 // The index at indexPath (a derived file, keyed on the SHA-256 of
 // plugins.toml) holds one line per command, "command<TAB>entry as JSON", in
-// the order CommandOwner searches, and "<TAB>entry" for a plugin that
-// provides no command first (so Installed can name it); a lookup digests plugins.toml, finds the
+// the order CommandOwner searches, after a first line "#<TAB>listing" that
+// holds what Installed returns, as JSON ('#' starts no command name); a
+// lookup digests plugins.toml, finds the
 // line and decodes that entry only. Any miss falls back to Load, which
 // reports errors exactly as before, and rebuilds the index from what it
 // decoded.
@@ -47,31 +48,34 @@ func (s *Store) CommandOwner(command, indexPath string) (*Plugin, bool, error) {
 	return p, found, nil
 }
 
-// buildIndex writes f's command index: for each command, the first entry
-// that provides it; for each plugin that provides none first, its entry
-// under the empty command (which no lookup asks for).
+// buildIndex writes f's command index: the listing, then for each command
+// the first entry that provides it.
 func buildIndex(f *File) ([]byte, error) {
 	var b bytes.Buffer
+	listing, err := json.Marshal(f.Installed())
+	if err != nil {
+		return nil, err
+	}
+	// JSON escapes tabs and newlines: the listing is one line.
+	b.WriteString(listingPrefix)
+	b.Write(listing)
+	b.WriteByte('\n')
 	seen := map[string]bool{}
 	for i := range f.Plugins {
-		entry, err := json.Marshal(&f.Plugins[i])
-		if err != nil {
-			return nil, err
-		}
-		lines := 0
+		var entry []byte
 		for _, c := range f.Plugins[i].Commands {
 			if seen[c] {
 				continue
 			}
 			seen[c] = true
-			lines++
+			if entry == nil {
+				var err error
+				if entry, err = json.Marshal(&f.Plugins[i]); err != nil {
+					return nil, err
+				}
+			}
 			// Parse checked every command name: no tab, no newline.
 			b.WriteString(c)
-			b.WriteByte('\t')
-			b.Write(entry)
-			b.WriteByte('\n')
-		}
-		if lines == 0 {
 			b.WriteByte('\t')
 			b.Write(entry)
 			b.WriteByte('\n')
@@ -79,6 +83,9 @@ func buildIndex(f *File) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// listingPrefix starts the index's first line.
+const listingPrefix = "#\t"
 
 // lookupIndex finds command's line in an index body. ok is false when the
 // body cannot be used (the caller then decodes plugins.toml itself).

@@ -85,54 +85,20 @@ func (f *File) Installed() *Installed {
 	return in
 }
 
-// indexedEntry is the part of an index entry Installed decodes.
-type indexedEntry struct {
-	Name           string
-	Description    string
-	CommandDetails []struct{ Name, Description string }
-}
-
-// installedFromIndex reads an index body; ok is false when it cannot be
-// used. An entry repeated on consecutive lines (one per command) is
-// decoded once.
+// installedFromIndex reads the listing line of an index body; ok is false
+// when it cannot be used.
 func installedFromIndex(body []byte) (*Installed, bool) {
-	in := &Installed{Plugins: []string{}, Commands: []InstalledCommand{}}
-	var last []byte
-	var e indexedEntry
-	named := map[string]bool{}
-	for len(body) > 0 {
-		nl := bytes.IndexByte(body, '\n')
-		if nl < 0 {
-			return nil, false
-		}
-		line := body[:nl]
-		body = body[nl+1:]
-		cmd, entry, ok := bytes.Cut(line, []byte("\t"))
-		if !ok {
-			return nil, false
-		}
-		if !bytes.Equal(entry, last) {
-			e = indexedEntry{}
-			if err := json.Unmarshal(entry, &e); err != nil || e.Name == "" {
-				return nil, false
-			}
-			last = entry
-			if !named[e.Name] {
-				named[e.Name] = true
-				in.Plugins = append(in.Plugins, e.Name)
-			}
-		}
-		if len(cmd) > 0 {
-			c := string(cmd)
-			d := e.Description
-			for _, cd := range e.CommandDetails {
-				if cd.Name == c {
-					d = cmp.Or(cd.Description, e.Description)
-					break
-				}
-			}
-			in.Commands = append(in.Commands, InstalledCommand{Name: c, Plugin: e.Name, Description: d})
-		}
+	rest, ok := bytes.CutPrefix(body, []byte(listingPrefix))
+	if !ok {
+		return nil, false
 	}
-	return in, true
+	line, _, ok := bytes.Cut(rest, []byte("\n"))
+	if !ok {
+		return nil, false
+	}
+	var in Installed
+	if err := json.Unmarshal(line, &in); err != nil || in.Plugins == nil || in.Commands == nil {
+		return nil, false
+	}
+	return &in, true
 }

@@ -10,7 +10,7 @@ import (
 // Installed answers from the index exactly what decoding the whole file
 // answers: every plugin (also one that provides no command, and one whose
 // only command another plugin provides first), each command once with its
-// owner and description.
+// owner and description. Lookups of commands read the same index as before.
 func TestInstalledMatchesDecode(t *testing.T) {
 	s, idx := indexFixture(t)
 	if err := s.Update(func(f *File) error {
@@ -37,6 +37,13 @@ func TestInstalledMatchesDecode(t *testing.T) {
 		}
 		if _, err := os.Stat(idx); err != nil {
 			t.Fatalf("round %d: no index: %v", round, err)
+		}
+		for _, c := range []string{"deps", "hello", "full", "zz", "#", ""} {
+			wantP, wantOK := f.CommandOwner(c)
+			p, ok, err := s.CommandOwner(c, idx)
+			if err != nil || ok != wantOK || !reflect.DeepEqual(p, wantP) {
+				t.Fatalf("%s index, %q: got %+v %v %v", what, c, p, ok, err)
+			}
 		}
 	}
 	// Descriptions: the command's own, else the plugin's.
@@ -67,15 +74,16 @@ func TestInstalledUsesIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	good, _ := os.ReadFile(idx)
-	marked := bytes.ReplaceAll(good, []byte(`"Name":"zz-other"`), []byte(`"Name":"zz-OTHER"`))
+	marked := bytes.Replace(good, []byte(`"zz-other"`), []byte(`"zz-OTHER"`), 1)
 	os.WriteFile(idx, marked, 0o644)
 	got, _ := s.Installed(idx)
 	if !contains(got.Plugins, "zz-OTHER") {
 		t.Fatalf("listing did not read the index: %+v", got.Plugins)
 	}
 	for name, data := range map[string][]byte{
-		"truncated": good[:len(good)-3],
-		"bad json":  bytes.ReplaceAll(good, []byte(`{"Name"`), []byte(`["Name"`)),
+		"truncated":  good[:len(good)-3],
+		"bad json":   bytes.Replace(good, []byte(`{"Plugins"`), []byte(`["Plugins"`), 1),
+		"no listing": bytes.Replace(good, []byte("#\t"), []byte("x\t"), 1),
 	} {
 		os.WriteFile(idx, data, 0o644)
 		got, err := s.Installed(idx)
