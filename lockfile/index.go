@@ -93,6 +93,14 @@ func lookupIndex(body []byte, command string) (p *Plugin, found, ok bool) {
 	if command == "" || bytes.ContainsAny([]byte(command), "\t\n") {
 		return nil, false, false
 	}
+	// The listing line is no command's, whatever the word asked for.
+	if rest, ok := bytes.CutPrefix(body, []byte(listingPrefix)); ok {
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			return nil, false, false
+		}
+		body = rest[nl+1:]
+	}
 	prefix := []byte(command + "\t")
 	start := 0
 	if !bytes.HasPrefix(body, prefix) {
