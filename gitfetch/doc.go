@@ -17,4 +17,8 @@
 // control, a project's or a local plugin's (OpenLocal, and file://
 // sources): every file go-git reads there is opened without blocking and
 // only if it is a regular file.
+//
+// A remote that cannot be reached is reported as a RemoteError in a
+// person's terms; a progress writer that is a Tracker hears when each
+// transfer starts and ends.
 package gitfetch

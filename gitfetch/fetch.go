@@ -51,7 +51,9 @@ var ErrRefNotFound = errors.New("ref not found")
 type Options struct {
 	// Auth returns credentials for a URL, or nil.
 	Auth func(url string) transport.AuthMethod
-	// Progress receives the remote's progress messages (nil: none).
+	// Progress receives the remote's progress messages (nil: none). When
+	// it also implements Tracker, it is told when each transfer starts and
+	// ends: a file:// remote, and a listing, send no messages at all.
 	Progress io.Writer
 	// IdleTimeout is how long a listing or a fetch waits for the server to
 	// send anything (to connect, to answer, to send the next piece of the
@@ -68,6 +70,24 @@ type Options struct {
 	MaxTreeFiles int
 }
 
+// Tracker is told when a transfer with the remote starts and when it ends
+// (in the order of the calls, possibly from several goroutines).
+type Tracker interface {
+	TransferStarted(url string)
+	TransferEnded(url string)
+}
+
+// track reports a transfer's start to o.Progress, when it tracks them,
+// and returns what reports its end.
+func (o Options) track(url string) func() {
+	t, ok := o.Progress.(Tracker)
+	if !ok {
+		return func() {}
+	}
+	t.TransferStarted(url)
+	return func() { t.TransferEnded(url) }
+}
+
 func (o Options) auth(url string) transport.AuthMethod {
 	if o.Auth == nil {
 		return nil
@@ -81,10 +101,11 @@ func ListRefs(ctx context.Context, url string, o Options) ([]*plumbing.Reference
 	installTransports()
 	w := watch(ctx, o.IdleTimeout)
 	defer w.stop()
+	defer o.track(url)()
 	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{url}})
 	refs, err := rem.ListContext(w.ctx, &git.ListOptions{Auth: w.auth(o.auth(url)), PeelingOption: git.AppendPeeled})
 	if err = w.result(err); err != nil {
-		return nil, fmt.Errorf("list refs of %s: %w", url, err)
+		return nil, explain("list refs of", url, err)
 	}
 	return refs, nil
 }
@@ -177,6 +198,7 @@ func checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 	w := watch(ctx, o.IdleTimeout)
 	w.maxDownload, w.maxTreeBytes = o.maxDownload(), o.maxTreeBytes()
 	defer w.stop()
+	defer o.track(url)()
 	opts := &git.CloneOptions{
 		URL:               url,
 		Auth:              w.auth(o.auth(url)),
@@ -198,7 +220,7 @@ func checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 	}
 	repo, err := clone(w.ctx, dir, opts)
 	if err = w.result(err); err != nil {
-		return "", fmt.Errorf("clone %s: %w", url, err)
+		return "", explain("clone", url, err)
 	}
 	var want plumbing.Hash
 	if rev.RefName == "" {

@@ -69,7 +69,12 @@ type HookError struct {
 }
 
 func (e *HookError) Error() string {
-	msg := fmt.Sprintf("%s (%s) failed: %v", e.Hook, termsafe.Escape(e.Command), e.Err)
+	why := e.Err.Error()
+	var ee *exec.ExitError
+	if errors.As(e.Err, &ee) && ee.Exited() {
+		why = fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	msg := fmt.Sprintf("%s (%s) failed: %s", e.Hook, termsafe.Escape(e.Command), why)
 	if e.Tail != "" {
 		msg += "\nlast lines of output:\n" + e.Tail
 	}

@@ -3,6 +3,8 @@ package install
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 )
 
 // ErrAlreadyInstalled is wrapped when a plugin is installed and a
@@ -24,6 +26,13 @@ func (e *AlreadyInstalledError) Error() string {
 }
 
 func (e *AlreadyInstalledError) Unwrap() error { return ErrAlreadyInstalled }
+
+// ErrNoSuchPath is wrapped when a local source names nothing, and
+// ErrNotDirectory when it names something other than a directory.
+var (
+	ErrNoSuchPath   = errors.New("no such directory")
+	ErrNotDirectory = errors.New("not a directory")
+)
 
 // SourceError reports a source that cannot be used.
 type SourceError struct {
@@ -71,4 +80,32 @@ type NameConflictError struct {
 
 func (e *NameConflictError) Error() string {
 	return fmt.Sprintf("plugin %q differs only by case from installed plugin %q: on case-insensitive filesystems (macOS, Windows) they are the same plugin", e.Name, e.Installed)
+}
+
+// stagedError hides where fledge staged a plugin. A path inside a staging
+// directory means nothing to the user and is gone by the time they read it,
+// so the text names the plugin's own paths instead ("bin/x", not
+// ".../plugins/.staging/install-12-34/tree/bin/x"). The error underneath
+// stays in the chain.
+type stagedError struct {
+	err   error
+	stage string
+}
+
+func (e *stagedError) Error() string {
+	tree := filepath.Join(e.stage, "tree")
+	s := e.err.Error()
+	s = strings.ReplaceAll(s, tree+string(filepath.Separator), "")
+	s = strings.ReplaceAll(s, tree, "the plugin's root")
+	return strings.ReplaceAll(s, e.stage, "fledge's staging area")
+}
+
+func (e *stagedError) Unwrap() error { return e.err }
+
+// hideStaging is err with the staging directory stage kept out of its text.
+func hideStaging(err error, stage string) error {
+	if err == nil || stage == "" || !strings.Contains(err.Error(), stage) {
+		return err
+	}
+	return &stagedError{err: err, stage: stage}
 }

@@ -3,8 +3,10 @@ package install
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -98,9 +100,10 @@ func (in *Installer) Install(ctx context.Context, raw string) (*Result, error) {
 
 	f, err := in.fetch(ctx, src, filepath.Join(stage, "tree"))
 	if err != nil {
-		return nil, err
+		return nil, hideStaging(err, stage)
 	}
-	return in.installFetched(ctx, f)
+	res, err := in.installFetched(ctx, f)
+	return res, hideStaging(err, stage)
 }
 
 func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string) (*fetched, error) {
@@ -119,11 +122,14 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string
 		return in.checkout(ctx, src, rev, tree)
 	default:
 		real, err := filepath.EvalSymlinks(src.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s: %w", src.Raw, ErrNoSuchPath)}
+		}
 		if err != nil {
-			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s: %w", src.Path, err)}
+			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s: %w", src.Raw, err)}
 		}
 		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s is not a directory", src.Path)}
+			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s: %w", src.Raw, ErrNotDirectory)}
 		}
 		if home, err := filepath.EvalSymlinks(in.Paths.Root()); err == nil && manifest.Within(home, real) {
 			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s is inside fledge's home (%s): install from the plugin's own source", src.Path, in.Paths.Root())}
@@ -239,6 +245,10 @@ type candidate struct {
 // and assembles what must be approved.
 func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	data, err := manifest.ReadFile(filepath.Join(f.dir, manifest.FileName))
+	if errors.Is(err, manifest.ErrNoManifest) && f.kind != lockfile.KindLocalLink {
+		// Fetched or copied: the directory it names is fledge's own.
+		return nil, fmt.Errorf("%s has %w at its root: a plugin needs one", f.src.String(), manifest.ErrNoManifest)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -172,7 +172,7 @@ func syncSource(w *lockfile.Plugin, githubBase string) (registry.Source, error) 
 	return fetch, nil
 }
 
-func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool) error {
+func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool) (err error) {
 	if msg := manifest.CheckName(w.Name); msg != "" {
 		return fmt.Errorf("entry name %s", msg)
 	}
@@ -202,7 +202,8 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 		return err
 	}
 	defer cleanup()
-	in.logf("Fetching %s at %s (%s)...\n", termsafe.Line(src.String()), short(w.Commit), registry.TierOfSource(src, in.Trust))
+	defer func() { err = hideStaging(err, stage) }()
+	in.logf("Fetching %s at %s (%s)...\n", termsafe.Escape(src.String()), short(w.Commit), registry.TierOfSource(src, in.Trust))
 	f, err := in.checkout(ctx, src, rev, filepath.Join(stage, "tree"))
 	if err != nil {
 		return err

@@ -145,6 +145,8 @@ type plan struct {
 	// branch is set when the target is a branch head, which must descend
 	// from the installed commit.
 	branch bool
+	// stage is the staging directory of the fetch, kept out of errors.
+	stage string
 }
 
 // pinnedRef is the ref the plugin will be recorded as pinned to.
@@ -209,6 +211,7 @@ func (u *Updater) Update(ctx context.Context, names []string) ([]UpdateResult, e
 }
 
 func fail(pl *plan, err error) {
+	err = hideStaging(err, pl.stage)
 	pl.res.Status, pl.res.Detail, pl.res.Err = StatusFailed, err.Error(), err
 }
 
@@ -408,6 +411,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		return
 	}
 	defer cleanup()
+	pl.stage = stage
 	tree := filepath.Join(stage, "tree")
 	var f *fetched
 	descends := true

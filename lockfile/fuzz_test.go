@@ -90,6 +90,7 @@ func FuzzCommandIndex(f *testing.F) {
 	f.Add([]byte("[[plugins]]\nname = \"a\"\ndescription = \"\\u2028\\t\\\"q\\\"\"\ncommands = [\"c\"]\n[[plugins.command_details]]\nname = \"c\"\nargs = [{name = \"n\", type = \"integer\"}]\n"), "c")
 	f.Fuzz(func(t *testing.T, data []byte, extra string) {
 		lookupIndex(data, extra) // arbitrary bytes as an index: no panic
+		installedFromIndex(data)
 		file, err := Parse(data)
 		if err != nil {
 			return
@@ -114,6 +115,10 @@ func FuzzCommandIndex(f *testing.F) {
 			if found != wantOK || !reflect.DeepEqual(got, want) {
 				t.Fatalf("%q: index gives %+v %v, decoding gives %+v %v", c, got, found, want, wantOK)
 			}
+		}
+		// The listing line says what decoding says.
+		if in, ok := installedFromIndex(body); !ok || !reflect.DeepEqual(in, file.Installed()) {
+			t.Fatalf("listing %+v %v, decoding gives %+v", in, ok, file.Installed())
 		}
 	})
 }

@@ -7,8 +7,9 @@ import (
 	"github.com/corvidlabs/fledge-go/internal/derived"
 )
 
-// indexKind names the command index among derived files.
-const indexKind = "plugins.toml command index"
+// indexKind names the command index among derived files (v2: the listing
+// line first).
+const indexKind = "plugins.toml command index v2"
 
 // CommandOwner returns the plugin that provides command, as
 // Load followed by File.CommandOwner would, but without decoding the whole
@@ -17,7 +18,9 @@ const indexKind = "plugins.toml command index"
 //
 // The index at indexPath (a derived file, keyed on the SHA-256 of
 // plugins.toml) holds one line per command, "command<TAB>entry as JSON", in
-// the order CommandOwner searches; a lookup digests plugins.toml, finds the
+// the order CommandOwner searches, after a first line "#<TAB>listing" that
+// holds what Installed returns, as JSON ('#' starts no command name); a
+// lookup digests plugins.toml, finds the
 // line and decodes that entry only. Any miss falls back to Load, which
 // reports errors exactly as before, and rebuilds the index from what it
 // decoded.
@@ -45,10 +48,18 @@ func (s *Store) CommandOwner(command, indexPath string) (*Plugin, bool, error) {
 	return p, found, nil
 }
 
-// buildIndex writes f's command index: for each command, the first entry
-// that provides it.
+// buildIndex writes f's command index: the listing, then for each command
+// the first entry that provides it.
 func buildIndex(f *File) ([]byte, error) {
 	var b bytes.Buffer
+	listing, err := json.Marshal(f.Installed())
+	if err != nil {
+		return nil, err
+	}
+	// JSON escapes tabs and newlines: the listing is one line.
+	b.WriteString(listingPrefix)
+	b.Write(listing)
+	b.WriteByte('\n')
 	seen := map[string]bool{}
 	for i := range f.Plugins {
 		var entry []byte
@@ -73,11 +84,22 @@ func buildIndex(f *File) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// listingPrefix starts the index's first line.
+const listingPrefix = "#\t"
+
 // lookupIndex finds command's line in an index body. ok is false when the
 // body cannot be used (the caller then decodes plugins.toml itself).
 func lookupIndex(body []byte, command string) (p *Plugin, found, ok bool) {
 	if command == "" || bytes.ContainsAny([]byte(command), "\t\n") {
 		return nil, false, false
+	}
+	// The listing line is no command's, whatever the word asked for.
+	if rest, ok := bytes.CutPrefix(body, []byte(listingPrefix)); ok {
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			return nil, false, false
+		}
+		body = rest[nl+1:]
 	}
 	prefix := []byte(command + "\t")
 	start := 0

@@ -182,10 +182,12 @@ func (e *CorruptError) Error() string {
 	if e.Line > 0 {
 		where = fmt.Sprintf("%s:%d:%d", where, e.Line, e.Column)
 	}
+	// go-toml says "toml: …"; the file was named already.
+	why := strings.TrimPrefix(e.Err.Error(), "toml: ")
 	if e.Input {
-		return fmt.Sprintf("%s is not a valid plugins.toml: %v", where, e.Err)
+		return fmt.Sprintf("%s is not a valid plugins.toml: %s", where, why)
 	}
-	return fmt.Sprintf("%s is corrupt: %v; fledge will not overwrite it: fix or move it aside", where, e.Err)
+	return fmt.Sprintf("%s is corrupt: %s; fledge will not overwrite it: fix or move it aside", where, why)
 }
 
 func (e *CorruptError) Unwrap() error { return e.Err }

@@ -68,3 +68,36 @@ func BenchmarkCommandOwner(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInstalled lists every plugin and command through the command
+// index, as each shell completion TAB and `fledge --help` do; compare
+// BenchmarkParse, the cost of decoding the whole file instead.
+func BenchmarkInstalled(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run("plugins="+strconv.Itoa(n), func(b *testing.B) {
+			dir := b.TempDir()
+			s := lockfile.NewStore(filepath.Join(dir, "plugins.toml"), filepath.Join(dir, "plugins.lock"))
+			err := s.Update(func(f *lockfile.File) error {
+				for i := 0; i < n; i++ {
+					f.Put(lockfiletest.Entry(i))
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			idx := filepath.Join(dir, "cache", "commands.idx")
+			if _, err := s.Installed(idx); err != nil { // builds the index
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				in, err := s.Installed(idx)
+				if err != nil || len(in.Plugins) != n {
+					b.Fatalf("%d plugins, %v", len(in.Plugins), err)
+				}
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -217,7 +218,7 @@ func describeTOMLError(err error) error {
 	var de *toml.DecodeError
 	if errors.As(err, &de) {
 		row, col := de.Position()
-		return &SyntaxError{Line: row, Column: col, Msg: de.Error()}
+		return &SyntaxError{Line: row, Column: col, Msg: strings.TrimPrefix(de.Error(), "toml: ")}
 	}
-	return &SyntaxError{Msg: err.Error()}
+	return &SyntaxError{Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 }

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -137,8 +140,12 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 	}
 	dir := paths.PluginDir(p.Name)
 	data, err := manifest.ReadFile(filepath.Join(dir, manifest.FileName))
+	if _, serr := os.Lstat(dir); err != nil && errors.Is(serr, fs.ErrNotExist) {
+		warn("its installed files are missing: reinstall it (fledge plugins install %s --force)", p.Source)
+		return a
+	}
 	if err != nil {
-		warn("installed manifest unreadable: %v", err)
+		warn("installed manifest unreadable: %s", withoutSyscalls(err))
 		return a
 	}
 	if p.ManifestHash != "" && treehash.FileDigest(data) != p.ManifestHash {
@@ -185,7 +192,8 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 
 func printAudit(f *Factory, a auditEntry) {
 	w := f.IO.Out
-	fmt.Fprintf(w, "%s %s [%s]\n", termsafe.Escape(a.Name), termsafe.Escape(a.Version), a.TrustTier)
+	st := f.IO.OutStyle()
+	fmt.Fprintf(w, "%s %s [%s]\n", st.Bold(termsafe.Escape(a.Name)), termsafe.Escape(a.Version), st.Tier(a.TrustTier))
 	src := a.Source
 	if a.PinnedRef != nil {
 		src += "@" + *a.PinnedRef
@@ -205,7 +213,7 @@ func printAudit(f *Factory, a auditEntry) {
 		fmt.Fprintf(w, "  hook %-14s %s\n", termsafe.Escape(h)+":", termsafe.Escape(a.Hooks[h]))
 	}
 	for _, warning := range a.Warnings {
-		fmt.Fprintf(w, "  ! %s\n", termsafe.EscapeText(warning))
+		fmt.Fprintf(w, "  %s %s\n", st.Warn("!"), termsafe.EscapeText(warning))
 	}
 }
 

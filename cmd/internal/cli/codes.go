@@ -1,9 +1,13 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/corvidlabs/fledge-go/binfmt"
 	"github.com/corvidlabs/fledge-go/gitfetch"
@@ -121,6 +125,8 @@ func hintFor(err error) string {
 		notReq *install.NotRequestedError
 		man    *install.InstalledManifestError
 		amb    *lockfile.AmbiguousError
+		hook   *install.HookError
+		syn    *manifest.SyntaxError
 	)
 	switch {
 	case errors.As(err, &appr):
@@ -143,6 +149,40 @@ func hintFor(err error) string {
 		return "see what it requests and is granted: " + commandLine("plugins", "info", notReq.Plugin)
 	case errors.As(err, &man) && man.Changed:
 		return "see what changed: " + commandLine("plugins", "verify", man.Plugin)
+	case errors.As(err, &hook):
+		return "its output is above: a tool it needs may be missing here, or the plugin's " + hook.Hook + " step is broken (tell its author)"
+	case errors.As(err, &syn):
+		return "the plugin's plugin.toml is not valid TOML at that place: tell its author ('fledge plugins validate <dir>' checks a plugin)"
+	case errors.Is(err, treehash.ErrUnsafeTree):
+		return "fledge refuses a plugin whose files point outside it: tell its author"
+	}
+	return sourceHint(err)
+}
+
+// sourceHint is the advice for a source that could not be found, reached
+// or read.
+func sourceHint(err error) string {
+	var remote *gitfetch.RemoteError
+	var dns *net.DNSError
+	var op *net.OpError
+	switch {
+	case errors.Is(err, install.ErrNotDirectory):
+		return "name the plugin's directory, the one that holds its plugin.toml"
+	case errors.Is(err, install.ErrNoSuchPath):
+		return "check the path: a local plugin is ./dir, ../dir or /abs/dir (owner/repo installs from GitHub)"
+	case errors.Is(err, transport.ErrRepositoryNotFound), errors.Is(err, transport.ErrAuthenticationRequired),
+		errors.Is(err, transport.ErrAuthorizationFailed):
+		return "check the source's spelling (owner/repo is looked up under FLEDGE_GITHUB_URL, https://github.com by default); for a private GitHub repository, set GITHUB_TOKEN or GH_TOKEN"
+	case errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return "push the plugin's files to it first"
+	case errors.Is(err, gitfetch.ErrRefNotFound):
+		return "name a tag, branch or commit the repository has (git ls-remote <url> lists them), or leave @REF off for its default branch"
+	case errors.Is(err, manifest.ErrNoManifest):
+		return "a fledge plugin has plugin.toml at its root: check that the source is one (repositories are named fledge-plugin-<name>)"
+	case errors.As(err, &remote) && (errors.As(err, &dns) || errors.As(err, &op) || errors.Is(err, context.DeadlineExceeded)):
+		return "check your network connection and the source's address, then try again"
+	case errors.As(err, &remote):
+		return "check the source's address; a certificate this machine does not trust may mean a proxy or a wrong host"
 	}
 	return platformHint(err, "")
 }

@@ -60,6 +60,7 @@ description unless --description or --yes gives the answer.`,
 	fl.StringVarP(&opts.Description, "description", "d", "", "the plugin's description (no prompt)")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "ask nothing: take the default description")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	_ = cmd.RegisterFlagCompletionFunc("lang", completeWords(scaffold.LangShell, scaffold.LangGo))
 	return cmd
 }
 
@@ -118,7 +119,7 @@ func createRun(f *Factory, opts *createOptions) error {
 	if opts.JSON {
 		return writeJSON(f.IO.Out, doc)
 	}
-	fmt.Fprintf(f.IO.Out, "✓ Created %s\n", termsafe.Escape(dir))
+	fmt.Fprintf(f.IO.Out, "%s Created %s\n", f.IO.OutStyle().OK("✓"), termsafe.Escape(dir))
 	for _, rel := range doc.FilesCreated {
 		fmt.Fprintf(f.IO.Out, "  %s\n", termsafe.Escape(rel))
 	}

@@ -13,4 +13,10 @@
 // Main catches Ctrl+C (interrupt.go): the first cancels the command's
 // context, the second kills a running plugin at once. Every answered
 // question leaves one line on the terminal (printAnswered).
+//
+// Presentation lives here too: help for installed plugin commands and
+// "did you mean" (help.go), shell completion answered from the command
+// index (completion.go), colour decided once per stream (IOStreams,
+// style.go), the fetch spinner (fetchprogress.go), and the hint that goes
+// with each library error (codes.go).
 package cli

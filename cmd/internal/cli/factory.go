@@ -56,7 +56,8 @@ func (f *Factory) Lockfile() (*lockfile.Store, home.Paths, error) {
 	}
 	store := lockfile.NewStore(p.PluginsFile(), p.PluginsLock())
 	if err := recoverInterrupted(f, p, store); err != nil {
-		fmt.Fprintf(f.IO.ErrOut, "warning: %s\nhint: %s\n", errorText(err.Error()), errorText(errorHint(err)))
+		st := f.IO.ErrStyle()
+		fmt.Fprintf(f.IO.ErrOut, "%s %s\n%s %s\n", st.Warn("warning:"), errorText(err.Error()), st.Info("hint:"), errorText(errorHint(err)))
 	}
 	return store, p, nil
 }

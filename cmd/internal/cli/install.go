@@ -60,6 +60,7 @@ and must be approved: on a terminal you choose; in scripts use --yes and --grant
 	}
 	fl := cmd.Flags()
 	opts.consentFlags.register(fl)
+	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Force, "force", false, "reinstall a plugin that is already installed")
 	fl.BoolVar(&opts.Copy, "copy", false, "copy a local plugin instead of linking it")
 	fl.BoolVar(&opts.Defaults, "defaults", false, "install the curated default plugins (github, deps, metrics) at their pinned tags")
@@ -116,8 +117,8 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 		return err
 	}
 	in.Force, in.Copy = opts.Force, opts.Copy
-	if f.IO.ErrTTY && !opts.JSON {
-		in.Git.Progress = &progressWriter{w: f.IO.ErrOut}
+	if f.IO.ShowProgress() && !opts.JSON {
+		in.Git.Progress = newFetchProgress(newRunUI(f.IO, f.Prompter))
 	}
 	in.LookupName = registryLookup(f, in.Paths, cfg)
 
@@ -139,23 +140,27 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 			je := *toJSONError(err)
 			doc.Failed = append(doc.Failed, installFailure{Source: registry.RedactText(src), Error: je.Message, Failure: je})
 			if !opts.JSON || len(opts.Sources) > 1 {
-				fmt.Fprintf(f.IO.ErrOut, "✗ %s: %s\n", termsafe.Escape(registry.RedactText(src)), je.Message)
+				est := f.IO.ErrStyle()
+				fmt.Fprintf(f.IO.ErrOut, "%s %s: %s\n", est.Fail("✗"), termsafe.Escape(registry.RedactText(src)), je.Message)
 				if je.Hint != "" {
-					fmt.Fprintf(f.IO.ErrOut, "  hint: %s\n", je.Hint)
+					fmt.Fprintf(f.IO.ErrOut, "  %s %s\n", est.Info("hint:"), je.Hint)
 				}
 			}
 			continue
 		}
 		for _, w := range res.Warnings {
-			fmt.Fprintf(f.IO.ErrOut, "warning: %s: %s\n", termsafe.Escape(res.Entry.Name), termsafe.EscapeText(w))
+			fmt.Fprintf(f.IO.ErrOut, "%s %s: %s\n", f.IO.ErrStyle().Warn("warning:"), termsafe.Escape(res.Entry.Name), termsafe.EscapeText(w))
 		}
 		pj := toPluginJSON(&res.Entry, in.Trust)
 		doc.Installed = append(doc.Installed, toInstalledJSON(pj))
 		if !opts.JSON {
-			printInstalled(f.IO.Out, pj, res)
+			printInstalled(f.IO.Out, f.IO.OutStyle(), pj, res)
 		}
 	}
 	doc.Summary = installSummary{Total: len(opts.Sources), Installed: len(doc.Installed), Failed: len(doc.Failed)}
+	if !opts.JSON && len(opts.Sources) > 1 {
+		printInstallTotals(f.IO.Out, f.IO.OutStyle(), doc.Summary)
+	}
 
 	if opts.JSON {
 		if firstErr != nil {
@@ -165,10 +170,7 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 			return err
 		}
 		if firstErr != nil && len(opts.Sources) == 1 {
-			fmt.Fprintf(f.IO.ErrOut, "error: %s\n", doc.Error.Message)
-			if doc.Error.Hint != "" {
-				fmt.Fprintf(f.IO.ErrOut, "hint: %s\n", doc.Error.Hint)
-			}
+			printErrorText(f.IO.ErrOut, Style{}, doc.Error)
 		}
 	}
 	if firstErr != nil {
@@ -177,7 +179,22 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 	return nil
 }
 
-func printInstalled(w io.Writer, p pluginJSON, res *install.Result) {
+// printInstallTotals sums up an install of several sources.
+func printInstallTotals(w io.Writer, st Style, n installSummary) {
+	plugins := func(k int) string {
+		if k == 1 {
+			return "1 plugin"
+		}
+		return fmt.Sprintf("%d plugins", k)
+	}
+	if n.Failed == 0 {
+		fmt.Fprintf(w, "%s Installed %s\n", st.OK("✓"), plugins(n.Installed))
+		return
+	}
+	fmt.Fprintf(w, "%s Installed %d of %s; %d failed (see above)\n", st.Fail("✗"), n.Installed, plugins(n.Total), n.Failed)
+}
+
+func printInstalled(w io.Writer, st Style, p pluginJSON, res *install.Result) {
 	verb := "Installed"
 	if res.Replaced {
 		verb = "Reinstalled"
@@ -186,7 +203,7 @@ func printInstalled(w io.Writer, p pluginJSON, res *install.Result) {
 	if p.Commit != "" {
 		rev = ", commit " + p.Commit[:min(12, len(p.Commit))]
 	}
-	fmt.Fprintf(w, "✓ %s %s %s (%s%s)\n", verb, termsafe.Escape(p.Name), termsafe.Escape(p.Version), p.TrustTier, rev)
+	fmt.Fprintf(w, "%s %s %s %s (%s%s)\n", st.OK("✓"), verb, st.Bold(termsafe.Escape(p.Name)), termsafe.Escape(p.Version), st.Tier(p.TrustTier), rev)
 	if prev := res.Previous; prev != nil {
 		fmt.Fprintf(w, "  replaced: %s, which was granted %s\n", revisionText(prev.Version, prev.Commit), itemsText(prev.Grants.Items()))
 	}
@@ -291,21 +308,4 @@ func githubAuth(getenv func(string) string) func(string) transport.AuthMethod {
 		}
 		return &http.BasicAuth{Username: "x-access-token", Password: tok}
 	}
-}
-
-// progressWriter shows a remote's progress messages sanitised on one line:
-// progress is rendered chatter, not content, so escape sequences in it are
-// dropped rather than shown escaped.
-type progressWriter struct{ w io.Writer }
-
-func (p *progressWriter) Write(b []byte) (int, error) {
-	for _, part := range strings.FieldsFunc(string(b), func(r rune) bool { return r == '\r' || r == '\n' }) {
-		if s := strings.TrimSpace(termsafe.Line(part)); s != "" {
-			fmt.Fprintf(p.w, "\r\x1b[K  %s", s[:min(len(s), 100)])
-		}
-	}
-	if strings.HasSuffix(string(b), "\n") {
-		fmt.Fprint(p.w, "\r\x1b[K")
-	}
-	return len(b), nil
 }

@@ -26,6 +26,10 @@ type IOStreams struct {
 	// ForceNonInteractive is set by --non-interactive (--ni): as
 	// FLEDGE_NON_INTERACTIVE=1.
 	ForceNonInteractive bool
+
+	// Plain turns colour off on both streams: set while a command prints
+	// --json, whose prose on stderr stays plain too.
+	Plain bool
 }
 
 // System returns the real standard streams.
@@ -64,10 +68,38 @@ func (s *IOStreams) CanPrompt() bool {
 }
 
 // ColorEnabled reports whether stdout may carry colour.
-func (s *IOStreams) ColorEnabled() bool { return s.OutTTY && s.getenv("NO_COLOR") == "" }
+func (s *IOStreams) ColorEnabled() bool { return s.colorOn(s.OutTTY) }
 
-// ErrColorEnabled reports whether stderr may carry colour and spinners.
-func (s *IOStreams) ErrColorEnabled() bool { return s.ErrTTY && s.getenv("NO_COLOR") == "" }
+// ErrColorEnabled reports whether stderr may carry colour.
+func (s *IOStreams) ErrColorEnabled() bool { return s.colorOn(s.ErrTTY) }
+
+// colorOn decides colour for a stream, by the conventions of
+// no-color.org and bixense.com/clicolors: never under --json or with
+// NO_COLOR set (to anything), always with CLICOLOR_FORCE set (to anything
+// but 0), otherwise on a terminal unless CLICOLOR=0 or TERM=dumb. Nothing
+// here asks the terminal anything: colours are the 16 basic ones, which
+// every terminal shows in its own palette.
+func (s *IOStreams) colorOn(tty bool) bool {
+	switch {
+	case s.Plain, s.getenv("NO_COLOR") != "":
+		return false
+	case s.getenv("CLICOLOR_FORCE") != "" && s.getenv("CLICOLOR_FORCE") != "0":
+		return true
+	}
+	return tty && s.getenv("CLICOLOR") != "0" && s.getenv("TERM") != "dumb"
+}
+
+// OutStyle paints text for stdout; ErrStyle for stderr.
+func (s *IOStreams) OutStyle() Style { return Style{on: s.ColorEnabled()} }
+
+// ErrStyle paints text for stderr.
+func (s *IOStreams) ErrStyle() Style { return Style{on: s.ErrColorEnabled()} }
+
+// ShowProgress reports whether stderr may carry a spinner or a line
+// redrawn in place: only a terminal, never under --json.
+func (s *IOStreams) ShowProgress() bool {
+	return s.ErrTTY && !s.Plain && s.getenv("TERM") != "dumb"
+}
 
 func (s *IOStreams) getenv(k string) string {
 	if s.Getenv == nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -112,17 +111,17 @@ func listRun(f *Factory, opts *listOptions) error {
 		printExternals(f.IO.Out, doc.Externals)
 		return nil
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tVERSION\tTIER\tCOMMANDS\tSOURCE")
+	st := f.IO.OutStyle()
+	rows := [][]tableCell{{{"NAME", st.Dim}, {"VERSION", st.Dim}, {"TIER", st.Dim}, {"COMMANDS", st.Dim}, {"SOURCE", st.Dim}}}
 	for _, p := range doc.Plugins {
 		src := p.Source
 		if p.PinnedRef != nil {
 			src += "@" + *p.PinnedRef
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.Escape(p.Name), termsafe.Escape(p.Version), p.TrustTier,
-			termsafe.Escape(strings.Join(p.Commands, ", ")), termsafe.Escape(src))
+		rows = append(rows, []tableCell{{termsafe.Escape(p.Name), st.Bold}, plain(termsafe.Escape(p.Version)), {p.TrustTier, st.Tier},
+			plain(termsafe.Escape(strings.Join(p.Commands, ", "))), plain(termsafe.Escape(src))})
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(f.IO.Out, rows); err != nil {
 		return err
 	}
 	printExternals(f.IO.Out, doc.Externals)

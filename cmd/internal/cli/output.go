@@ -2,9 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"net"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/registry"
@@ -83,7 +88,55 @@ func needsEscape(r rune) bool { return r >= utf8.RuneSelf && termsafe.IsUnsafe(r
 // toJSONError is the {"code","message","hint"} of err: sanitised for a
 // terminal and with credentials removed from any URL in it.
 func toJSONError(err error) *jsonError {
-	return &jsonError{Code: errorCode(err), Message: errorText(err.Error()), Hint: errorText(errorHint(err))}
+	msg := withoutSyscalls(err)
+	if errors.Is(err, context.Canceled) {
+		msg = "interrupted" // by the user (Ctrl+C): Go's "context canceled" says nothing to them
+	}
+	return &jsonError{Code: errorCode(err), Message: errorText(msg), Hint: errorText(errorHint(err))}
+}
+
+// withoutSyscalls is err's text with the system calls named by the file
+// and network errors in its chain said plainly: "lstat /x: no such file or
+// directory" reads "/x: no such file or directory", and "dial tcp
+// 10.0.0.1:443: connect: connection refused" reads "cannot connect to
+// 10.0.0.1:443: connection refused". (Starting a program is left as it
+// is: there the call is the point.)
+func withoutSyscalls(err error) string {
+	msg := err.Error()
+	walkErrors(err, func(e error) {
+		switch x := e.(type) {
+		case *fs.PathError:
+			if x.Err != nil && x.Op != "fork/exec" {
+				msg = strings.Replace(msg, x.Error(), x.Path+": "+x.Err.Error(), 1)
+			}
+		case *net.OpError:
+			if x.Op == "dial" && x.Addr != nil && x.Err != nil {
+				inner := x.Err
+				for errors.Unwrap(inner) != nil {
+					inner = errors.Unwrap(inner)
+				}
+				msg = strings.Replace(msg, x.Error(), "cannot connect to "+x.Addr.String()+": "+inner.Error(), 1)
+			}
+		}
+	})
+	return msg
+}
+
+// walkErrors calls fn on err and everything it wraps, one error or several
+// (fmt.Errorf with more than one %w, errors.Join).
+func walkErrors(err error, fn func(error)) {
+	if err == nil {
+		return
+	}
+	fn(err)
+	switch x := err.(type) {
+	case interface{ Unwrap() error }:
+		walkErrors(x.Unwrap(), fn)
+	case interface{ Unwrap() []error }:
+		for _, e := range x.Unwrap() {
+			walkErrors(e, fn)
+		}
+	}
 }
 
 // errorText makes error text safe to show without losing any: what a
@@ -94,11 +147,18 @@ func errorText(s string) string { return termsafe.EscapeText(registry.RedactText
 // message on stderr for humans watching), a sanitised message otherwise.
 func printError(s *IOStreams, err error, asJSON bool) {
 	je := toJSONError(err)
+	st := s.ErrStyle()
 	if asJSON {
 		_ = writeJSON(s.Out, jsonErrorDoc{SchemaVersion: SchemaVersion, Error: *je})
+		st = Style{}
 	}
-	fmt.Fprintf(s.ErrOut, "error: %s\n", je.Message)
+	printErrorText(s.ErrOut, st, je)
+}
+
+// printErrorText shows an error and its hint to a human.
+func printErrorText(w io.Writer, st Style, je *jsonError) {
+	fmt.Fprintf(w, "%s %s\n", st.Error("error:"), je.Message)
 	if je.Hint != "" {
-		fmt.Fprintf(s.ErrOut, "hint: %s\n", je.Hint)
+		fmt.Fprintf(w, "%s %s\n", st.Info("hint:"), je.Hint)
 	}
 }

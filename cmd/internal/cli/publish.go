@@ -189,7 +189,7 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 		fmt.Fprintln(f.IO.ErrOut, "Cancelled: nothing was changed.")
 		return nil
 	}
-	fmt.Fprintf(f.IO.Out, "✓ Published %s to %s\n", termsafe.Escape(m.Plugin.Name), termsafe.Escape(res.URL))
+	fmt.Fprintf(f.IO.Out, "%s Published %s to %s\n", f.IO.OutStyle().OK("✓"), termsafe.Escape(m.Plugin.Name), termsafe.Escape(res.URL))
 	fmt.Fprintf(f.IO.Out, "Install with: %s\n", termsafe.Escape(out.InstallHint))
 	return nil
 }

@@ -27,6 +27,7 @@ func newRemoveCmd(f *Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON result")
+	cmd.ValidArgsFunction = completePluginNames(f, false)
 	return cmd
 }
 
@@ -61,6 +62,6 @@ func removeRun(c *cobra.Command, f *Factory, opts *removeOptions) error {
 		return writeJSON(f.IO.Out, removeDoc{SchemaVersion: SchemaVersion, Action: "remove",
 			Removed: removedJSON{Name: p.Name, Source: p.Source, Version: p.Version, Commands: cmds}})
 	}
-	fmt.Fprintf(f.IO.Out, "✓ Removed %s %s\n", termsafe.Escape(p.Name), termsafe.Escape(p.Version))
+	fmt.Fprintf(f.IO.Out, "%s Removed %s %s\n", f.IO.OutStyle().OK("✓"), termsafe.Escape(p.Name), termsafe.Escape(p.Version))
 	return nil
 }

@@ -34,8 +34,8 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		if err != nil && errorCode(err) == CodeUnknownCommand {
 			if ran, xerr := runExternal(ctx, f, args[lead], args[lead+1:]); ran {
 				err = xerr
-			} else if s := suggest(newRootCmd(f), args[lead]); len(s) > 0 {
-				err = withCode(CodeUnknownCommand, err, fmt.Sprintf("did you mean 'fledge %s'? (installed commands: fledge plugins list)", s[0]))
+			} else if s := suggestCommand(f, args[lead]); len(s) > 0 {
+				err = withCode(CodeUnknownCommand, err, fmt.Sprintf("did you mean 'fledge %s'? ('fledge help' lists every command)", s[0]))
 			}
 		}
 		if err != nil {
@@ -63,6 +63,9 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		}
 		if errors.As(err, new(*usageError)) && cmd != nil && !asJSON {
 			printError(f.IO, err, false)
+			if cmd.Name() == "help" && cmd.HasParent() {
+				cmd = cmd.Parent() // help's own usage is not what was asked
+			}
 			fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		} else {
 			printError(f.IO, err, asJSON)
@@ -132,7 +135,9 @@ func newRootCmd(f *Factory) *cobra.Command {
 		Long: `fledge installs plugins (git repos named fledge-plugin-<name>) with exactly the
 capabilities you approve, records the exact revision, and runs them.
 
-Run an installed plugin's command with: fledge <command> [args...]`,
+Run an installed plugin's command with: fledge <command> [args...]
+Its arguments and grants:               fledge help <command>
+Complete commands and names with TAB:   source <(fledge completion bash)`,
 		Version:       f.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -142,14 +147,21 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 	root.SetErr(f.IO.ErrOut)
 	root.SetVersionTemplate("fledge {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err: err} })
-	root.CompletionOptions.HiddenDefaultCmd = true
+	// Under --json nothing is painted, on stdout or stderr.
+	root.PersistentPreRun = func(c *cobra.Command, args []string) {
+		if fl := c.Flags().Lookup("json"); fl != nil && fl.Value.String() == "true" {
+			f.IO.Plain = true
+		}
+	}
 	// Rust's global flag: never prompt (as FLEDGE_NON_INTERACTIVE=1).
 	gf := root.PersistentFlags()
 	gf.Var(nonInteractiveFlag{f.IO}, "non-interactive", "never prompt: questions that need a human fail instead")
 	gf.Var(nonInteractiveFlag{f.IO}, "ni", "the same as --non-interactive")
 	gf.Lookup("non-interactive").NoOptDefVal = "true"
 	gf.Lookup("ni").NoOptDefVal = "true"
-	root.SetHelpCommand(newHelpCmd())
+	root.SetHelpCommand(newHelpCmd(f))
+	root.SetHelpFunc(rootHelp(f, root.HelpFunc()))
+	root.ValidArgsFunction = completeRoot(f)
 
 	plugins := &cobra.Command{
 		Use:     "plugins",
@@ -181,15 +193,10 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 		newRecommendCmd(f),
 		newPublishCmd(f),
 	)
-	root.AddCommand(plugins)
-	root.InitDefaultCompletionCmd()
-	for _, c := range root.Commands() {
-		if c.Name() == "completion" {
-			c.Aliases = append(c.Aliases, "completions") // the Rust fledge's name
-			c.Args = unknownSubcommand
-			c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
-		}
-	}
+	pluginsHelp := newHelpCmd(f)
+	pluginsHelp.Hidden = true // works, as users expect; listed once, under fledge
+	plugins.AddCommand(pluginsHelp)
+	root.AddCommand(plugins, newCompletionCmd(f), newVersionCmd(f))
 	return root
 }
 
@@ -200,26 +207,6 @@ func suggest(c *cobra.Command, word string) []string {
 		c.SuggestionsMinimumDistance = 2
 	}
 	return c.SuggestionsFor(word)
-}
-
-// newHelpCmd is `fledge help [command]`: help for a command, and a usage
-// error (not help for something else) when the command does not exist.
-func newHelpCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "help [command]",
-		Short: "Help about any command",
-		RunE: func(c *cobra.Command, args []string) error {
-			target, rest, err := c.Root().Find(args)
-			if err != nil || target == nil || len(rest) > 0 {
-				parent, word := c.Root(), args[0]
-				if target != nil && len(rest) > 0 {
-					parent, word = target, rest[0]
-				}
-				return unknownSubcommand(parent, []string{word})
-			}
-			return target.Help()
-		},
-	}
 }
 
 func noArgs(c *cobra.Command, args []string) error {

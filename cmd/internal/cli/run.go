@@ -60,6 +60,9 @@ own wherever they appear; every other argument passes to the plugin verbatim.
 				return c.Help()
 			}
 			opts, err := parseRunArgs(args)
+			if opts != nil && opts.JSON {
+				f.IO.Plain = true // nothing painted under --json
+			}
 			if err != nil {
 				if wantsJSON(args) {
 					printError(f.IO, err, true)
@@ -70,6 +73,7 @@ own wherever they appear; every other argument passes to the plugin verbatim.
 			return runRun(c.Context(), f, opts)
 		},
 	}
+	cmd.ValidArgsFunction = completeRunArgs(f)
 	return cmd
 }
 

@@ -86,6 +86,7 @@ With --interactive, pick one on the terminal to install.`,
 	fl.IntVarP(&opts.Limit, "limit", "l", searchDefaultLimit, "show at most this many results")
 	fl.BoolVarP(&opts.Interactive, "interactive", "i", false, "pick a result on the terminal and install it")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	_ = cmd.RegisterFlagCompletionFunc("trust-tier", completeWords("official", "team", "unverified"))
 	return cmd
 }
 

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/spf13/cobra"
 
@@ -37,6 +39,7 @@ as install. Nothing is removed unless --prune is given.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.File, "file", "", "the plugins.toml to match")
 	opts.consentFlags.register(fl)
+	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Prune, "prune", false, "remove installed plugins the file does not list")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd
@@ -62,7 +65,13 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 	if err != nil {
 		return err
 	}
+	if f.IO.ShowProgress() && !opts.JSON {
+		in.Git.Progress = newFetchProgress(newRunUI(f.IO, f.Prompter))
+	}
 	want, err := lockfile.LoadFile(opts.File)
+	if errors.Is(err, fs.ErrNotExist) {
+		return usageErrorf("--file %s: no such file: name the plugins.toml to make this machine match", opts.File)
+	}
 	if err != nil {
 		return err
 	}
@@ -98,8 +107,10 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 			return err
 		}
 	} else {
+		st := f.IO.OutStyle()
 		for _, r := range doc.Results {
-			mark := map[string]string{install.SyncInSync: "✓", install.SyncInstalled: "+", install.SyncReplaced: "↻", install.SyncRemoved: "-", install.SyncFailed: "✗"}[r.Status]
+			mark := map[string]string{install.SyncInSync: st.OK("✓"), install.SyncInstalled: st.OK("+"), install.SyncReplaced: st.Info("↻"),
+				install.SyncRemoved: st.Dim("-"), install.SyncFailed: st.Fail("✗")}[r.Status]
 			fmt.Fprintf(f.IO.Out, "%s %s %s", mark, termsafe.Escape(r.Name), r.Status)
 			if r.Commit != "" {
 				fmt.Fprintf(f.IO.Out, " (%s)", termsafe.Escape(r.Commit[:min(12, len(r.Commit))]))
@@ -111,7 +122,7 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 			if r.Error != nil {
 				fmt.Fprintf(f.IO.Out, "  %s\n", r.Error.Message)
 				if r.Error.Hint != "" {
-					fmt.Fprintf(f.IO.Out, "  hint: %s\n", r.Error.Hint)
+					fmt.Fprintf(f.IO.Out, "  %s %s\n", st.Info("hint:"), r.Error.Hint)
 				}
 			}
 		}

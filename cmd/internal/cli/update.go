@@ -54,6 +54,8 @@ A branch whose new head does not descend from the installed commit was force-pus
 	fl.BoolVar(&opts.Defaults, "defaults", false, "update only the curated default plugins, moving their pins to the newest release")
 	fl.BoolVar(&opts.Force, "force", false, "follow a branch that was force-pushed")
 	opts.consentFlags.register(fl)
+	registerGrantCompletion(cmd)
+	cmd.ValidArgsFunction = completePluginNames(f, true)
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd
 }
@@ -235,6 +237,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 
 func printUpdate(f *Factory, doc updateDoc) {
 	w := f.IO.Out
+	st := f.IO.OutStyle()
 	if len(doc.Results) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "No plugins installed.")
 		return
@@ -247,19 +250,19 @@ func printUpdate(f *Factory, doc updateDoc) {
 			if r.State == install.StatusWouldUpdate {
 				verb = "would update"
 			}
-			fmt.Fprintf(w, "↑ %s %s: %s → %s\n", name, verb, revText(r.From), revText(*r.To))
+			fmt.Fprintf(w, "%s %s %s: %s → %s\n", st.Info("↑"), name, verb, revText(r.From), revText(*r.To))
 		case install.StatusUpToDate:
-			fmt.Fprintf(w, "✓ %s is up to date (%s)\n", name, revText(r.From))
+			fmt.Fprintf(w, "%s %s is up to date (%s)\n", st.OK("✓"), name, revText(r.From))
 		case install.StatusSkipped:
-			fmt.Fprintf(w, "- %s skipped: %s\n", name, termsafe.EscapeText(r.Detail))
+			fmt.Fprintf(w, "%s %s skipped: %s\n", st.Dim("-"), name, termsafe.EscapeText(r.Detail))
 		case install.StatusFailed:
-			fmt.Fprintf(w, "✗ %s: %s\n", name, termsafe.EscapeText(r.Detail))
+			fmt.Fprintf(w, "%s %s: %s\n", st.Fail("✗"), name, termsafe.EscapeText(r.Detail))
 			if r.Error != nil && r.Error.Hint != "" {
-				fmt.Fprintf(w, "  hint: %s\n", r.Error.Hint)
+				fmt.Fprintf(w, "  %s %s\n", st.Info("hint:"), r.Error.Hint)
 			}
 		}
 		if len(r.AddedCapabilities) > 0 {
-			fmt.Fprintf(w, "  new capabilities: %s\n", strings.Join(r.AddedCapabilities, ", "))
+			fmt.Fprintf(w, "  %s %s\n", st.Warn("new capabilities:"), strings.Join(r.AddedCapabilities, ", "))
 		}
 		for _, h := range r.HookChanges {
 			switch {

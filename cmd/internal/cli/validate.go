@@ -134,20 +134,21 @@ func printValidation(f *Factory, opts *validateOptions, doc validateDoc) error {
 		}
 	} else {
 		w := f.IO.Out
+		st := f.IO.OutStyle()
 		name := termsafe.Escape(doc.PluginName)
 		if name == "" {
 			name = termsafe.Escape(doc.Path)
 		}
 		if doc.Valid {
-			fmt.Fprintf(w, "✓ %s is valid\n", name)
+			fmt.Fprintf(w, "%s %s is valid\n", st.OK("✓"), name)
 		} else {
-			fmt.Fprintf(w, "✗ %s is not valid\n", name)
+			fmt.Fprintf(w, "%s %s is not valid\n", st.Fail("✗"), name)
 		}
 		for _, p := range doc.Errors {
-			fmt.Fprintf(w, "  error: %s\n", termsafe.EscapeText(p))
+			fmt.Fprintf(w, "  %s %s\n", st.Error("error:"), termsafe.EscapeText(p))
 		}
 		for _, p := range doc.Warnings {
-			fmt.Fprintf(w, "  warning: %s\n", termsafe.EscapeText(p))
+			fmt.Fprintf(w, "  %s %s\n", st.Warn("warning:"), termsafe.EscapeText(p))
 		}
 	}
 	if !doc.Valid {

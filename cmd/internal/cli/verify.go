@@ -27,6 +27,7 @@ func newVerifyCmd(f *Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	cmd.ValidArgsFunction = completePluginNames(f, true)
 	return cmd
 }
 
@@ -109,6 +110,7 @@ func verifyRun(f *Factory, opts *verifyOptions) error {
 
 func printVerify(f *Factory, doc verifyDoc) {
 	w := f.IO.Out
+	st := f.IO.OutStyle()
 	if len(doc.Results) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "No plugins installed.")
 	}
@@ -116,13 +118,13 @@ func printVerify(f *Factory, doc verifyDoc) {
 		name := termsafe.Escape(r.Name)
 		switch r.Status {
 		case install.VerifyOK:
-			fmt.Fprintf(w, "✓ %s matches what was installed\n", name)
+			fmt.Fprintf(w, "%s %s matches what was installed\n", st.OK("✓"), name)
 		case install.VerifyLinked:
-			fmt.Fprintf(w, "- %s is live-linked: changes are expected (grants never widen)\n", name)
+			fmt.Fprintf(w, "%s %s is live-linked: changes are expected (grants never widen)\n", st.Dim("-"), name)
 		case install.VerifyUnrecorded:
-			fmt.Fprintf(w, "- %s has no recorded hash (installed by another fledge): reinstall to record one\n", name)
+			fmt.Fprintf(w, "%s %s has no recorded hash (installed by another fledge): reinstall to record one\n", st.Warn("-"), name)
 		default:
-			fmt.Fprintf(w, "✗ %s: %s\n", name, r.Status)
+			fmt.Fprintf(w, "%s %s: %s\n", st.Fail("✗"), name, r.Status)
 		}
 		if r.ManifestChanged && r.Status != install.VerifyMissing {
 			fmt.Fprintf(w, "  plugin.toml differs from the one approved\n")
