@@ -39,6 +39,7 @@ func newAuditCmd(f *Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	cmd.ValidArgsFunction = completePluginNames(f, true)
 	return cmd
 }
 

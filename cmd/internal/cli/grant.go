@@ -55,6 +55,7 @@ The change applies from the plugin's next run.`,
 	}
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "also grant what install --yes would approve (for unverified sources, not exec, network or hooks)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON result")
+	cmd.ValidArgsFunction = completePluginThenCapabilities(f)
 	return cmd
 }
 

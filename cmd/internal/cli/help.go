@@ -140,7 +140,7 @@ func pluginCommandHelp(f *Factory, command string) (ok bool, err error) {
 		fmt.Fprintf(w, "Also provides: %s\n", termsafe.Escape(strings.Join(others, ", ")))
 	}
 	fmt.Fprintf(w, "\nArguments pass to the plugin verbatim; 'fledge %s --help' asks the plugin itself.\n", command)
-	fmt.Fprintf(w, "More about the plugin: fledge plugins audit\n")
+	fmt.Fprintf(w, "More about the plugin: %s\n", commandLine("plugins", "info", p.Name))
 	return true, nil
 }
 

@@ -33,6 +33,7 @@ func newInfoCmd(f *Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	cmd.ValidArgsFunction = completePluginNames(f, false)
 	return cmd
 }
 

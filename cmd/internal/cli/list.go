@@ -33,6 +33,7 @@ func newListCmd(f *Factory) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	cmd.ValidArgsFunction = completePluginNames(f, true)
 	return cmd
 }
 

@@ -36,6 +36,7 @@ removed, and an update asks again before any build or post_install hook runs.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON result")
+	cmd.ValidArgsFunction = completePluginThenCapabilities(f)
 	return cmd
 }
 
