@@ -110,7 +110,7 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string
 		in.logf("Fetching %s (%s)...\n", termsafe.Escape(src.String()), tier)
 		refs, err := gitfetch.ListRefs(ctx, src.URL, in.Git)
 		if err != nil {
-			return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
+			return nil, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 		}
 		rev, err := resolveRef(refs, src.Ref)
 		if err != nil {
@@ -166,7 +166,7 @@ func resolveRef(refs []*plumbing.Reference, ref string) (gitfetch.Revision, erro
 func (in *Installer) checkout(ctx context.Context, src registry.Source, rev gitfetch.Revision, tree string) (*fetched, error) {
 	commit, err := gitfetch.Checkout(ctx, src.URL, rev, tree, in.Git)
 	if err != nil {
-		return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
+		return nil, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 	}
 	return fetchedTree(src, rev, tree, commit)
 }
@@ -537,7 +537,3 @@ func writeTreeFile(path string, t *treehash.Tree) error {
 	}
 	return os.Chmod(path, 0o644)
 }
-
-// redactErr hides credentials in a fetch error's message and keeps what
-// it wraps (a cancelled context must still read as an interrupt).
-func redactErr(err error) error { return registry.RedactError(err) }

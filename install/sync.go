@@ -183,7 +183,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	in.Force = replace
 	refs, err := gitfetch.ListRefs(ctx, src.URL, in.Git)
 	if err != nil {
-		return &FetchError{Source: src.String(), Err: redactErr(err)}
+		return &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 	}
 	// Fetch by the tag or branch that names the commit when there is one
 	// (a shallow fetch); otherwise by the commit itself.

@@ -236,7 +236,7 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 	pl.src = src
 	refs, err := gitfetch.ListRefs(ctx, src.URL, u.Installer.Git)
 	if err != nil {
-		fail(pl, &FetchError{Source: src.String(), Err: redactErr(err)})
+		fail(pl, &FetchError{Source: src.String(), Err: registry.RedactError(err)})
 		return
 	}
 	tags := registry.TagsFromRefs(refs)
@@ -503,7 +503,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 func (in *Installer) checkoutFrom(ctx context.Context, src registry.Source, rev gitfetch.Revision, tree, since string) (*fetched, bool, error) {
 	commit, descends, err := gitfetch.CheckoutFrom(ctx, src.URL, rev, tree, in.Git, since)
 	if err != nil {
-		return nil, false, &FetchError{Source: src.String(), Err: redactErr(err)}
+		return nil, false, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 	}
 	f, err := fetchedTree(src, rev, tree, commit)
 	return f, descends, err

@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/corvidlabs/fledge-go/registry"
 )
 
 // ErrDiverged is wrapped when the repository on GitHub has commits the
@@ -84,9 +86,9 @@ func push(ctx context.Context, a *api, req Request, res *Result) error {
 		return nil
 	case errors.Is(err, git.ErrNonFastForwardUpdate) || isNonFastForward(err):
 		return fmt.Errorf("push %s to %s: %w: pull them first (git pull %s %s), then publish again",
-			res.Branch, redactURL(res.CloneURL), ErrDiverged, redactURL(res.CloneURL), res.Branch)
+			res.Branch, registry.RedactURL(res.CloneURL), ErrDiverged, registry.RedactURL(res.CloneURL), res.Branch)
 	case err != nil:
-		return fmt.Errorf("push %s to %s: %w", res.Branch, redactURL(res.CloneURL), err)
+		return fmt.Errorf("push %s to %s: %w", res.Branch, registry.RedactURL(res.CloneURL), err)
 	}
 	return nil
 }

@@ -67,10 +67,10 @@ func newAPI(o Options) (*api, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" || u.User != nil || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, fmt.Errorf("GitHub API base %q: want an https URL such as %s, without credentials", redactURL(base), registry.DefaultGitHubAPI)
+		return nil, fmt.Errorf("GitHub API base %q: want an https URL such as %s, without credentials", registry.RedactURL(base), registry.DefaultGitHubAPI)
 	}
 	if u.Scheme != "https" && !registry.IsLoopbackHost(u.Hostname()) {
-		return nil, fmt.Errorf("GitHub API base %q: the token is only ever sent over https", redactURL(base))
+		return nil, fmt.Errorf("GitHub API base %q: the token is only ever sent over https", registry.RedactURL(base))
 	}
 	a := &api{base: base, host: strings.ToLower(u.Hostname()), token: o.Token, client: o.HTTPClient,
 		timeout: o.Timeout, userAgent: o.UserAgent}
@@ -271,5 +271,3 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-func redactURL(s string) string { return registry.RedactText(s) }

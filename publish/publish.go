@@ -175,7 +175,7 @@ func Publish(ctx context.Context, o Options, req Request) (*Result, error) {
 	if res.UpToDate {
 		logf("%s already has %s at %s", res.CloneURL, res.Branch, short(res.Commit))
 	} else {
-		logf("Pushed %s (%s) to %s", res.Branch, short(res.Commit), redactURL(res.CloneURL))
+		logf("Pushed %s (%s) to %s", res.Branch, short(res.Commit), registry.RedactURL(res.CloneURL))
 	}
 	return res, nil
 }
@@ -191,10 +191,10 @@ func checkCloneURL(raw string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("clone URL %q is not a URL", truncate(redactURL(raw), 80))
+		return fmt.Errorf("clone URL %q is not a URL", truncate(registry.RedactURL(raw), 80))
 	}
 	if u.User != nil && u.Scheme != "ssh" {
-		return fmt.Errorf("clone URL %q carries credentials", truncate(redactURL(raw), 80))
+		return fmt.Errorf("clone URL %q carries credentials", truncate(registry.RedactURL(raw), 80))
 	}
 	switch u.Scheme {
 	case "https", "ssh", "file":
@@ -204,7 +204,7 @@ func checkCloneURL(raw string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("clone URL %q: want https://, ssh:// or file://", truncate(redactURL(raw), 80))
+	return fmt.Errorf("clone URL %q: want https://, ssh:// or file://", truncate(registry.RedactURL(raw), 80))
 }
 
 // sendsToken reports whether the token may go with a push to cloneURL:

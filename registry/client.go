@@ -170,19 +170,6 @@ func scrubURLError(err error) error {
 	return err
 }
 
-// displayURL is rawURL without user info, query or fragment, for messages.
-func displayURL(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User = nil
-	u.RawQuery = ""
-	u.Fragment = ""
-	return u.String()
-}
-
-// isLoopback reports whether the URL's host is a loopback address.
 // StatusError is an HTTP answer that is not the one wanted.
 type StatusError struct {
 	URL    string

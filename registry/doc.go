@@ -2,7 +2,9 @@
 // and which revision of it is meant.
 //
 //   - Sources (source.go): parsing an install source (local path, git URL,
-//     owner/repo, registry name, @ref).
+//     owner/repo, registry name, @ref), and the one redactor of
+//     credentials in URLs (RedactURL, RedactText, RedactError) that every
+//     package uses before a URL is shown, recorded or put in an error.
 //   - Trust (trust.go): the tier of a source, computed from its URL alone.
 //   - Indexes (index.go, cache.go, github.go, client.go): finding plugins by
 //     name or query, either in a JSON index (FLEDGE_REGISTRY_URL or

@@ -32,10 +32,10 @@ func NewGitHubClient(o Options) (*GitHubClient, error) {
 	api := strings.TrimRight(o.GitHubAPI, "/")
 	u, err := url.Parse(api)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("GitHub API base %q: want an http(s) URL such as %s", displayURL(api), DefaultGitHubAPI)
+		return nil, fmt.Errorf("GitHub API base %q: want an http(s) URL such as %s", RedactURL(api), DefaultGitHubAPI)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("GitHub API base %q must not carry credentials; set GH_TOKEN or GITHUB_TOKEN", displayURL(api))
+		return nil, fmt.Errorf("GitHub API base %q must not carry credentials; set GH_TOKEN or GITHUB_TOKEN", RedactURL(api))
 	}
 	token := o.Token
 	if u.Scheme != "https" && !isLoopbackHost(u.Hostname()) {

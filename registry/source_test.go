@@ -70,6 +70,17 @@ func TestRedactURL(t *testing.T) {
 		"ssh://git:pw@github.com/o/r":  "ssh://git@github.com/o/r",
 		"https://host/o/r@v1":          "https://host/o/r@v1",
 		"git@github.com:o/r":           "git@github.com:o/r",
+		// A password holding '@' is cut at the last one, not the first.
+		"https://user:p@ss@host/x": "https://host/x",
+		"ssh://git:p@ss@host/x":    "ssh://git@host/x",
+		// Tokens travel in http queries too.
+		"http://h/o/r?private_token=abc#frag":    "http://h/o/r",
+		"https://h/o/r#token":                    "https://h/o/r",
+		"https://us%er:p%zz@h/x":                 "https://h/x", // does not parse as a URL
+		"HTTPS://User:Pass@Example.com/Repo.git": "HTTPS://Example.com/Repo.git",
+		"git://user@host/r":                      "git://host/r",
+		"file:///tmp/repo":                       "file:///tmp/repo",
+		"/local/path":                            "/local/path",
 	} {
 		if got := RedactURL(in); got != want || strings.Contains(got, "secret") {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
@@ -83,6 +94,7 @@ func TestRedactText(t *testing.T) {
 		"a https://u:p@h/x and http://t@127.0.0.1:1/y":                                        "a https://h/x and http://127.0.0.1:1/y",
 		"ssh://git@github.com/o/r ssh://git:pw@h/r":                                           "ssh://git@github.com/o/r ssh://git@h/r",
 		"no urls here, user@example.com":                                                      "no urls here, user@example.com",
+		`fetch "https://a:p@ss@h/x?access_token=t": 401`:                                      `fetch "https://h/x": 401`,
 	} {
 		if got := RedactText(in); got != want {
 			t.Errorf("RedactText(%q) = %q, want %q", in, got, want)

@@ -46,12 +46,12 @@ func ListTags(ctx context.Context, url string) ([]Tag, error) {
 	refs, err := remote.ListContext(ctx, &git.ListOptions{PeelingOption: git.AppendPeeled})
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("list tags of %s: %w", displayURL(url), ctx.Err())
+			return nil, fmt.Errorf("list tags of %s: %w", RedactURL(url), ctx.Err())
 		}
 		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 			return []Tag{}, nil
 		}
-		return nil, fmt.Errorf("list tags of %s: %w", displayURL(url), err)
+		return nil, fmt.Errorf("list tags of %s: %w", RedactURL(url), err)
 	}
 	return TagsFromRefs(refs), nil
 }
