@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // SourceKind says how a source is fetched.
@@ -86,10 +88,8 @@ func ParseSource(raw, githubBase string) (Source, error) {
 	if strings.HasPrefix(raw, "-") {
 		return s, fmt.Errorf("source %q starts with '-': it would be read as an option", raw)
 	}
-	for _, r := range raw {
-		if r < 0x20 || r == 0x7f {
-			return s, fmt.Errorf("source %q contains control characters", raw)
-		}
+	if u := termsafe.FirstUnsafe(raw, false); u != nil {
+		return s, fmt.Errorf("source %q holds %s", raw, u)
 	}
 	if isLocalPath(raw) {
 		abs, err := filepath.Abs(raw)

@@ -43,6 +43,23 @@ func TestParseSource(t *testing.T) {
 	}
 }
 
+// A source, a local path too, is shown in every message about the install:
+// one a terminal would not show as it is (a bidi override, a C1 control)
+// is refused, naming the character.
+func TestParseSourceRefusesUnshowable(t *testing.T) {
+	for raw, what := range map[string]string{
+		"./plug\u202eni":         "U+202E",
+		"./plug\u009bin":         "U+009B",
+		"https://host/o/r\u200b": "U+200B",
+		"./bell\a":               "U+0007",
+	} {
+		_, err := ParseSource(raw, "https://github.com")
+		if err == nil || !strings.Contains(err.Error(), what) {
+			t.Errorf("ParseSource(%q) = %v, want an error naming %s", raw, err, what)
+		}
+	}
+}
+
 func TestParseSourceShorthandBase(t *testing.T) {
 	s, err := ParseSource("o/r@v1", "file:///srv/git/")
 	if err != nil || s.URL != "file:///srv/git/o/r" {

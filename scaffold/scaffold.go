@@ -6,10 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Languages a plugin can be created in.
@@ -48,13 +47,8 @@ type Options struct {
 // CheckDescription reports what keeps d from being a plugin's
 // description: it must be one line of printable text.
 func CheckDescription(d string) error {
-	if !utf8.ValidString(d) {
-		return fmt.Errorf("%w: not valid UTF-8", ErrInvalidDescription)
-	}
-	for _, r := range d {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return fmt.Errorf("%w: %q holds a control or invisible character; use one line of plain text", ErrInvalidDescription, d)
-		}
+	if u := termsafe.FirstUnsafe(d, false); u != nil {
+		return fmt.Errorf("%w: it holds %s; use one line of plain text", ErrInvalidDescription, u)
 	}
 	if len(d) > 1024 {
 		return fmt.Errorf("%w: %d bytes, more than 1024", ErrInvalidDescription, len(d))

@@ -125,8 +125,8 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return usageErrorf("%s is not a directory: point publish at a plugin's directory", opts.Dir)
 	}
-	if opts.Description != "" && strings.ContainsFunc(opts.Description, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return usageErrorf("--description must be one line of text")
+	if u := termsafe.FirstUnsafe(opts.Description, false); u != nil {
+		return usageErrorf("--description must be one line of plain text: it holds %s", u)
 	}
 	token := githubToken(f.Getenv)
 	if token == "" {
