@@ -153,11 +153,6 @@ func ReadFile(path string) ([]byte, error) {
 	return nil, err
 }
 
-// Marshal renders m as TOML (used by `plugins create` and tests).
-func Marshal(m *Manifest) ([]byte, error) {
-	return toml.Marshal(m)
-}
-
 // Command returns the command with the given name.
 func (m *Manifest) Command(name string) (Command, bool) {
 	for _, c := range m.Commands {

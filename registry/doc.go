@@ -17,7 +17,8 @@
 //     narrowing a result by trust tier and count.
 //   - Curated lists (curated.go): the Rust fledge's default plugins at the
 //     tags it pins, and its per-language recommendations.
-//   - Versions (versions.go): remote tag listing without a clone, and
+//   - Versions (versions.go): the tags among a remote's refs (gitfetch
+//     lists them without a clone), and
 //     semver constraint detection and resolution to a tag and commit.
 //
 // It does not clone, build or install (package install does), read

@@ -367,18 +367,6 @@ func truncate(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// ShortName is name without a leading fledge-plugin- or fledge-, the form
-// users type.
-func ShortName(name string) string {
-	if s, ok := strings.CutPrefix(name, namePrefix); ok && s != "" {
-		return s
-	}
-	if s, ok := strings.CutPrefix(name, shortNamePrefix); ok && s != "" {
-		return s
-	}
-	return name
-}
-
 // IsCandidate reports whether e answers to the registry name: its name or
 // slug is name, or its name is fledge-plugin-<name>, ignoring case (GitHub
 // repository names are case-insensitive).

@@ -237,14 +237,3 @@ func TestInstallHint(t *testing.T) {
 		}
 	}
 }
-
-func TestShortName(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"fledge-plugin-deps": "deps", "fledge-deps": "deps", "deps": "deps", "fledge-plugin-": "plugin-", "fledge-": "fledge-",
-	} {
-		if got := ShortName(in); got != want {
-			t.Errorf("ShortName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
