@@ -78,11 +78,14 @@ func (o Options) auth(url string) transport.AuthMethod {
 // ListRefs lists the remote's refs without cloning, with annotated tags
 // peeled (their "^{}" entries name the commit).
 func ListRefs(ctx context.Context, url string, o Options) ([]*plumbing.Reference, error) {
-	installTransports()
 	w := watch(ctx, o.IdleTimeout)
 	defer w.stop()
-	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{url}})
-	refs, err := rem.ListContext(w.ctx, &git.ListOptions{Auth: w.auth(o.auth(url)), PeelingOption: git.AppendPeeled})
+	op, err := newOp(url, o.auth(url), w)
+	if err != nil {
+		return nil, fmt.Errorf("list refs of %s: %w", url, err)
+	}
+	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{opURL}})
+	refs, err := rem.ListContext(w.ctx, &git.ListOptions{Auth: op, PeelingOption: git.AppendPeeled})
 	if err = w.result(err); err != nil {
 		return nil, fmt.Errorf("list refs of %s: %w", url, err)
 	}
@@ -173,13 +176,16 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 // checkout is Checkout fetching depth commits of a branch or tag's history
 // (0: all of it).
 func checkout(ctx context.Context, url string, rev Revision, dir string, o Options, depth int) (string, error) {
-	installTransports()
 	w := watch(ctx, o.IdleTimeout)
 	w.maxDownload, w.maxTreeBytes = o.maxDownload(), o.maxTreeBytes()
 	defer w.stop()
+	op, err := newOp(url, o.auth(url), w)
+	if err != nil {
+		return "", fmt.Errorf("clone %s: %w", url, err)
+	}
 	opts := &git.CloneOptions{
-		URL:               url,
-		Auth:              w.auth(o.auth(url)),
+		URL:               opURL,
+		Auth:              op,
 		Progress:          o.Progress,
 		RecurseSubmodules: git.NoRecurseSubmodules,
 		Tags:              git.NoTags,
