@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
@@ -66,6 +67,19 @@ type Options struct {
 	// DefaultMaxTreeFiles.
 	MaxTreeBytes int64
 	MaxTreeFiles int
+}
+
+// TokenAuth returns an Options.Auth that sends the token token(url)
+// returns the way GitHub (and most git hosts) take one over https: HTTP
+// basic auth with the user x-access-token. Where token returns "", nothing
+// is sent.
+func TokenAuth(token func(url string) string) func(string) transport.AuthMethod {
+	return func(url string) transport.AuthMethod {
+		if t := token(url); t != "" {
+			return &githttp.BasicAuth{Username: "x-access-token", Password: t}
+		}
+		return nil
+	}
 }
 
 func (o Options) auth(url string) transport.AuthMethod {

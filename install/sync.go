@@ -181,7 +181,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	}
 	in := *s.Installer
 	in.Force = replace
-	refs, err := gitfetch.ListRefs(ctx, src.URL, in.Git)
+	refs, err := gitfetch.ListRefs(ctx, src.URL, in.git())
 	if err != nil {
 		return &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 	}

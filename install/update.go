@@ -234,7 +234,7 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		return
 	}
 	pl.src = src
-	refs, err := gitfetch.ListRefs(ctx, src.URL, u.Installer.Git)
+	refs, err := gitfetch.ListRefs(ctx, src.URL, u.Installer.git())
 	if err != nil {
 		fail(pl, &FetchError{Source: src.String(), Err: registry.RedactError(err)})
 		return
@@ -501,7 +501,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 // checkoutFrom fetches a branch head with its history into tree and
 // reports whether it descends from the installed commit since.
 func (in *Installer) checkoutFrom(ctx context.Context, src registry.Source, rev gitfetch.Revision, tree, since string) (*fetched, bool, error) {
-	commit, descends, err := gitfetch.CheckoutFrom(ctx, src.URL, rev, tree, in.Git, since)
+	commit, descends, err := gitfetch.CheckoutFrom(ctx, src.URL, rev, tree, in.git(), since)
 	if err != nil {
 		return nil, false, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 	}

@@ -72,8 +72,8 @@ func push(ctx context.Context, a *api, req Request, res *Result) error {
 		return err
 	}
 	var auth transport.AuthMethod
-	if a.sendsToken(res.CloneURL) {
-		auth = &githttp.BasicAuth{Username: "x-access-token", Password: string(a.token)}
+	if tok := (registry.GitHubAuth{Token: a.token, API: a.base}).For(res.CloneURL); tok != "" {
+		auth = &githttp.BasicAuth{Username: "x-access-token", Password: string(tok)}
 	}
 	// An anonymous remote pushes to the clone URL whatever origin says,
 	// and keeps no URL (and no token) in the repository's config.

@@ -50,7 +50,6 @@ func (e *APIError) Error() string {
 // api is a GitHub REST client with a token.
 type api struct {
 	base      string
-	host      string
 	token     registry.Token
 	client    *http.Client
 	timeout   time.Duration
@@ -72,7 +71,7 @@ func newAPI(o Options) (*api, error) {
 	if u.Scheme != "https" && !registry.IsLoopbackHost(u.Hostname()) {
 		return nil, fmt.Errorf("GitHub API base %q: the token is only ever sent over https", registry.RedactURL(base))
 	}
-	a := &api{base: base, host: strings.ToLower(u.Hostname()), token: o.Token, client: o.HTTPClient,
+	a := &api{base: base, token: o.Token, client: o.HTTPClient,
 		timeout: o.Timeout, userAgent: o.UserAgent}
 	if a.timeout <= 0 {
 		a.timeout = DefaultTimeout

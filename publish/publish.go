@@ -207,22 +207,4 @@ func checkCloneURL(raw string) error {
 	return fmt.Errorf("clone URL %q: want https://, ssh:// or file://", truncate(registry.RedactURL(raw), 80))
 }
 
-// sendsToken reports whether the token may go with a push to cloneURL:
-// over https (or http to a loopback host) to the API's own host, or to
-// github.com when the API is api.github.com.
-func (a *api) sendsToken(cloneURL string) bool {
-	u, err := url.Parse(cloneURL)
-	if err != nil {
-		return false
-	}
-	host := strings.ToLower(u.Hostname())
-	switch {
-	case u.Scheme == "https":
-	case u.Scheme == "http" && registry.IsLoopbackHost(host):
-	default:
-		return false
-	}
-	return host == a.host || (a.host == "api.github.com" && host == "github.com")
-}
-
 func short(c string) string { return c[:min(12, len(c))] }

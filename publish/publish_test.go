@@ -256,28 +256,3 @@ func TestPublishTimesOut(t *testing.T) {
 		t.Fatalf("a hung API: err = %v", err)
 	}
 }
-
-func TestSendsToken(t *testing.T) {
-	t.Parallel()
-	gh := &api{host: "api.github.com"}
-	ghe := &api{host: "ghe.example.com"}
-	for _, tc := range []struct {
-		a    *api
-		url  string
-		want bool
-	}{
-		{gh, "https://github.com/o/r.git", true},
-		{gh, "https://GitHub.com/o/r.git", true},
-		{gh, "http://github.com/o/r.git", false},
-		{gh, "https://evil.example/o/r.git", false},
-		{gh, "ssh://git@github.com/o/r.git", false},
-		{gh, "file:///tmp/r.git", false},
-		{ghe, "https://ghe.example.com/o/r.git", true},
-		{ghe, "https://github.com/o/r.git", false},
-		{&api{host: "127.0.0.1"}, "http://127.0.0.1:9/o/r.git", true},
-	} {
-		if got := tc.a.sendsToken(tc.url); got != tc.want {
-			t.Errorf("API %s, push to %s: sends token %v", tc.a.host, tc.url, got)
-		}
-	}
-}

@@ -66,8 +66,7 @@ type Options struct {
 
 // OptionsFromEnv reads the registry configuration: FLEDGE_REGISTRY_URL,
 // else configuredURL (registry.url from config.toml, see package config);
-// FLEDGE_GITHUB_API; and a GitHub token from GH_TOKEN or GITHUB_TOKEN (in
-// that order, as gh reads them).
+// FLEDGE_GITHUB_API; and the GitHub token (TokenFromEnv).
 func OptionsFromEnv(getenv func(string) string, configuredURL string) Options {
 	o := Options{
 		RegistryURL: strings.TrimSpace(getenv(EnvRegistryURL)),
@@ -76,12 +75,7 @@ func OptionsFromEnv(getenv func(string) string, configuredURL string) Options {
 	if o.RegistryURL == "" {
 		o.RegistryURL = strings.TrimSpace(configuredURL)
 	}
-	for _, k := range []string{"GH_TOKEN", "GITHUB_TOKEN"} {
-		if t := strings.TrimSpace(getenv(k)); t != "" {
-			o.Token = Token(t)
-			break
-		}
-	}
+	o.Token = TokenFromEnv(getenv)
 	return o
 }
 

@@ -35,12 +35,9 @@ func NewGitHubClient(o Options) (*GitHubClient, error) {
 		return nil, fmt.Errorf("GitHub API base %q: want an http(s) URL such as %s", RedactURL(api), DefaultGitHubAPI)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("GitHub API base %q must not carry credentials; set GH_TOKEN or GITHUB_TOKEN", RedactURL(api))
+		return nil, fmt.Errorf("GitHub API base %q must not carry credentials; set %s", RedactURL(api), TokenEnvText)
 	}
-	token := o.Token
-	if u.Scheme != "https" && !isLoopbackHost(u.Hostname()) {
-		token = ""
-	}
+	token := GitHubAuth{Token: o.Token, API: api}.For(api)
 	return &GitHubClient{
 		api:   api,
 		token: token,
@@ -200,7 +197,7 @@ type RateLimitError struct {
 	// Reset is when the limit resets (zero if GitHub did not say).
 	Reset time.Time
 	// Authenticated says whether a token was sent: without one the limit
-	// is much lower, and setting GH_TOKEN or GITHUB_TOKEN helps.
+	// is much lower, and setting a token (TokenEnv) helps.
 	Authenticated bool
 }
 
@@ -235,7 +232,7 @@ func (g *GitHubClient) statusError(source string, resp *http.Response, body []by
 		se.Message = truncate(msg.Message, 200)
 	}
 	if resp.StatusCode == http.StatusUnauthorized && g.token != "" {
-		se.Message = strings.TrimSpace(se.Message + " (the token in GH_TOKEN or GITHUB_TOKEN was rejected)")
+		se.Message = strings.TrimSpace(se.Message + " (the token in " + TokenEnvText + " was rejected)")
 	}
 	return se
 }

@@ -7,8 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/config"
@@ -276,20 +274,6 @@ func registryLookup(f *Factory, paths home.Paths, cfg *config.Config) func(conte
 			names[i] = termsafe.Escape(e.Name) + " (" + termsafe.Escape(e.Repo) + ")"
 		}
 		return s, withCode(CodeAmbiguous, fmt.Errorf("%q matches several plugins: %s", s.Name, strings.Join(names, ", ")), "install one by its repository, such as: "+commandLine("plugins", "install", registry.RedactText(res.Entries[0].Repo)))
-	}
-}
-
-// githubAuth sends GITHUB_TOKEN (or GH_TOKEN) to github.com over https only.
-func githubAuth(getenv func(string) string) func(string) transport.AuthMethod {
-	return func(url string) transport.AuthMethod {
-		tok := getenv("GITHUB_TOKEN")
-		if tok == "" {
-			tok = getenv("GH_TOKEN")
-		}
-		if tok == "" || !strings.HasPrefix(strings.ToLower(url), "https://github.com/") {
-			return nil
-		}
-		return &http.BasicAuth{Username: "x-access-token", Password: tok}
 	}
 }
 

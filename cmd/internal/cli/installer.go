@@ -8,6 +8,7 @@ import (
 	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/registry"
 )
 
 // EnvFetchTimeout overrides how long a fetch waits for a git server that
@@ -58,7 +59,7 @@ func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *co
 	return &install.Installer{
 		Paths: paths, Store: store, Trust: trustConfig(cfg),
 		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
-		Log: f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv), IdleTimeout: idle,
+		Log: f.IO.ErrOut, GitHub: registry.GitHubAuthFromEnv(f.Getenv), Git: gitfetch.Options{IdleTimeout: idle,
 			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,
 	}, cfg, nil
 }

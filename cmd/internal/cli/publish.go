@@ -106,17 +106,6 @@ type publishPluginJSON struct {
 	Description string `json:"description"`
 }
 
-// githubToken is the token publish uses: FLEDGE_GITHUB_TOKEN (the Rust
-// fledge's first choice), GITHUB_TOKEN, then GH_TOKEN.
-func githubToken(getenv func(string) string) registry.Token {
-	for _, k := range []string{"FLEDGE_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN"} {
-		if t := strings.TrimSpace(getenv(k)); t != "" {
-			return registry.Token(t)
-		}
-	}
-	return ""
-}
-
 func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
@@ -128,9 +117,9 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 	if u := termsafe.FirstUnsafe(opts.Description, false); u != nil {
 		return usageErrorf("--description must be one line of plain text: it holds %s", u)
 	}
-	token := githubToken(f.Getenv)
+	token := registry.TokenFromEnv(f.Getenv)
 	if token == "" {
-		return withCode(CodePublishFailed, publish.ErrNoToken, "set GITHUB_TOKEN (or GH_TOKEN) to a token with the repo scope")
+		return withCode(CodePublishFailed, publish.ErrNoToken, "set "+registry.TokenEnvText+" to a token with the repo scope")
 	}
 	doc, m, err := checkPlugin(dir)
 	if err != nil {
@@ -226,7 +215,7 @@ func publishHint(err error) string {
 	case errors.Is(err, publish.ErrDiverged):
 		return ""
 	case errors.As(err, &ae) && (ae.Status == 401 || ae.Status == 403):
-		return "check the token in FLEDGE_GITHUB_TOKEN, GITHUB_TOKEN or GH_TOKEN: it needs the repo scope (and access to --org)"
+		return "check the token in " + registry.TokenEnvText + ": it needs the repo scope (and access to --org)"
 	case errors.As(err, &ae):
 		return ""
 	}
