@@ -9,7 +9,8 @@
 //   - Indexes (index.go, cache.go, github.go, client.go): finding plugins by
 //     name or query, either in a JSON index (FLEDGE_REGISTRY_URL or
 //     registry.url; cached, revalidated, answering offline from the cache)
-//     or through GitHub's search for the fledge-plugin topic. Everything an
+//     or through GitHub's search for the fledge-plugin topic, and resolving
+//     a registry name to the one plugin it names (resolve.go). Everything an
 //     index says is hostile text; callers sanitise it, and the tier and
 //     install hint are computed by fledge, never taken from the index.
 //   - Queries (query.go): a search's author and topic (checked before they

@@ -66,7 +66,7 @@ type Index interface {
 	// Lookup returns the candidates for a registry name: entries whose
 	// name or slug is name, or whose name is fledge-plugin-<name>
 	// (case-insensitively). No candidate is not an error; more than one is
-	// ambiguous and the caller decides.
+	// ambiguous (Resolve refuses both).
 	Lookup(ctx context.Context, name string) (*Result, error)
 }
 
