@@ -175,8 +175,12 @@ func (m *Manifest) CommandNames() []string {
 // IsProtocol reports whether the plugin speaks fledge-v1.
 func (m *Manifest) IsProtocol() bool { return m.Plugin.Protocol == ProtocolV1 }
 
-// RuntimeWasm is the runtime of plugins that run in fledge's wasm sandbox.
-const RuntimeWasm = "wasm"
+// The runtimes: RuntimeWasm plugins run in fledge's wasm sandbox,
+// RuntimeNative ones (the default) as programs of their own.
+const (
+	RuntimeWasm   = "wasm"
+	RuntimeNative = "native"
+)
 
 // IsWasm reports whether the plugin runs in the wasm sandbox: its own code
 // is then confined to what its grants allow, not only what it asks fledge.
@@ -188,7 +192,7 @@ func (m *Manifest) RuntimeName() string {
 	if m.IsWasm() {
 		return RuntimeWasm
 	}
-	return "native"
+	return RuntimeNative
 }
 
 // ErrTooLarge is wrapped when plugin.toml exceeds MaxSize.
