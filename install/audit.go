@@ -51,7 +51,7 @@ func AuditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) A
 			warn("approved hook %s %s; it will never run", name, msg)
 		}
 	}
-	if risky := unverifiedGrants(a.Tier, p); len(risky) > 0 {
+	if risky := unverifiedItems(a.Tier, (Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}).Items()); len(risky) > 0 {
 		warn("unverified source with %s granted", strings.Join(risky, ", "))
 	}
 	data, err := manifest.ReadFile(filepath.Join(paths.PluginDir(p.Name), manifest.FileName))
@@ -94,22 +94,4 @@ func AuditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) A
 	}
 	a.Runtime, a.Sandboxed = m.RuntimeName(), m.IsWasm()
 	return a
-}
-
-// unverifiedGrants lists what p is granted that, for a source of tier,
-// only naming it grants because the source is unverified (see
-// Request.NeedsExplicitGrant): exec, network and hooks.
-func unverifiedGrants(tier registry.Tier, p *lockfile.Plugin) []string {
-	if tier != registry.TierUnverified {
-		return nil
-	}
-	granted := Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}
-	r := Request{Tier: tier}
-	var out []string
-	for _, it := range granted.Items() {
-		if it != string(manifest.CapFilesystem) && r.NeedsExplicitGrant(it) {
-			out = append(out, it)
-		}
-	}
-	return out
 }

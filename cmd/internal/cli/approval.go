@@ -8,7 +8,6 @@ import (
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -114,7 +113,7 @@ func chooseGrants(f *Factory, r install.Request, hooksRequired bool) (map[string
 		switch {
 		case it == string(manifest.CapFilesystem):
 			label += " (" + termsafe.Escape(r.Capabilities.Filesystem) + ")"
-			if !manifest.KnownFilesystemScope(r.Capabilities.Filesystem) {
+			if r.NeedsExplicitGrant(it) {
 				meaning = "access every file: an unknown scope has no bound (recorded; not enforceable for native binaries)"
 			}
 		case it == install.GrantHooks:
@@ -126,8 +125,8 @@ func chooseGrants(f *Factory, r install.Request, hooksRequired bool) (map[string
 		options[i] = fmt.Sprintf("%-12s %s", label, meaning)
 	}
 	desc := "Space toggles, enter confirms; unselected items are denied."
-	if r.Tier == registry.TierUnverified {
-		desc = "Unverified source: review before granting exec, network or hooks. " + desc
+	if risky := r.UnverifiedItems(); len(risky) > 0 {
+		desc = "Unverified source: review before granting " + orList(risky) + ". " + desc
 	}
 	var validate func([]int) error
 	if hooksRequired {
@@ -172,6 +171,14 @@ func itemsText(items []string) string {
 		return "nothing"
 	}
 	return strings.Join(items, ", ")
+}
+
+// orList is "a", "a or b", "a, b or c".
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 // revisionText is "0.2.0 (commit 0123456789ab)", or the version alone.

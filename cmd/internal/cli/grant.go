@@ -53,7 +53,7 @@ The change applies from the plugin's next run.`,
 			return grantRun(f, opts)
 		},
 	}
-	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "also grant what install --yes would approve (for unverified sources, not exec, network or hooks)")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "also grant what install --yes would approve (for unverified sources, not "+orList(install.UnverifiedGrants())+")")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd
 }

@@ -23,7 +23,7 @@ type consentFlags struct {
 }
 
 func (c *consentFlags) register(fl *pflag.FlagSet) {
-	fl.BoolVarP(&c.Yes, "yes", "y", false, "approve what is requested (for unverified sources, not exec, network or hooks)")
+	fl.BoolVarP(&c.Yes, "yes", "y", false, "approve what is requested (for unverified sources, not "+orList(install.UnverifiedGrants())+")")
 	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks (none: deny everything)")
 }
 
