@@ -436,7 +436,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 			fail(pl, &ForcePushedError{Plugin: p.Name, Branch: pl.rev.RefName.Short(), From: pl.res.From, To: *pl.res.To})
 			return
 		}
-		pl.res.Detail = "branch " + pl.rev.RefName.Short() + " was force-pushed; followed with --force"
+		pl.res.Detail = "branch " + pl.rev.RefName.Short() + " was force-pushed; followed, as the update was forced"
 	}
 
 	// What was approved before, and still requested, carries over.

@@ -16,7 +16,8 @@ import (
 // Entry is one plugin as a registry describes it. Everything in it comes
 // from the network and is hostile: sanitise it before showing it, and never
 // take ClaimedTier or ClaimedInstall at face value (fledge computes the tier
-// from Repo, see TierOf, and the install hint from Repo, see InstallHint).
+// from Repo, see TierOf, and the source to install from Repo, see
+// InstallSource).
 type Entry struct {
 	Name        string `json:"name"`
 	Slug        string `json:"slug"`
@@ -485,10 +486,4 @@ func InstallSource(e Entry, githubBase string) string {
 		}
 	}
 	return e.Repo
-}
-
-// InstallHint is the command that installs e: fledge plugins install
-// followed by InstallSource.
-func InstallHint(e Entry, githubBase string) string {
-	return "fledge plugins install " + InstallSource(e, githubBase)
 }

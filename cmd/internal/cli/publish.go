@@ -167,7 +167,7 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 			Private: res.Private, CloneURL: termsafe.Escape(registry.RedactText(res.CloneURL))},
 		Topic:       publish.Topic,
 		Plugin:      publishPluginJSON{Name: m.Plugin.Name, Version: m.Plugin.Version, Description: desc},
-		InstallHint: "fledge plugins install " + res.Owner + "/" + res.Name,
+		InstallHint: commandLine("plugins", "install", res.Owner+"/"+res.Name),
 		Branch:      res.Branch, Commit: res.Commit, Committed: res.Committed, UpToDate: res.UpToDate,
 		DescriptionUpdated: res.DescriptionUpdated,
 	}

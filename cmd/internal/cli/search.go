@@ -286,7 +286,7 @@ func toSearchJSON(e registry.Entry, trusted registry.TrustConfig, githubBase str
 		ClaimedTrustTier: termsafe.Escape(e.ClaimedTier),
 		Repo:             termsafe.Escape(e.Repo),
 		Source:           termsafe.Escape(registry.InstallSource(e, githubBase)),
-		Install:          termsafe.Escape(registry.InstallHint(e, githubBase)),
+		Install:          termsafe.Escape(commandLine("plugins", "install", registry.InstallSource(e, githubBase))),
 		UpdatedAt:        updated,
 		DefaultBranch:    termsafe.Escape(e.DefaultBranch),
 	}
