@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -49,7 +50,7 @@ description unless --description or --yes gives the answer.`,
 					return &usageError{err: err}
 				}
 			}
-			return createRun(f, opts)
+			return createRun(c.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -79,7 +80,7 @@ type createDoc struct {
 	Runtime      string   `json:"runtime"`
 }
 
-func createRun(f *Factory, opts *createOptions) error {
+func createRun(ctx context.Context, f *Factory, opts *createOptions) error {
 	short := strings.TrimPrefix(opts.Name, "fledge-plugin-")
 	dir := opts.Dir
 	if dir == "" {
@@ -87,11 +88,18 @@ func createRun(f *Factory, opts *createOptions) error {
 	}
 	desc := opts.Description
 	if desc == "" && !opts.Yes && !opts.JSON && f.IO.CanPrompt() {
-		d, err := f.Prompter.Input("Description", "what the plugin does, in one line", scaffold.DefaultDescription, scaffold.CheckDescription)
+		orDefault := func(d string) string {
+			if d == "" {
+				return scaffold.DefaultDescription
+			}
+			return d
+		}
+		d, err := f.Prompter.Input(ctx, Question{Title: "Description", Description: "what the plugin does, in one line"}, scaffold.DefaultDescription,
+			func(d string) error { return scaffold.CheckDescription(orDefault(d)) })
 		if err != nil {
 			return err
 		}
-		desc = strings.TrimSpace(d)
+		desc = strings.TrimSpace(orDefault(d))
 	}
 	files, err := scaffold.Create(scaffold.Options{Name: opts.Name, Dir: dir, Lang: opts.Lang, Description: desc})
 	switch {

@@ -109,7 +109,7 @@ type installDoc struct {
 }
 
 func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
-	in, cfg, err := newInstaller(f, opts.consentFlags, true)
+	in, cfg, err := newInstaller(ctx, f, opts.consentFlags, true)
 	if err != nil {
 		return err
 	}

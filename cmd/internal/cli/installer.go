@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -30,7 +31,7 @@ func (c *consentFlags) register(fl *pflag.FlagSet) {
 // newInstaller builds the installer that install, update and sync use: the
 // home, the trust configuration, and consent from the flags or, with
 // neither flag, from the user on a terminal (when ask is set).
-func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *config.Config, error) {
+func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*install.Installer, *config.Config, error) {
 	grants, err := install.ParseGrants(c.Grant)
 	if err != nil {
 		return nil, nil, usageErrorf("--grant: %v", err)
@@ -54,7 +55,7 @@ func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *co
 	}
 	consent := install.Consent{Yes: c.Yes, Grant: grants}
 	if ask && !c.Yes && grants == nil && f.IO.CanPrompt() {
-		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(f, r) }
+		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(ctx, f, r) }
 	}
 	return &install.Installer{
 		Paths: paths, Store: store, Trust: trustConfig(cfg),

@@ -146,8 +146,8 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 				return false, withCode(CodeApprovalRequired, fmt.Errorf("%s/%s already exists on GitHub", owner, name),
 					"to push an update to it: "+publishCommand(opts))
 			}
-			return f.Prompter.Confirm(fmt.Sprintf("Repository %s/%s already exists. Push an update?", owner, name),
-				"fledge commits the directory's changes and pushes its branch (never forcing)", false)
+			return f.Prompter.Confirm(ctx, Question{Title: fmt.Sprintf("Repository %s/%s already exists. Push an update?", owner, name),
+				Description: "fledge commits the directory's changes and pushes its branch (never forcing)"}, false)
 		}
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Publishing %s as %s\n", termsafe.Escape(dir), termsafe.Escape(m.Plugin.Name))

@@ -131,7 +131,7 @@ func TestPublishDeclinedOnATerminal(t *testing.T) {
 	t.Parallel()
 	f, api, dir := newPublishFixture(t)
 	rp := api.AddRepo("acme", "fledge-plugin-pub", &publishtest.Repo{})
-	p := newFakePrompter(t, promptStep{kind: "confirm", title: "Repository acme/fledge-plugin-pub already exists", answer: false})
+	p := newMockPrompter(t, promptStep{kind: "confirm", title: "Repository acme/fledge-plugin-pub already exists", answer: false})
 	code, out, errOut := f.fledgeOnTerminal(p, "plugins", "publish", dir, "--org", "acme", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -215,7 +215,7 @@ func searchPick(ctx context.Context, f *Factory, results []searchResultJSON) err
 	for i, r := range results {
 		options[i] = fmt.Sprintf("%-40s [%s]  %s", cell(r.Source, searchSourceWidth), r.TrustTier, cell(r.DescriptionText, searchDescTTYWidth))
 	}
-	i, err := f.Prompter.Select("Select a plugin to install", "enter installs it; Esc cancels", options, 0)
+	i, err := f.Prompter.Select(ctx, Question{Title: "Select a plugin to install", Description: "enter installs it; Esc cancels"}, options, 0)
 	if errors.Is(err, errPromptAborted) {
 		fmt.Fprintln(f.IO.ErrOut, "Cancelled.")
 		return nil
