@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/registry"
 )
@@ -27,25 +26,6 @@ const (
 
 // ErrNoToken is returned when no GitHub token is given.
 var ErrNoToken = errors.New("publishing needs a GitHub token")
-
-// APIError is a GitHub API answer that is not the one wanted.
-type APIError struct {
-	// Op says what was being done ("create repository acme/x").
-	Op string
-	// Status is the HTTP status.
-	Status int
-	// Message is GitHub's explanation, when it gave one. It is network
-	// text: sanitise it before showing it.
-	Message string
-}
-
-func (e *APIError) Error() string {
-	s := fmt.Sprintf("%s: HTTP %d %s", e.Op, e.Status, http.StatusText(e.Status))
-	if e.Message != "" {
-		s += ": " + e.Message
-	}
-	return s
-}
 
 // api is a GitHub REST client with a token.
 type api struct {
@@ -127,14 +107,7 @@ func (a *api) do(ctx context.Context, op, method, path string, body, out any) (i
 		return resp.StatusCode, fmt.Errorf("%s: the answer is larger than %d bytes", op, maxResponse)
 	}
 	if resp.StatusCode/100 != 2 {
-		e := &APIError{Op: op, Status: resp.StatusCode}
-		var msg struct {
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(data, &msg) == nil && utf8.ValidString(msg.Message) {
-			e.Message = truncate(msg.Message, 300)
-		}
-		return resp.StatusCode, e
+		return resp.StatusCode, registry.NewStatusError(op, resp.StatusCode, data)
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
@@ -189,7 +162,7 @@ func (a *api) createRepo(ctx context.Context, org, name, description string, pri
 	var r repo
 	op := "create repository " + name
 	_, err := a.do(ctx, op, http.MethodPost, path, body, &r)
-	var ae *APIError
+	var ae *registry.StatusError
 	if errors.As(err, &ae) {
 		switch ae.Status {
 		case http.StatusUnprocessableEntity:
@@ -259,14 +232,4 @@ func validRepoName(s string) bool {
 		}
 	}
 	return true
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/corvidlabs/fledge-go/publish/publishtest"
+	"github.com/corvidlabs/fledge-go/registry"
 )
 
 const token = "ghp_PUBLISHSECRET0123456789"
@@ -201,7 +202,7 @@ func TestPublishErrorsNeverCarryTheToken(t *testing.T) {
 		return false
 	}
 	_, err := Publish(context.Background(), opts(f), Request{Dir: pluginDir(t), Name: "fledge-plugin-x", Author: testAuthor})
-	var ae *APIError
+	var ae *registry.StatusError
 	if !errors.As(err, &ae) || ae.Status != 403 || !strings.Contains(err.Error(), "repo scope") {
 		t.Fatalf("err = %v", err)
 	}

@@ -192,7 +192,7 @@ func (c *IndexClient) revalidate(ctx context.Context, cached *cacheRecord) ([]En
 		}
 		return entries, rec, nil
 	}
-	return nil, nil, fmt.Errorf("%w: %w", ErrUnavailable, &StatusError{URL: source, Status: resp.StatusCode})
+	return nil, nil, fmt.Errorf("%w: %w", ErrUnavailable, &StatusError{What: source, Status: resp.StatusCode})
 }
 
 const cacheVersion = 1

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Environment variables that configure where plugins are found.
@@ -164,17 +168,34 @@ func scrubURLError(err error) error {
 	return err
 }
 
-// StatusError is an HTTP answer that is not the one wanted.
+// StatusError is an HTTP answer that is not the one wanted: from an index,
+// GitHub's search, or (package publish) GitHub's API.
 type StatusError struct {
-	URL    string
+	// What names the request: its URL, or what it was doing ("create
+	// repository acme/x").
+	What   string
 	Status int
 	// Message is the server's own explanation, when it gave one (GitHub
 	// does), truncated. It is network text: sanitise before showing it.
 	Message string
 }
 
+// NewStatusError is the StatusError for an answer to what with status and
+// body, taking GitHub's explanation ({"message": ...}) from body when there
+// is one.
+func NewStatusError(what string, status int, body []byte) *StatusError {
+	se := &StatusError{What: what, Status: status}
+	var msg struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &msg) == nil && utf8.ValidString(msg.Message) {
+		se.Message = termsafe.Truncate(msg.Message, 300)
+	}
+	return se
+}
+
 func (e *StatusError) Error() string {
-	msg := fmt.Sprintf("%s: HTTP %d %s", e.URL, e.Status, http.StatusText(e.Status))
+	msg := fmt.Sprintf("%s: HTTP %d %s", e.What, e.Status, http.StatusText(e.Status))
 	if e.Message != "" {
 		msg += ": " + e.Message
 	}

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Topic is the GitHub topic that marks a repository as a fledge plugin.
@@ -224,13 +223,7 @@ func (g *GitHubClient) statusError(source string, resp *http.Response, body []by
 		}
 		return rl
 	}
-	se := &StatusError{URL: source, Status: resp.StatusCode}
-	var msg struct {
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(body, &msg) == nil && utf8.ValidString(msg.Message) {
-		se.Message = truncate(msg.Message, 200)
-	}
+	se := NewStatusError(source, resp.StatusCode, body)
 	if resp.StatusCode == http.StatusUnauthorized && g.token != "" {
 		se.Message = strings.TrimSpace(se.Message + " (the token in " + TokenEnvText + " was rejected)")
 	}

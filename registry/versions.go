@@ -8,6 +8,8 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Tag is a tag of a remote repository and the commit it points to
@@ -209,7 +211,7 @@ func shownTags(tags []Tag, versioned []versionedTag) []string {
 		out = out[:maxTagsShown]
 	}
 	for i, s := range out {
-		out[i] = truncate(s, 64)
+		out[i] = termsafe.Truncate(s, 64)
 	}
 	return out
 }

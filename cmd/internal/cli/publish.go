@@ -210,7 +210,7 @@ func publishCommand(opts *publishOptions) string {
 }
 
 func publishHint(err error) string {
-	var ae *publish.APIError
+	var ae *registry.StatusError
 	switch {
 	case errors.Is(err, publish.ErrDiverged):
 		return ""
