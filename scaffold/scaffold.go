@@ -68,6 +68,13 @@ type file struct {
 	body string
 }
 
+// PluginName is the plugin a command name makes: fledge-plugin-<name>
+// (a name already in that form is kept), which is also its directory's
+// name by default.
+func PluginName(name string) string {
+	return "fledge-plugin-" + strings.TrimPrefix(name, "fledge-plugin-")
+}
+
 // Create writes the plugin into o.Dir, which must not exist or be empty.
 // It returns the files written.
 func Create(o Options) ([]string, error) {
@@ -77,7 +84,8 @@ func Create(o Options) ([]string, error) {
 	if manifest.ReservedCommands[o.Name] {
 		return nil, fmt.Errorf("%w: %q is one of fledge's own commands", ErrInvalidName, o.Name)
 	}
-	o.Name = strings.TrimPrefix(o.Name, "fledge-plugin-")
+	plugin := PluginName(o.Name)
+	o.Name = strings.TrimPrefix(plugin, "fledge-plugin-")
 	if o.Description == "" {
 		o.Description = DefaultDescription
 	}
@@ -100,7 +108,7 @@ func Create(o Options) ([]string, error) {
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	fill := strings.NewReplacer("%PLUGIN%", "fledge-plugin-"+o.Name, "%NAME%", o.Name,
+	fill := strings.NewReplacer("%PLUGIN%", plugin, "%NAME%", o.Name,
 		"%DESC_TOML%", tomlString(o.Description), "%DESC%", o.Description)
 	var written []string
 	for _, f := range append(commonFiles, files...) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/scaffold"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -81,10 +82,10 @@ type createDoc struct {
 }
 
 func createRun(ctx context.Context, f *Factory, opts *createOptions) error {
-	short := strings.TrimPrefix(opts.Name, "fledge-plugin-")
+	plugin := scaffold.PluginName(opts.Name)
 	dir := opts.Dir
 	if dir == "" {
-		dir = filepath.Join(opts.Output, "fledge-plugin-"+short)
+		dir = filepath.Join(opts.Output, plugin)
 	}
 	desc := opts.Description
 	if desc == "" && !opts.Yes && !opts.JSON && f.IO.CanPrompt() {
@@ -112,9 +113,9 @@ func createRun(ctx context.Context, f *Factory, opts *createOptions) error {
 		desc = scaffold.DefaultDescription
 	}
 	doc := createDoc{SchemaVersion: SchemaVersion, Action: "create", Path: dir, Name: opts.Name, Description: desc,
-		FilesCreated: make([]string, 0, len(files)), PluginName: "fledge-plugin-" + short, Lang: opts.Lang, Runtime: "native"}
+		FilesCreated: make([]string, 0, len(files)), PluginName: plugin, Lang: opts.Lang, Runtime: manifest.RuntimeNative}
 	if opts.Lang == scaffold.LangWasm {
-		doc.Runtime = "wasm"
+		doc.Runtime = manifest.RuntimeWasm
 	}
 	for _, p := range files {
 		rel, err := filepath.Rel(dir, p)
