@@ -43,6 +43,7 @@ func TestImportRules(t *testing.T) {
 		{"manifest", []string{module + "/"}, "manifest is a leaf (but for termsafe, whose classifier decides which hooks can be shown)"},
 		{"termsafe", []string{module + "/"}, "termsafe is a leaf"},
 		{"internal/bounded", []string{module + "/"}, "the bounded reader is a leaf that leaves may use"},
+		{"internal/procgroup", []string{module + "/"}, "process groups are a leaf that install and runner share"},
 		{"lockfile", []string{module + "/install", module + "/runner", module + "/registry"}, "lockfile sits below the orchestrators"},
 		{"runner/protocol", []string{module + "/"}, "the wire types depend on nothing of fledge"},
 		{"wasmhost", []string{module + "/install", module + "/lockfile", module + "/home", module + "/manifest", module + "/registry"}, "the wasm sandbox speaks only the wire protocol; grants are the engine's"},

@@ -13,6 +13,15 @@
 // A checkout is bounded in size (Options.MaxTreeBytes, MaxTreeFiles) and
 // streams large files from the pack to disk.
 //
+// Each operation chooses its transport (go-git's own for http, https, ssh
+// and git; an in-process server for file://) and carries it, with its
+// credentials and idle watchdog, to go-git through the operation's
+// AuthMethod under a URL scheme of gitfetch's own (see transport.go).
+// go-git v5 has no per-call transport, only a process-wide table; gitfetch
+// adds its scheme to that table once and never replaces go-git's entries,
+// so other users of go-git in the process are unaffected. A faster path
+// for some sources (local ones, say) is a case in transportFor.
+//
 // It also opens repositories on disk that fledge reads but does not
 // control, a project's or a local plugin's (OpenLocal, and file://
 // sources): every file go-git reads there is opened without blocking and

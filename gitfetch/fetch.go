@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
@@ -88,6 +89,19 @@ func (o Options) track(url string) func() {
 	return func() { t.TransferEnded(url) }
 }
 
+// TokenAuth returns an Options.Auth that sends the token token(url)
+// returns the way GitHub (and most git hosts) take one over https: HTTP
+// basic auth with the user x-access-token. Where token returns "", nothing
+// is sent.
+func TokenAuth(token func(url string) string) func(string) transport.AuthMethod {
+	return func(url string) transport.AuthMethod {
+		if t := token(url); t != "" {
+			return &githttp.BasicAuth{Username: "x-access-token", Password: t}
+		}
+		return nil
+	}
+}
+
 func (o Options) auth(url string) transport.AuthMethod {
 	if o.Auth == nil {
 		return nil
@@ -98,12 +112,15 @@ func (o Options) auth(url string) transport.AuthMethod {
 // ListRefs lists the remote's refs without cloning, with annotated tags
 // peeled (their "^{}" entries name the commit).
 func ListRefs(ctx context.Context, url string, o Options) ([]*plumbing.Reference, error) {
-	installTransports()
 	w := watch(ctx, o.IdleTimeout)
 	defer w.stop()
+	op, err := newOp(url, o.auth(url), w)
+	if err != nil {
+		return nil, fmt.Errorf("list refs of %s: %w", url, err)
+	}
 	defer o.track(url)()
-	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{url}})
-	refs, err := rem.ListContext(w.ctx, &git.ListOptions{Auth: w.auth(o.auth(url)), PeelingOption: git.AppendPeeled})
+	rem := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{opURL}})
+	refs, err := rem.ListContext(w.ctx, &git.ListOptions{Auth: op, PeelingOption: git.AppendPeeled})
 	if err = w.result(err); err != nil {
 		return nil, explain("list refs of", url, err)
 	}
@@ -194,14 +211,17 @@ func Checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 // checkout is Checkout fetching depth commits of a branch or tag's history
 // (0: all of it).
 func checkout(ctx context.Context, url string, rev Revision, dir string, o Options, depth int) (string, error) {
-	installTransports()
 	w := watch(ctx, o.IdleTimeout)
 	w.maxDownload, w.maxTreeBytes = o.maxDownload(), o.maxTreeBytes()
 	defer w.stop()
+	op, err := newOp(url, o.auth(url), w)
+	if err != nil {
+		return "", fmt.Errorf("clone %s: %w", url, err)
+	}
 	defer o.track(url)()
 	opts := &git.CloneOptions{
-		URL:               url,
-		Auth:              w.auth(o.auth(url)),
+		URL:               opURL,
+		Auth:              op,
 		Progress:          o.Progress,
 		RecurseSubmodules: git.NoRecurseSubmodules,
 		Tags:              git.NoTags,

@@ -2,8 +2,9 @@ package gitfetch
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
-	"sync"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -16,24 +17,98 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/client"
+	gitproto "github.com/go-git/go-git/v5/plumbing/transport/git"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/plumbing/transport/server"
+	gitssh "github.com/go-git/go-git/v5/plumbing/transport/ssh"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-var installOnce sync.Once
+// go-git v5 chooses a transport by URL scheme from a process-wide table
+// (client.Protocols) and offers no way to choose one per operation. Rather
+// than replace its transports for the whole process, which would change
+// every other use of go-git in it (publish's push, a project's metadata),
+// gitfetch adds one transport under a scheme of its own and hands go-git
+// that scheme's URL, with an AuthMethod (the one value go-git passes from
+// an operation to its transport unchanged) that carries the operation: its
+// real endpoint, the transport chosen for it, its credentials and its
+// watchdog. go-git's own transports stay as go-git ships them.
 
-// installTransports puts every transport under the operations' watchdogs
-// (see watchdog) and replaces go-git's file:// transport, which runs the
-// git-upload-pack binary, with go-git's in-process server.
-func installTransports() {
-	installOnce.Do(func() {
-		for _, scheme := range []string{"http", "https", "git", "ssh"} {
-			if t, ok := client.Protocols[scheme]; ok {
-				client.InstallProtocol(scheme, watchedTransport{t})
-			}
-		}
-		client.InstallProtocol("file", watchedTransport{peelingTransport{server.NewServer(repoLoader{})}})
-	})
+// scheme is the URL scheme of gitfetch's operations, and opURL the URL
+// go-git is given for every one.
+const (
+	scheme = "fledge-gitfetch"
+	opURL  = scheme + "://operation"
+)
+
+// The registration writes go-git's table, which go-git reads without a
+// lock: it happens at package initialisation, before any goroutine can be
+// reading the table, rather than on first use.
+func init() { client.InstallProtocol(scheme, dispatcher{}) }
+
+// op is one listing or clone: the go-git AuthMethod that carries it to the
+// dispatcher.
+type op struct {
+	ep   *transport.Endpoint
+	t    transport.Transport
+	auth transport.AuthMethod // the real credentials, or nil
+	w    *watchdog
+}
+
+func (*op) Name() string   { return scheme }
+func (*op) String() string { return scheme }
+
+// newOp prepares an operation on url under watchdog w.
+func newOp(url string, auth transport.AuthMethod, w *watchdog) (*op, error) {
+	ep, err := transport.NewEndpoint(url)
+	if err != nil {
+		return nil, err
+	}
+	t, err := transportFor(ep)
+	if err != nil {
+		return nil, err
+	}
+	return &op{ep: ep, t: t, auth: auth, w: w}, nil
+}
+
+// transportFor chooses an operation's transport: go-git's own for the
+// network, and for file:// its in-process server (go-git's file transport
+// would run the git-upload-pack binary), serving depth-1 clones itself.
+func transportFor(ep *transport.Endpoint) (transport.Transport, error) {
+	switch ep.Protocol {
+	case "http", "https":
+		return githttp.DefaultClient, nil
+	case "ssh":
+		return gitssh.DefaultClient, nil
+	case "git":
+		return gitproto.DefaultClient, nil
+	case "file":
+		return peelingTransport{server.NewServer(repoLoader{})}, nil
+	}
+	return nil, fmt.Errorf("unsupported scheme %q", ep.Protocol)
+}
+
+// dispatcher is the transport registered under scheme: it opens each
+// session on the operation's own transport and endpoint, under its
+// watchdog.
+type dispatcher struct{}
+
+func (dispatcher) NewUploadPackSession(_ *transport.Endpoint, auth transport.AuthMethod) (transport.UploadPackSession, error) {
+	o, ok := auth.(*op)
+	if !ok {
+		return nil, fmt.Errorf("%s:// is gitfetch's own scheme, for its operations only", scheme)
+	}
+	v, err := o.w.wait(func() (any, error) {
+		return o.t.NewUploadPackSession(o.ep, o.auth)
+	}, func(v any) { v.(transport.UploadPackSession).Close() })
+	if err != nil {
+		return nil, err
+	}
+	return &watchedSession{UploadPackSession: v.(transport.UploadPackSession), w: o.w}, nil
+}
+
+func (dispatcher) NewReceivePackSession(*transport.Endpoint, transport.AuthMethod) (transport.ReceivePackSession, error) {
+	return nil, errors.New("gitfetch does not push")
 }
 
 // peelingTransport adds what go-git's in-process server leaves out of its

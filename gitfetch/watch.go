@@ -36,9 +36,7 @@ func (e *TimeoutError) Timeout() bool { return true }
 // never cut off, and neither is go-git's own work between reads (indexing
 // the pack, writing files).
 //
-// go-git's transports are global, so the operation's watchdog reaches them
-// through the AuthMethod it is given (watchAuth), the one value go-git
-// hands from the operation to the transport unchanged.
+// The operation's transport (see dispatcher) times each wait with it.
 type watchdog struct {
 	idle   time.Duration
 	parent context.Context
@@ -169,46 +167,6 @@ func (w *watchdog) wait(f func() (any, error), discard func(any)) (any, error) {
 		}()
 		return nil, context.Cause(w.ctx)
 	}
-}
-
-// watchAuth carries an operation's watchdog to the transport, with the
-// credentials the transport itself needs.
-type watchAuth struct {
-	auth transport.AuthMethod // nil: none
-	w    *watchdog
-}
-
-func (a *watchAuth) Name() string   { return "fledge-watch" }
-func (a *watchAuth) String() string { return "fledge-watch" }
-
-// auth returns the AuthMethod to hand go-git for this operation.
-func (w *watchdog) auth(inner transport.AuthMethod) transport.AuthMethod {
-	return &watchAuth{auth: inner, w: w}
-}
-
-// watchedTransport puts every upload-pack session of a transport under
-// the watchdog its operation passed in.
-type watchedTransport struct{ transport.Transport }
-
-func (t watchedTransport) NewUploadPackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.UploadPackSession, error) {
-	wa, ok := auth.(*watchAuth)
-	if !ok {
-		return t.Transport.NewUploadPackSession(ep, auth)
-	}
-	v, err := wa.w.wait(func() (any, error) {
-		return t.Transport.NewUploadPackSession(ep, wa.auth)
-	}, func(v any) { v.(transport.UploadPackSession).Close() })
-	if err != nil {
-		return nil, err
-	}
-	return &watchedSession{UploadPackSession: v.(transport.UploadPackSession), w: wa.w}, nil
-}
-
-func (t watchedTransport) NewReceivePackSession(ep *transport.Endpoint, auth transport.AuthMethod) (transport.ReceivePackSession, error) {
-	if wa, ok := auth.(*watchAuth); ok {
-		auth = wa.auth
-	}
-	return t.Transport.NewReceivePackSession(ep, auth)
 }
 
 // watchedSession times the session's waits: the reference advertisement,

@@ -149,6 +149,30 @@ func (r Request) NeedsExplicitGrant(item string) bool {
 	return r.Tier == registry.TierUnverified && riskyForUnverified[item]
 }
 
+// UnverifiedGrants lists, in display order, what an unverified source is
+// granted only by name: exec, network and hooks.
+func UnverifiedGrants() []string { return SortedGrants(riskyForUnverified) }
+
+// UnverifiedItems lists what r requests that only naming grants because
+// its source is unverified (exec, network, hooks), in display order: what
+// an approval form asks the user to review.
+func (r Request) UnverifiedItems() []string { return unverifiedItems(r.Tier, r.Items()) }
+
+// unverifiedItems keeps the items (grant names) that a source of tier gets
+// only by naming them because it is unverified.
+func unverifiedItems(tier registry.Tier, items []string) []string {
+	if tier != registry.TierUnverified {
+		return nil
+	}
+	var out []string
+	for _, it := range items {
+		if riskyForUnverified[it] {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // explicitReason says why a blanket yes did not approve the withheld items.
 func (r Request) explicitReason(withheld []string) string {
 	var unverified []string

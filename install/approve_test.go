@@ -301,3 +301,26 @@ func SortedKeys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// What an approval form asks the user to review for an unverified source
+// is what only naming grants it: exec, network and hooks it requests.
+func TestUnverifiedItems(t *testing.T) {
+	t.Parallel()
+	hooks := []HookItem{{Name: manifest.HookBuild, Command: "make"}}
+	for _, tc := range []struct {
+		r    Request
+		want []string
+	}{
+		{Request{Tier: registry.TierUnverified, Capabilities: manifest.Capabilities{Store: true}}, nil},
+		{Request{Tier: registry.TierUnverified, Capabilities: manifest.Capabilities{Exec: true, Store: true, Filesystem: "home"}, Hooks: hooks}, []string{"exec", "hooks"}},
+		{Request{Tier: registry.TierUnverified, Capabilities: manifest.Capabilities{Network: true}}, []string{"network"}},
+		{Request{Tier: registry.TierTeam, Capabilities: manifest.Capabilities{Exec: true}, Hooks: hooks}, nil},
+	} {
+		if got := tc.r.UnverifiedItems(); !slices.Equal(got, tc.want) {
+			t.Errorf("%s %v: %q, want %q", tc.r.Tier, tc.r.Items(), got, tc.want)
+		}
+	}
+	if got := UnverifiedGrants(); !slices.Equal(got, []string{"exec", "network", "hooks"}) {
+		t.Errorf("UnverifiedGrants() = %q", got)
+	}
+}

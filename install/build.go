@@ -12,9 +12,9 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/internal/procgroup"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -122,7 +122,8 @@ func runHook(ctx context.Context, name, command, dir string, env []string, out i
 	tail := &tailBuffer{max: tailLines}
 	w := &lineSanitizer{w: out, tail: tail}
 	cmd.Stdout, cmd.Stderr = w, w
-	setProcessGroup(cmd)
+	procgroup.Isolate(cmd)
+	procgroup.KillOnCancel(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	w.Flush()
@@ -153,10 +154,8 @@ func hookCommand(ctx context.Context, command, dir string) *exec.Cmd {
 			return exec.CommandContext(ctx, p)
 		}
 	}
-	if runtime.GOOS == "windows" {
-		return exec.CommandContext(ctx, "cmd", "/C", command)
-	}
-	return exec.CommandContext(ctx, "sh", "-c", command)
+	name, args := procgroup.Shell(command)
+	return exec.CommandContext(ctx, name, args...)
 }
 
 // lineSanitizer writes complete lines through termsafe, so a build cannot
@@ -222,17 +221,3 @@ func (t *tailBuffer) add(s string) {
 }
 
 func (t *tailBuffer) String() string { return strings.Join(t.lines, "\n") }
-
-// killGroup ends a hook's whole process group when its context ends.
-func setProcessGroup(cmd *exec.Cmd) {
-	if runtime.GOOS == "windows" {
-		return
-	}
-	setpgid(cmd)
-	cmd.Cancel = func() error {
-		if cmd.Process == nil {
-			return nil
-		}
-		return killProcessGroup(cmd.Process.Pid, syscall.SIGKILL)
-	}
-}

@@ -26,7 +26,12 @@ func copyTree(src, dst string) error {
 			return err
 		}
 		if rel == ".git" {
-			return filepath.SkipDir
+			// SkipDir on a file (a worktree's or submodule's .git file)
+			// would skip the rest of the directory.
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		target := filepath.Join(dst, rel)
 		info, err := d.Info()

@@ -40,6 +40,9 @@ type Installer struct {
 	// Log receives progress and build output for humans.
 	Log io.Writer
 	Git gitfetch.Options
+	// GitHub is the GitHub token, sent with a fetch where GitHubAuth.For
+	// allows when Git.Auth is nil.
+	GitHub registry.GitHubAuth
 	// Env is the environment hooks run with (FLEDGE_PLUGIN_DIR is added).
 	Env []string
 	Now func() time.Time
@@ -111,9 +114,9 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string
 	switch {
 	case src.Kind == registry.SourceGit:
 		in.logf("Fetching %s (%s)...\n", termsafe.Escape(src.String()), tier)
-		refs, err := gitfetch.ListRefs(ctx, src.URL, in.Git)
+		refs, err := gitfetch.ListRefs(ctx, src.URL, in.git())
 		if err != nil {
-			return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
+			return nil, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 		}
 		rev, err := resolveRef(refs, src.Ref)
 		if err != nil {
@@ -170,9 +173,9 @@ func resolveRef(refs []*plumbing.Reference, ref string) (gitfetch.Revision, erro
 
 // checkout fetches one resolved revision into tree.
 func (in *Installer) checkout(ctx context.Context, src registry.Source, rev gitfetch.Revision, tree string) (*fetched, error) {
-	commit, err := gitfetch.Checkout(ctx, src.URL, rev, tree, in.Git)
+	commit, err := gitfetch.Checkout(ctx, src.URL, rev, tree, in.git())
 	if err != nil {
-		return nil, &FetchError{Source: src.String(), Err: redactErr(err)}
+		return nil, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 	}
 	return fetchedTree(src, rev, tree, commit)
 }
@@ -548,6 +551,13 @@ func writeTreeFile(path string, t *treehash.Tree) error {
 	return os.Chmod(path, 0o644)
 }
 
-// redactErr hides credentials in a fetch error's message and keeps what
-// it wraps (a cancelled context must still read as an interrupt).
-func redactErr(err error) error { return registry.RedactError(err) }
+// git is the fetch options: Git, with the GitHub token where
+// GitHubAuth.For allows it unless Git.Auth says otherwise.
+func (in *Installer) git() gitfetch.Options {
+	o := in.Git
+	if o.Auth == nil && in.GitHub.Token != "" {
+		gh := in.GitHub
+		o.Auth = gitfetch.TokenAuth(func(url string) string { return string(gh.For(url)) })
+	}
+	return o
+}

@@ -181,9 +181,9 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	}
 	in := *s.Installer
 	in.Force = replace
-	refs, err := gitfetch.ListRefs(ctx, src.URL, in.Git)
+	refs, err := gitfetch.ListRefs(ctx, src.URL, in.git())
 	if err != nil {
-		return &FetchError{Source: src.String(), Err: redactErr(err)}
+		return &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 	}
 	// Fetch by the tag or branch that names the commit when there is one
 	// (a shallow fetch); otherwise by the commit itself.

@@ -237,9 +237,9 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		return
 	}
 	pl.src = src
-	refs, err := gitfetch.ListRefs(ctx, src.URL, u.Installer.Git)
+	refs, err := gitfetch.ListRefs(ctx, src.URL, u.Installer.git())
 	if err != nil {
-		fail(pl, &FetchError{Source: src.String(), Err: redactErr(err)})
+		fail(pl, &FetchError{Source: src.String(), Err: registry.RedactError(err)})
 		return
 	}
 	tags := registry.TagsFromRefs(refs)
@@ -440,7 +440,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 			fail(pl, &ForcePushedError{Plugin: p.Name, Branch: pl.rev.RefName.Short(), From: pl.res.From, To: *pl.res.To})
 			return
 		}
-		pl.res.Detail = "branch " + pl.rev.RefName.Short() + " was force-pushed; followed with --force"
+		pl.res.Detail = "branch " + pl.rev.RefName.Short() + " was force-pushed; followed, as the update was forced"
 	}
 
 	// What was approved before, and still requested, carries over.
@@ -505,9 +505,9 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 // checkoutFrom fetches a branch head with its history into tree and
 // reports whether it descends from the installed commit since.
 func (in *Installer) checkoutFrom(ctx context.Context, src registry.Source, rev gitfetch.Revision, tree, since string) (*fetched, bool, error) {
-	commit, descends, err := gitfetch.CheckoutFrom(ctx, src.URL, rev, tree, in.Git, since)
+	commit, descends, err := gitfetch.CheckoutFrom(ctx, src.URL, rev, tree, in.git(), since)
 	if err != nil {
-		return nil, false, &FetchError{Source: src.String(), Err: redactErr(err)}
+		return nil, false, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 	}
 	f, err := fetchedTree(src, rev, tree, commit)
 	return f, descends, err

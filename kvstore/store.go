@@ -30,9 +30,6 @@ type Store struct {
 	legacy string
 }
 
-// New returns the store kept in path, with nothing to take over.
-func New(path string) *Store { return &Store{path: path} }
-
 // ForPlugin returns the named plugin's store, which takes over the Rust
 // fledge's state.json in its directory.
 func ForPlugin(paths home.Paths, name string) *Store {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -38,7 +40,7 @@ func FuzzHookShownIsRun(f *testing.F) {
 		// As plugin.toml: what fledge reads from the file is what it checks.
 		m := base
 		m.Hooks.Build = hook
-		data, err := Marshal(&m)
+		data, err := toml.Marshal(&m)
 		if err != nil {
 			return // not representable in TOML: never installed
 		}

@@ -157,11 +157,6 @@ func ReadFile(path string) ([]byte, error) {
 	return nil, err
 }
 
-// Marshal renders m as TOML (used by `plugins create` and tests).
-func Marshal(m *Manifest) ([]byte, error) {
-	return toml.Marshal(m)
-}
-
 // Command returns the command with the given name.
 func (m *Manifest) Command(name string) (Command, bool) {
 	for _, c := range m.Commands {
@@ -184,8 +179,12 @@ func (m *Manifest) CommandNames() []string {
 // IsProtocol reports whether the plugin speaks fledge-v1.
 func (m *Manifest) IsProtocol() bool { return m.Plugin.Protocol == ProtocolV1 }
 
-// RuntimeWasm is the runtime of plugins that run in fledge's wasm sandbox.
-const RuntimeWasm = "wasm"
+// The runtimes: RuntimeWasm plugins run in fledge's wasm sandbox,
+// RuntimeNative ones (the default) as programs of their own.
+const (
+	RuntimeWasm   = "wasm"
+	RuntimeNative = "native"
+)
 
 // IsWasm reports whether the plugin runs in the wasm sandbox: its own code
 // is then confined to what its grants allow, not only what it asks fledge.
@@ -197,7 +196,7 @@ func (m *Manifest) RuntimeName() string {
 	if m.IsWasm() {
 		return RuntimeWasm
 	}
-	return "native"
+	return RuntimeNative
 }
 
 // ErrTooLarge is wrapped when plugin.toml exceeds MaxSize.

@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+
+	"github.com/corvidlabs/fledge-go/registry"
 )
 
 // ErrDiverged is wrapped when the repository on GitHub has commits the
@@ -70,8 +72,8 @@ func push(ctx context.Context, a *api, req Request, res *Result) error {
 		return err
 	}
 	var auth transport.AuthMethod
-	if a.sendsToken(res.CloneURL) {
-		auth = &githttp.BasicAuth{Username: "x-access-token", Password: string(a.token)}
+	if tok := (registry.GitHubAuth{Token: a.token, API: a.base}).For(res.CloneURL); tok != "" {
+		auth = &githttp.BasicAuth{Username: "x-access-token", Password: string(tok)}
 	}
 	// An anonymous remote pushes to the clone URL whatever origin says,
 	// and keeps no URL (and no token) in the repository's config.
@@ -84,9 +86,9 @@ func push(ctx context.Context, a *api, req Request, res *Result) error {
 		return nil
 	case errors.Is(err, git.ErrNonFastForwardUpdate) || isNonFastForward(err):
 		return fmt.Errorf("push %s to %s: %w: pull them first (git pull %s %s), then publish again",
-			res.Branch, redactURL(res.CloneURL), ErrDiverged, redactURL(res.CloneURL), res.Branch)
+			res.Branch, registry.RedactURL(res.CloneURL), ErrDiverged, registry.RedactURL(res.CloneURL), res.Branch)
 	case err != nil:
-		return fmt.Errorf("push %s to %s: %w", res.Branch, redactURL(res.CloneURL), err)
+		return fmt.Errorf("push %s to %s: %w", res.Branch, registry.RedactURL(res.CloneURL), err)
 	}
 	return nil
 }

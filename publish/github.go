@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/registry"
 )
@@ -28,29 +27,9 @@ const (
 // ErrNoToken is returned when no GitHub token is given.
 var ErrNoToken = errors.New("publishing needs a GitHub token")
 
-// APIError is a GitHub API answer that is not the one wanted.
-type APIError struct {
-	// Op says what was being done ("create repository acme/x").
-	Op string
-	// Status is the HTTP status.
-	Status int
-	// Message is GitHub's explanation, when it gave one. It is network
-	// text: sanitise it before showing it.
-	Message string
-}
-
-func (e *APIError) Error() string {
-	s := fmt.Sprintf("%s: HTTP %d %s", e.Op, e.Status, http.StatusText(e.Status))
-	if e.Message != "" {
-		s += ": " + e.Message
-	}
-	return s
-}
-
 // api is a GitHub REST client with a token.
 type api struct {
 	base      string
-	host      string
 	token     registry.Token
 	client    *http.Client
 	timeout   time.Duration
@@ -67,12 +46,12 @@ func newAPI(o Options) (*api, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil || u.Host == "" || u.User != nil || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, fmt.Errorf("GitHub API base %q: want an https URL such as %s, without credentials", redactURL(base), registry.DefaultGitHubAPI)
+		return nil, fmt.Errorf("GitHub API base %q: want an https URL such as %s, without credentials", registry.RedactURL(base), registry.DefaultGitHubAPI)
 	}
 	if u.Scheme != "https" && !registry.IsLoopbackHost(u.Hostname()) {
-		return nil, fmt.Errorf("GitHub API base %q: the token is only ever sent over https", redactURL(base))
+		return nil, fmt.Errorf("GitHub API base %q: the token is only ever sent over https", registry.RedactURL(base))
 	}
-	a := &api{base: base, host: strings.ToLower(u.Hostname()), token: o.Token, client: o.HTTPClient,
+	a := &api{base: base, token: o.Token, client: o.HTTPClient,
 		timeout: o.Timeout, userAgent: o.UserAgent}
 	if a.timeout <= 0 {
 		a.timeout = DefaultTimeout
@@ -128,14 +107,7 @@ func (a *api) do(ctx context.Context, op, method, path string, body, out any) (i
 		return resp.StatusCode, fmt.Errorf("%s: the answer is larger than %d bytes", op, maxResponse)
 	}
 	if resp.StatusCode/100 != 2 {
-		e := &APIError{Op: op, Status: resp.StatusCode}
-		var msg struct {
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(data, &msg) == nil && utf8.ValidString(msg.Message) {
-			e.Message = truncate(msg.Message, 300)
-		}
-		return resp.StatusCode, e
+		return resp.StatusCode, registry.NewStatusError(op, resp.StatusCode, data)
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
@@ -190,7 +162,7 @@ func (a *api) createRepo(ctx context.Context, org, name, description string, pri
 	var r repo
 	op := "create repository " + name
 	_, err := a.do(ctx, op, http.MethodPost, path, body, &r)
-	var ae *APIError
+	var ae *registry.StatusError
 	if errors.As(err, &ae) {
 		switch ae.Status {
 		case http.StatusUnprocessableEntity:
@@ -261,15 +233,3 @@ func validRepoName(s string) bool {
 	}
 	return true
 }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-func redactURL(s string) string { return registry.RedactText(s) }

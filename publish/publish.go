@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Topic marks a repository as a fledge plugin.
@@ -102,10 +103,10 @@ func Publish(ctx context.Context, o Options, req Request) (*Result, error) {
 		return nil, err
 	}
 	if !validRepoName(req.Name) {
-		return nil, fmt.Errorf("%q cannot be a GitHub repository name: use letters, digits, '-', '_' and '.'", truncate(req.Name, 60))
+		return nil, fmt.Errorf("%q cannot be a GitHub repository name: use letters, digits, '-', '_' and '.'", termsafe.Truncate(req.Name, 60))
 	}
 	if req.Org != "" && !validOwner(req.Org) {
-		return nil, fmt.Errorf("organisation %q: want a GitHub organisation name (letters, digits and '-')", truncate(req.Org, 60))
+		return nil, fmt.Errorf("organisation %q: want a GitHub organisation name (letters, digits and '-')", termsafe.Truncate(req.Org, 60))
 	}
 	logf := func(format string, args ...any) {
 		if req.Log != nil {
@@ -175,7 +176,7 @@ func Publish(ctx context.Context, o Options, req Request) (*Result, error) {
 	if res.UpToDate {
 		logf("%s already has %s at %s", res.CloneURL, res.Branch, short(res.Commit))
 	} else {
-		logf("Pushed %s (%s) to %s", res.Branch, short(res.Commit), redactURL(res.CloneURL))
+		logf("Pushed %s (%s) to %s", res.Branch, short(res.Commit), registry.RedactURL(res.CloneURL))
 	}
 	return res, nil
 }
@@ -187,14 +188,14 @@ func checkCloneURL(raw string) error {
 		return errors.New("GitHub did not say where to push (no clone_url)")
 	}
 	if strings.HasPrefix(raw, "-") {
-		return fmt.Errorf("clone URL %q starts with '-'", truncate(raw, 80))
+		return fmt.Errorf("clone URL %q starts with '-'", termsafe.Truncate(raw, 80))
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("clone URL %q is not a URL", truncate(redactURL(raw), 80))
+		return fmt.Errorf("clone URL %q is not a URL", termsafe.Truncate(registry.RedactURL(raw), 80))
 	}
 	if u.User != nil && u.Scheme != "ssh" {
-		return fmt.Errorf("clone URL %q carries credentials", truncate(redactURL(raw), 80))
+		return fmt.Errorf("clone URL %q carries credentials", termsafe.Truncate(registry.RedactURL(raw), 80))
 	}
 	switch u.Scheme {
 	case "https", "ssh", "file":
@@ -204,25 +205,7 @@ func checkCloneURL(raw string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("clone URL %q: want https://, ssh:// or file://", truncate(redactURL(raw), 80))
-}
-
-// sendsToken reports whether the token may go with a push to cloneURL:
-// over https (or http to a loopback host) to the API's own host, or to
-// github.com when the API is api.github.com.
-func (a *api) sendsToken(cloneURL string) bool {
-	u, err := url.Parse(cloneURL)
-	if err != nil {
-		return false
-	}
-	host := strings.ToLower(u.Hostname())
-	switch {
-	case u.Scheme == "https":
-	case u.Scheme == "http" && registry.IsLoopbackHost(host):
-	default:
-		return false
-	}
-	return host == a.host || (a.host == "api.github.com" && host == "github.com")
+	return fmt.Errorf("clone URL %q: want https://, ssh:// or file://", termsafe.Truncate(registry.RedactURL(raw), 80))
 }
 
 func short(c string) string { return c[:min(12, len(c))] }

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/corvidlabs/fledge-go/publish/publishtest"
+	"github.com/corvidlabs/fledge-go/registry"
 )
 
 const token = "ghp_PUBLISHSECRET0123456789"
@@ -201,7 +202,7 @@ func TestPublishErrorsNeverCarryTheToken(t *testing.T) {
 		return false
 	}
 	_, err := Publish(context.Background(), opts(f), Request{Dir: pluginDir(t), Name: "fledge-plugin-x", Author: testAuthor})
-	var ae *APIError
+	var ae *registry.StatusError
 	if !errors.As(err, &ae) || ae.Status != 403 || !strings.Contains(err.Error(), "repo scope") {
 		t.Fatalf("err = %v", err)
 	}
@@ -254,30 +255,5 @@ func TestPublishTimesOut(t *testing.T) {
 	_, err := Publish(context.Background(), o, Request{Dir: pluginDir(t), Name: "fledge-plugin-x"})
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "Timeout") {
 		t.Fatalf("a hung API: err = %v", err)
-	}
-}
-
-func TestSendsToken(t *testing.T) {
-	t.Parallel()
-	gh := &api{host: "api.github.com"}
-	ghe := &api{host: "ghe.example.com"}
-	for _, tc := range []struct {
-		a    *api
-		url  string
-		want bool
-	}{
-		{gh, "https://github.com/o/r.git", true},
-		{gh, "https://GitHub.com/o/r.git", true},
-		{gh, "http://github.com/o/r.git", false},
-		{gh, "https://evil.example/o/r.git", false},
-		{gh, "ssh://git@github.com/o/r.git", false},
-		{gh, "file:///tmp/r.git", false},
-		{ghe, "https://ghe.example.com/o/r.git", true},
-		{ghe, "https://github.com/o/r.git", false},
-		{&api{host: "127.0.0.1"}, "http://127.0.0.1:9/o/r.git", true},
-	} {
-		if got := tc.a.sendsToken(tc.url); got != tc.want {
-			t.Errorf("API %s, push to %s: sends token %v", tc.a.host, tc.url, got)
-		}
 	}
 }

@@ -49,14 +49,14 @@ func NewIndexClient(o Options) (*IndexClient, error) {
 	switch u.Scheme {
 	case "http", "https":
 		if u.Host == "" {
-			return nil, fmt.Errorf("registry URL %q has no host", displayURL(o.RegistryURL))
+			return nil, fmt.Errorf("registry URL %q has no host", RedactURL(o.RegistryURL))
 		}
 	case "file":
 		if _, err := fileURLPath(u); err != nil {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("registry URL %q: want http://, https:// or file://", displayURL(o.RegistryURL))
+		return nil, fmt.Errorf("registry URL %q: want http://, https:// or file://", RedactURL(o.RegistryURL))
 	}
 	return &IndexClient{
 		url:       o.RegistryURL,
@@ -75,7 +75,7 @@ func (c *IndexClient) Search(ctx context.Context, q Query) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Entries: searchIn(q.filter(l.entries), q.Text), Source: displayURL(c.url), Stale: l.stale}, nil
+	return &Result{Entries: searchIn(q.filter(l.entries), q.Text), Source: RedactURL(c.url), Stale: l.stale}, nil
 }
 
 // Lookup implements Index.
@@ -84,7 +84,7 @@ func (c *IndexClient) Lookup(ctx context.Context, name string) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Entries: lookupIn(l.entries, name), Source: displayURL(c.url), Stale: l.stale}, nil
+	return &Result{Entries: lookupIn(l.entries, name), Source: RedactURL(c.url), Stale: l.stale}, nil
 }
 
 func (c *IndexClient) load(ctx context.Context) (*loadedIndex, error) {
@@ -119,7 +119,7 @@ func (c *IndexClient) loadFile(u *url.URL) (*loadedIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	entries, err := DecodeIndex(data, displayURL(c.url))
+	entries, err := DecodeIndex(data, RedactURL(c.url))
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (c *IndexClient) loadHTTP(ctx context.Context) (*loadedIndex, error) {
 	if ctx.Err() != nil || cached == nil {
 		return nil, err
 	}
-	entries, derr := DecodeIndex(cached.Body, displayURL(c.url)+" (cached)")
+	entries, derr := DecodeIndex(cached.Body, RedactURL(c.url)+" (cached)")
 	if derr != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func (c *IndexClient) loadHTTP(ctx context.Context) (*loadedIndex, error) {
 // revalidate asks the server for the index. It returns the entries and the
 // cache record to write (nil when nothing changed on disk worth writing).
 func (c *IndexClient) revalidate(ctx context.Context, cached *cacheRecord) ([]Entry, *cacheRecord, error) {
-	source := displayURL(c.url)
+	source := RedactURL(c.url)
 	header := http.Header{"Accept": {"application/json"}}
 	if cached != nil {
 		if cached.ETag != "" {
@@ -192,7 +192,7 @@ func (c *IndexClient) revalidate(ctx context.Context, cached *cacheRecord) ([]En
 		}
 		return entries, rec, nil
 	}
-	return nil, nil, fmt.Errorf("%w: %w", ErrUnavailable, &StatusError{URL: source, Status: resp.StatusCode})
+	return nil, nil, fmt.Errorf("%w: %w", ErrUnavailable, &StatusError{What: source, Status: resp.StatusCode})
 }
 
 const cacheVersion = 1
@@ -244,21 +244,21 @@ func writeCache(path string, rec *cacheRecord) error {
 // local path.
 func fileURLPath(u *url.URL) (string, error) {
 	if u.Host != "" && u.Host != "localhost" {
-		return "", fmt.Errorf("registry URL %q: a file URL must not name a host", displayURL(u.String()))
+		return "", fmt.Errorf("registry URL %q: a file URL must not name a host", RedactURL(u.String()))
 	}
 	p := u.Path
 	if p == "" {
 		p = u.Opaque
 	}
 	if p == "" {
-		return "", fmt.Errorf("registry URL %q has no path", displayURL(u.String()))
+		return "", fmt.Errorf("registry URL %q has no path", RedactURL(u.String()))
 	}
 	if runtime.GOOS == "windows" && len(p) >= 3 && p[0] == '/' && p[2] == ':' {
 		p = p[1:]
 	}
 	p = filepath.FromSlash(p)
 	if !filepath.IsAbs(p) {
-		return "", fmt.Errorf("registry URL %q: the path must be absolute (file:///path)", displayURL(u.String()))
+		return "", fmt.Errorf("registry URL %q: the path must be absolute (file:///path)", RedactURL(u.String()))
 	}
 	return p, nil
 }

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Environment variables that configure where plugins are found.
@@ -66,8 +70,7 @@ type Options struct {
 
 // OptionsFromEnv reads the registry configuration: FLEDGE_REGISTRY_URL,
 // else configuredURL (registry.url from config.toml, see package config);
-// FLEDGE_GITHUB_API; and a GitHub token from GH_TOKEN or GITHUB_TOKEN (in
-// that order, as gh reads them).
+// FLEDGE_GITHUB_API; and the GitHub token (TokenFromEnv).
 func OptionsFromEnv(getenv func(string) string, configuredURL string) Options {
 	o := Options{
 		RegistryURL: strings.TrimSpace(getenv(EnvRegistryURL)),
@@ -76,12 +79,7 @@ func OptionsFromEnv(getenv func(string) string, configuredURL string) Options {
 	if o.RegistryURL == "" {
 		o.RegistryURL = strings.TrimSpace(configuredURL)
 	}
-	for _, k := range []string{"GH_TOKEN", "GITHUB_TOKEN"} {
-		if t := strings.TrimSpace(getenv(k)); t != "" {
-			o.Token = Token(t)
-			break
-		}
-	}
+	o.Token = TokenFromEnv(getenv)
 	return o
 }
 
@@ -170,30 +168,34 @@ func scrubURLError(err error) error {
 	return err
 }
 
-// displayURL is rawURL without user info, query or fragment, for messages.
-func displayURL(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "(unparseable URL)"
-	}
-	u.User = nil
-	u.RawQuery = ""
-	u.Fragment = ""
-	return u.String()
-}
-
-// isLoopback reports whether the URL's host is a loopback address.
-// StatusError is an HTTP answer that is not the one wanted.
+// StatusError is an HTTP answer that is not the one wanted: from an index,
+// GitHub's search, or (package publish) GitHub's API.
 type StatusError struct {
-	URL    string
+	// What names the request: its URL, or what it was doing ("create
+	// repository acme/x").
+	What   string
 	Status int
 	// Message is the server's own explanation, when it gave one (GitHub
 	// does), truncated. It is network text: sanitise before showing it.
 	Message string
 }
 
+// NewStatusError is the StatusError for an answer to what with status and
+// body, taking GitHub's explanation ({"message": ...}) from body when there
+// is one.
+func NewStatusError(what string, status int, body []byte) *StatusError {
+	se := &StatusError{What: what, Status: status}
+	var msg struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &msg) == nil && utf8.ValidString(msg.Message) {
+		se.Message = termsafe.Truncate(msg.Message, 300)
+	}
+	return se
+}
+
 func (e *StatusError) Error() string {
-	msg := fmt.Sprintf("%s: HTTP %d %s", e.URL, e.Status, http.StatusText(e.Status))
+	msg := fmt.Sprintf("%s: HTTP %d %s", e.What, e.Status, http.StatusText(e.Status))
 	if e.Message != "" {
 		msg += ": " + e.Message
 	}

@@ -22,8 +22,10 @@ func TestOptionsFromEnv(t *testing.T) {
 		{"config", nil, cfg, "https://idx.example.com/plugins.json", "", ""},
 		{"env wins", map[string]string{EnvRegistryURL: " file:///x.json "}, cfg, "file:///x.json", "", ""},
 		{"nothing", nil, "", "", "", ""},
-		{"gh token first", map[string]string{"GH_TOKEN": "a", "GITHUB_TOKEN": "b"}, "", "", "a", ""},
-		{"github token", map[string]string{"GITHUB_TOKEN": "b"}, "", "", "b", ""},
+		// One token for search, install and publish (TokenFromEnv).
+		{"github token before gh's", map[string]string{"GH_TOKEN": "a", "GITHUB_TOKEN": "b"}, "", "", "b", ""},
+		{"fledge's first", map[string]string{"GH_TOKEN": "a", "GITHUB_TOKEN": "b", "FLEDGE_GITHUB_TOKEN": "c"}, "", "", "c", ""},
+		{"gh token", map[string]string{"GH_TOKEN": "a"}, "", "", "a", ""},
 		{"api", map[string]string{EnvGitHubAPI: "http://127.0.0.1:1/api"}, "", "", "", "http://127.0.0.1:1/api"},
 	}
 	for _, tt := range tests {

@@ -2,12 +2,15 @@
 // and which revision of it is meant.
 //
 //   - Sources (source.go): parsing an install source (local path, git URL,
-//     owner/repo, registry name, @ref).
+//     owner/repo, registry name, @ref), and the one redactor of
+//     credentials in URLs (RedactURL, RedactText, RedactError) that every
+//     package uses before a URL is shown, recorded or put in an error.
 //   - Trust (trust.go): the tier of a source, computed from its URL alone.
 //   - Indexes (index.go, cache.go, github.go, client.go): finding plugins by
 //     name or query, either in a JSON index (FLEDGE_REGISTRY_URL or
 //     registry.url; cached, revalidated, answering offline from the cache)
-//     or through GitHub's search for the fledge-plugin topic. Everything an
+//     or through GitHub's search for the fledge-plugin topic, and resolving
+//     a registry name to the one plugin it names (resolve.go). Everything an
 //     index says is hostile text; callers sanitise it, and the tier and
 //     install hint are computed by fledge, never taken from the index.
 //   - Queries (query.go): a search's author and topic (checked before they
@@ -15,7 +18,8 @@
 //     narrowing a result by trust tier and count.
 //   - Curated lists (curated.go): the Rust fledge's default plugins at the
 //     tags it pins, and its per-language recommendations.
-//   - Versions (versions.go): remote tag listing without a clone, and
+//   - Versions (versions.go): the tags among a remote's refs (gitfetch
+//     lists them without a clone), and
 //     semver constraint detection and resolution to a tag and commit.
 //
 // It does not clone, build or install (package install does), read

@@ -105,7 +105,7 @@ func FuzzDecodeIndex(f *testing.F) {
 			if !utf8.ValidString(e.Name) || !utf8.ValidString(e.Description) || len(e.Description) > maxDescLen {
 				t.Fatalf("entry %d: invalid text accepted", i)
 			}
-			_ = InstallHint(e, "")
+			_ = InstallSource(e, "")
 		}
 		_ = searchIn(entries, "a b")
 		_ = lookupIn(entries, "a")

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Topic is the GitHub topic that marks a repository as a fledge plugin.
@@ -32,15 +31,12 @@ func NewGitHubClient(o Options) (*GitHubClient, error) {
 	api := strings.TrimRight(o.GitHubAPI, "/")
 	u, err := url.Parse(api)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("GitHub API base %q: want an http(s) URL such as %s", displayURL(api), DefaultGitHubAPI)
+		return nil, fmt.Errorf("GitHub API base %q: want an http(s) URL such as %s", RedactURL(api), DefaultGitHubAPI)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("GitHub API base %q must not carry credentials; set GH_TOKEN or GITHUB_TOKEN", displayURL(api))
+		return nil, fmt.Errorf("GitHub API base %q must not carry credentials; set %s", RedactURL(api), TokenEnvText)
 	}
-	token := o.Token
-	if u.Scheme != "https" && !isLoopbackHost(u.Hostname()) {
-		token = ""
-	}
+	token := GitHubAuth{Token: o.Token, API: api}.For(api)
 	return &GitHubClient{
 		api:   api,
 		token: token,
@@ -200,7 +196,7 @@ type RateLimitError struct {
 	// Reset is when the limit resets (zero if GitHub did not say).
 	Reset time.Time
 	// Authenticated says whether a token was sent: without one the limit
-	// is much lower, and setting GH_TOKEN or GITHUB_TOKEN helps.
+	// is much lower, and setting a token (TokenEnv) helps.
 	Authenticated bool
 }
 
@@ -227,15 +223,9 @@ func (g *GitHubClient) statusError(source string, resp *http.Response, body []by
 		}
 		return rl
 	}
-	se := &StatusError{URL: source, Status: resp.StatusCode}
-	var msg struct {
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(body, &msg) == nil && utf8.ValidString(msg.Message) {
-		se.Message = truncate(msg.Message, 200)
-	}
+	se := NewStatusError(source, resp.StatusCode, body)
 	if resp.StatusCode == http.StatusUnauthorized && g.token != "" {
-		se.Message = strings.TrimSpace(se.Message + " (the token in GH_TOKEN or GITHUB_TOKEN was rejected)")
+		se.Message = strings.TrimSpace(se.Message + " (the token in " + TokenEnvText + " was rejected)")
 	}
 	return se
 }

@@ -11,12 +11,15 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Entry is one plugin as a registry describes it. Everything in it comes
 // from the network and is hostile: sanitise it before showing it, and never
 // take ClaimedTier or ClaimedInstall at face value (fledge computes the tier
-// from Repo, see TierOf, and the install hint from Repo, see InstallHint).
+// from Repo, see TierOf, and the source to install from Repo, see
+// InstallSource).
 type Entry struct {
 	Name        string `json:"name"`
 	Slug        string `json:"slug"`
@@ -66,7 +69,7 @@ type Index interface {
 	// Lookup returns the candidates for a registry name: entries whose
 	// name or slug is name, or whose name is fledge-plugin-<name>
 	// (case-insensitively). No candidate is not an error; more than one is
-	// ambiguous and the caller decides.
+	// ambiguous (Resolve refuses both).
 	Lookup(ctx context.Context, name string) (*Result, error)
 }
 
@@ -161,7 +164,7 @@ func DecodeIndex(data []byte, source string) ([]Entry, error) {
 		if date.UpdatedAt != nil && *date.UpdatedAt != "" {
 			t, err := time.Parse(time.RFC3339, *date.UpdatedAt)
 			if err != nil {
-				return nil, bad(n, displayName(e.Name), "updated_at: %q is not an RFC 3339 time", truncate(*date.UpdatedAt, 40))
+				return nil, bad(n, displayName(e.Name), "updated_at: %q is not an RFC 3339 time", termsafe.Truncate(*date.UpdatedAt, 40))
 			}
 			e.UpdatedAt = t.UTC()
 		}
@@ -230,7 +233,7 @@ func CheckRepoURL(repo string) error {
 		return errors.New("empty")
 	}
 	if strings.HasPrefix(repo, "-") {
-		return fmt.Errorf("%q starts with '-'", truncate(repo, 80))
+		return fmt.Errorf("%q starts with '-'", termsafe.Truncate(repo, 80))
 	}
 	// Printable ASCII only: a URL shown to a user must be the URL used, so
 	// nothing a sanitiser would strip (bidi controls, look-alikes) may hide
@@ -243,33 +246,33 @@ func CheckRepoURL(repo string) error {
 	if strings.HasPrefix(repo, "git@") && !strings.Contains(repo, "://") {
 		host, path, ok := strings.Cut(strings.TrimPrefix(repo, "git@"), ":")
 		if !ok || host == "" || path == "" || strings.ContainsAny(host, "/@") {
-			return fmt.Errorf("%q is not host:path after git@", truncate(repo, 80))
+			return fmt.Errorf("%q is not host:path after git@", termsafe.Truncate(repo, 80))
 		}
 		return nil
 	}
 	u, err := url.Parse(repo)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL", truncate(repo, 80))
+		return fmt.Errorf("%q is not a URL", termsafe.Truncate(repo, 80))
 	}
 	switch u.Scheme {
 	case "https", "http", "ssh", "git":
 		if u.Host == "" {
-			return fmt.Errorf("%q has no host", truncate(repo, 80))
+			return fmt.Errorf("%q has no host", termsafe.Truncate(repo, 80))
 		}
 		if u.Scheme != "ssh" && u.User != nil {
 			return errors.New("carries credentials")
 		}
 	case "file":
 		if u.Path == "" {
-			return fmt.Errorf("%q has no path", truncate(repo, 80))
+			return fmt.Errorf("%q has no path", termsafe.Truncate(repo, 80))
 		}
 	case "":
-		return fmt.Errorf("%q is not a URL (want https://…, ssh://…, git://…, file://… or git@host:path)", truncate(repo, 80))
+		return fmt.Errorf("%q is not a URL (want https://…, ssh://…, git://…, file://… or git@host:path)", termsafe.Truncate(repo, 80))
 	default:
-		return fmt.Errorf("scheme %q is not a git transport", truncate(u.Scheme, 20))
+		return fmt.Errorf("scheme %q is not a git transport", termsafe.Truncate(u.Scheme, 20))
 	}
 	if u.Path == "" || u.Path == "/" {
-		return fmt.Errorf("%q names no repository", truncate(repo, 80))
+		return fmt.Errorf("%q names no repository", termsafe.Truncate(repo, 80))
 	}
 	return nil
 }
@@ -354,29 +357,6 @@ func peekName(raw []byte) string {
 	}
 	s, _ := v.Name.(string)
 	return displayName(s)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// ShortName is name without a leading fledge-plugin- or fledge-, the form
-// users type.
-func ShortName(name string) string {
-	if s, ok := strings.CutPrefix(name, namePrefix); ok && s != "" {
-		return s
-	}
-	if s, ok := strings.CutPrefix(name, shortNamePrefix); ok && s != "" {
-		return s
-	}
-	return name
 }
 
 // IsCandidate reports whether e answers to the registry name: its name or
@@ -497,10 +477,4 @@ func InstallSource(e Entry, githubBase string) string {
 		}
 	}
 	return e.Repo
-}
-
-// InstallHint is the command that installs e: fledge plugins install
-// followed by InstallSource.
-func InstallHint(e Entry, githubBase string) string {
-	return "fledge plugins install " + InstallSource(e, githubBase)
 }

@@ -219,32 +219,21 @@ func TestLookupAmbiguous(t *testing.T) {
 	}
 }
 
-func TestInstallHint(t *testing.T) {
+func TestInstallSource(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		repo, base, want string
 	}{
-		{"https://github.com/CorvidLabs/fledge-plugin-x", "", "fledge plugins install CorvidLabs/fledge-plugin-x"},
-		{"https://github.com/CorvidLabs/fledge-plugin-x.git", "https://github.com/", "fledge plugins install CorvidLabs/fledge-plugin-x"},
-		{"https://GitHub.com/o/r/", "https://github.com", "fledge plugins install o/r"},
-		{"https://github.com/o/r/tree/main", "", "fledge plugins install https://github.com/o/r/tree/main"},
-		{"https://gitlab.com/o/r", "", "fledge plugins install https://gitlab.com/o/r"},
-		{"file:///srv/o/r", "file:///srv", "fledge plugins install o/r"},
+		{"https://github.com/CorvidLabs/fledge-plugin-x", "", "CorvidLabs/fledge-plugin-x"},
+		{"https://github.com/CorvidLabs/fledge-plugin-x.git", "https://github.com/", "CorvidLabs/fledge-plugin-x"},
+		{"https://GitHub.com/o/r/", "https://github.com", "o/r"},
+		{"https://github.com/o/r/tree/main", "", "https://github.com/o/r/tree/main"},
+		{"https://gitlab.com/o/r", "", "https://gitlab.com/o/r"},
+		{"file:///srv/o/r", "file:///srv", "o/r"},
 	}
 	for _, tt := range tests {
-		if got := InstallHint(Entry{Repo: tt.repo}, tt.base); got != tt.want {
-			t.Errorf("InstallHint(%q, %q) = %q, want %q", tt.repo, tt.base, got, tt.want)
-		}
-	}
-}
-
-func TestShortName(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[string]string{
-		"fledge-plugin-deps": "deps", "fledge-deps": "deps", "deps": "deps", "fledge-plugin-": "plugin-", "fledge-": "fledge-",
-	} {
-		if got := ShortName(in); got != want {
-			t.Errorf("ShortName(%q) = %q, want %q", in, got, want)
+		if got := InstallSource(Entry{Repo: tt.repo}, tt.base); got != tt.want {
+			t.Errorf("InstallSource(%q, %q) = %q, want %q", tt.repo, tt.base, got, tt.want)
 		}
 	}
 }

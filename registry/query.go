@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Query is what a search asks for. Every field narrows the result; the
@@ -34,10 +36,10 @@ func (q Query) Check() error {
 		return err
 	}
 	if q.Author != "" && !validAuthor(q.Author) {
-		return fmt.Errorf("author %q: want a GitHub user or organisation name (letters, digits and single hyphens, at most %d)", truncate(q.Author, 60), maxAuthorLen)
+		return fmt.Errorf("author %q: want a GitHub user or organisation name (letters, digits and single hyphens, at most %d)", termsafe.Truncate(q.Author, 60), maxAuthorLen)
 	}
 	if q.Topic != "" && !validTopic(q.Topic) {
-		return fmt.Errorf("topic %q: want a GitHub topic (lower-case letters, digits and hyphens, at most %d)", truncate(q.Topic, 60), maxTopicLen)
+		return fmt.Errorf("topic %q: want a GitHub topic (lower-case letters, digits and hyphens, at most %d)", termsafe.Truncate(q.Topic, 60), maxTopicLen)
 	}
 	return nil
 }
@@ -131,7 +133,7 @@ func ParseTier(s string) (Tier, error) {
 	case TierOfficial, TierTeam, TierUnverified, TierLocal:
 		return t, nil
 	}
-	return "", fmt.Errorf("trust tier %q: want official, team, unverified or local", truncate(s, 40))
+	return "", fmt.Errorf("trust tier %q: want official, team, unverified or local", termsafe.Truncate(s, 40))
 }
 
 // RepoOwnerName splits a repository URL (https://host/owner/name[.git],

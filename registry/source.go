@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // SourceKind says how a source is fetched.
@@ -86,10 +88,8 @@ func ParseSource(raw, githubBase string) (Source, error) {
 	if strings.HasPrefix(raw, "-") {
 		return s, fmt.Errorf("source %q starts with '-': it would be read as an option", raw)
 	}
-	for _, r := range raw {
-		if r < 0x20 || r == 0x7f {
-			return s, fmt.Errorf("source %q contains control characters", raw)
-		}
+	if u := termsafe.FirstUnsafe(raw, false); u != nil {
+		return s, fmt.Errorf("source %q holds %s", raw, u)
 	}
 	if isLocalPath(raw) {
 		abs, err := filepath.Abs(raw)
@@ -250,26 +250,17 @@ func isLoopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-var userinfoRe = lazyRegexp(`(?i)\b([a-z][a-z0-9+.-]*://)([^/?#@\s]*)@`)
+// urlRe finds the URLs in text: a scheme and everything up to white space
+// or a quote.
+var urlRe = lazyRegexp(`(?i)\b[a-z][a-z0-9+.-]*://[^\s"'<>` + "`" + `]*`)
 
 // RedactText removes the credentials of every URL in s (an error message,
-// say): user:password and bare tokens alike. An ssh URL's user name is kept
-// when it has no password (ssh://git@host).
+// say), as RedactURL does.
 func RedactText(s string) string {
 	if !strings.Contains(s, "://") {
 		return s
 	}
-	return userinfoRe.ReplaceAllStringFunc(s, func(m string) string {
-		sub := userinfoRe.FindStringSubmatch(m)
-		scheme, user := sub[1], sub[2]
-		if strings.HasPrefix(strings.ToLower(scheme), "ssh") {
-			if name, _, hasPw := strings.Cut(user, ":"); hasPw {
-				return scheme + name + "@"
-			}
-			return m
-		}
-		return scheme
-	})
+	return urlRe.ReplaceAllStringFunc(s, RedactURL)
 }
 
 // RedactError returns err with the credentials of every URL removed from
@@ -288,6 +279,38 @@ type redactedError struct{ err error }
 func (e *redactedError) Error() string { return RedactText(e.err.Error()) }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// RedactURL removes a password or token from a URL, for display. An ssh
-// user name (git@…) is kept.
-func RedactURL(s string) string { return RedactText(s) }
+// RedactURL removes the credentials from a URL, for display and for the
+// record: its user info, up to the last '@' of the authority (but an ssh
+// URL keeps its user name, an account such as git, and loses only a
+// password), and an http(s) URL's query and fragment, where tokens travel
+// too. It works on the text, so a URL that does not parse loses them too.
+// Anything without "://" (a path, an scp-like git@host:path, which holds no
+// password) is returned as it is.
+func RedactURL(s string) string {
+	i := strings.Index(s, "://")
+	if i <= 0 {
+		return s
+	}
+	scheme := strings.ToLower(s[:i])
+	rest := s[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority, tail := rest[:end], rest[end:]
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+		user := authority[:at]
+		authority = authority[at+1:]
+		if strings.Contains(scheme, "ssh") {
+			if name, _, _ := strings.Cut(user, ":"); name != "" {
+				authority = name + "@" + authority
+			}
+		}
+	}
+	if scheme == "http" || scheme == "https" {
+		if j := strings.IndexAny(tail, "?#"); j >= 0 {
+			tail = tail[:j]
+		}
+	}
+	return s[:i+3] + authority + tail
+}

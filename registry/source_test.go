@@ -43,6 +43,23 @@ func TestParseSource(t *testing.T) {
 	}
 }
 
+// A source, a local path too, is shown in every message about the install:
+// one a terminal would not show as it is (a bidi override, a C1 control)
+// is refused, naming the character.
+func TestParseSourceRefusesUnshowable(t *testing.T) {
+	for raw, what := range map[string]string{
+		"./plug\u202eni":         "U+202E",
+		"./plug\u009bin":         "U+009B",
+		"https://host/o/r\u200b": "U+200B",
+		"./bell\a":               "U+0007",
+	} {
+		_, err := ParseSource(raw, "https://github.com")
+		if err == nil || !strings.Contains(err.Error(), what) {
+			t.Errorf("ParseSource(%q) = %v, want an error naming %s", raw, err, what)
+		}
+	}
+}
+
 func TestParseSourceShorthandBase(t *testing.T) {
 	s, err := ParseSource("o/r@v1", "file:///srv/git/")
 	if err != nil || s.URL != "file:///srv/git/o/r" {
@@ -70,6 +87,17 @@ func TestRedactURL(t *testing.T) {
 		"ssh://git:pw@github.com/o/r":  "ssh://git@github.com/o/r",
 		"https://host/o/r@v1":          "https://host/o/r@v1",
 		"git@github.com:o/r":           "git@github.com:o/r",
+		// A password holding '@' is cut at the last one, not the first.
+		"https://user:p@ss@host/x": "https://host/x",
+		"ssh://git:p@ss@host/x":    "ssh://git@host/x",
+		// Tokens travel in http queries too.
+		"http://h/o/r?private_token=abc#frag":    "http://h/o/r",
+		"https://h/o/r#token":                    "https://h/o/r",
+		"https://us%er:p%zz@h/x":                 "https://h/x", // does not parse as a URL
+		"HTTPS://User:Pass@Example.com/Repo.git": "HTTPS://Example.com/Repo.git",
+		"git://user@host/r":                      "git://host/r",
+		"file:///tmp/repo":                       "file:///tmp/repo",
+		"/local/path":                            "/local/path",
 	} {
 		if got := RedactURL(in); got != want || strings.Contains(got, "secret") {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
@@ -83,6 +111,7 @@ func TestRedactText(t *testing.T) {
 		"a https://u:p@h/x and http://t@127.0.0.1:1/y":                                        "a https://h/x and http://127.0.0.1:1/y",
 		"ssh://git@github.com/o/r ssh://git:pw@h/r":                                           "ssh://git@github.com/o/r ssh://git@h/r",
 		"no urls here, user@example.com":                                                      "no urls here, user@example.com",
+		`fetch "https://a:p@ss@h/x?access_token=t": 401`:                                      `fetch "https://h/x": 401`,
 	} {
 		if got := RedactText(in); got != want {
 			t.Errorf("RedactText(%q) = %q, want %q", in, got, want)

@@ -1,19 +1,15 @@
 package registry
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/Masterminds/semver/v3"
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Tag is a tag of a remote repository and the commit it points to
@@ -23,38 +19,13 @@ type Tag struct {
 	Commit string
 }
 
-// Bounds on remote listings and constraints.
+// Bounds on constraints.
 const (
-	// ListTimeout bounds a remote listing on top of the caller's context.
-	ListTimeout = 2 * time.Minute
 	// maxConstraintLen bounds a constraint; real ones are a few bytes.
 	maxConstraintLen = 128
 	// maxTagsShown caps the tags an error lists.
 	maxTagsShown = 10
 )
-
-// ListTags lists the tags of the git repository at url without cloning it
-// (one ref advertisement), sorted by name. Annotated tags are peeled to the
-// commit they point at.
-func ListTags(ctx context.Context, url string) ([]Tag, error) {
-	if strings.HasPrefix(url, "-") {
-		return nil, fmt.Errorf("list tags of %q: a URL must not start with '-'", url)
-	}
-	ctx, cancel := context.WithTimeout(ctx, ListTimeout)
-	defer cancel()
-	remote := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{url}})
-	refs, err := remote.ListContext(ctx, &git.ListOptions{PeelingOption: git.AppendPeeled})
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("list tags of %s: %w", displayURL(url), ctx.Err())
-		}
-		if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-			return []Tag{}, nil
-		}
-		return nil, fmt.Errorf("list tags of %s: %w", displayURL(url), err)
-	}
-	return TagsFromRefs(refs), nil
-}
 
 // TagsFromRefs keeps refs/tags/*, preferring the peeled commit of an
 // annotated tag (advertised as refs/tags/<name>^{}) over the tag object.
@@ -240,7 +211,7 @@ func shownTags(tags []Tag, versioned []versionedTag) []string {
 		out = out[:maxTagsShown]
 	}
 	for i, s := range out {
-		out[i] = truncate(s, 64)
+		out[i] = termsafe.Truncate(s, 64)
 	}
 	return out
 }

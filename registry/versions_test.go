@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/corvidlabs/fledge-go/gitfetch"
 )
 
 // tagRepo is a git repository on disk with a few commits and tags, built
@@ -82,18 +84,19 @@ func newTagRepo(t testing.TB) *tagRepo {
 	return r
 }
 
-// listedRepo builds a tag repository and lists its tags.
+// listedRepo builds a tag repository and lists its tags as install does:
+// the remote's refs, then TagsFromRefs.
 func listedRepo(t *testing.T) (*tagRepo, []Tag) {
 	t.Helper()
 	r := newTagRepo(t)
-	tags, err := ListTags(context.Background(), r.url)
+	refs, err := gitfetch.ListRefs(context.Background(), r.url, gitfetch.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r, tags
+	return r, TagsFromRefs(refs)
 }
 
-func TestListTags(t *testing.T) {
+func TestTagsOfARemote(t *testing.T) {
 	t.Parallel()
 	r, tags := listedRepo(t)
 	var got []string
@@ -118,34 +121,6 @@ func TestListTags(t *testing.T) {
 		if byName[name] == obj {
 			t.Errorf("annotated tag %s not peeled: %s is the tag object", name, obj)
 		}
-	}
-}
-
-func TestListTagsEmptyAndMissing(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	if _, err := git.PlainInit(dir, false); err != nil {
-		t.Fatal(err)
-	}
-	tags, err := ListTags(context.Background(), "file://"+filepath.ToSlash(dir))
-	if err != nil || len(tags) != 0 || tags == nil {
-		t.Errorf("empty repo: %v, %v; want an empty list", tags, err)
-	}
-	if _, err := ListTags(context.Background(), "file://"+filepath.ToSlash(filepath.Join(dir, "nope"))); err == nil {
-		t.Error("missing repo: no error")
-	}
-	if _, err := ListTags(context.Background(), "--upload-pack=touch /tmp/x"); err == nil {
-		t.Error("option-like URL accepted")
-	}
-}
-
-func TestListTagsCancelled(t *testing.T) {
-	t.Parallel()
-	r, _ := listedRepo(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := ListTags(ctx, r.url); !errors.Is(err, context.Canceled) {
-		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
 

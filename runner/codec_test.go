@@ -199,14 +199,25 @@ func FuzzAppendResponse(f *testing.F) {
 	})
 }
 
-// BenchmarkFastDecode: one confirm request as the benchmark plugin writes it.
+// BenchmarkFastDecode: one confirm request as the benchmark plugin writes
+// it, by the fast path and by encoding/json (see BenchmarkOutputText).
 func BenchmarkFastDecode(b *testing.B) {
 	line := []byte(`{"default":true,"id":"4711","message":"ok?","type":"confirm"}`)
-	var scratch []byte
-	for i := 0; i < b.N; i++ {
-		var m protocol.Outbound
-		if !fastDecode(line, &m, &scratch) {
-			b.Fatal("not taken")
+	b.Run("fast", func(b *testing.B) {
+		var scratch []byte
+		for i := 0; i < b.N; i++ {
+			var m protocol.Outbound
+			if !fastDecode(line, &m, &scratch) {
+				b.Fatal("not taken")
+			}
 		}
-	}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var m protocol.Outbound
+			if err := json.Unmarshal(line, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -309,10 +308,6 @@ func colonListName(name string) bool {
 var colonLists = setOf("LANGUAGE", "XDG_CURRENT_DESKTOP", "XDG_SESSION_DESKTOP", "HISTCONTROL", "HISTIGNORE", "GTK_MODULES",
 	"BUNDLE_WITH", "BUNDLE_WITHOUT")
 
-// SecretValue reports whether a value looks like a credential by the value
-// rules above, whatever the variable's name.
-func SecretValue(v string) bool { return secretValue(v, "", 0) }
-
 // secretValue applies the value rules to the value of variable name.
 func secretValue(v, name string, level int) bool {
 	if v == "" {
@@ -363,15 +358,6 @@ func setEnv(environ []string, name, value string) []string {
 		out = append(out, kv)
 	}
 	return append(out, name+"="+value)
-}
-
-func sortedKeys(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 func setOf(items ...string) map[string]bool {

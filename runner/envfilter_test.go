@@ -147,13 +147,13 @@ func TestSecretNameAndValue(t *testing.T) {
 		"https://hooks.slack.com/services/T0/B0/x", "https://discord.com/api/webhooks/1/x",
 		base64.StdEncoding.EncodeToString([]byte(base64.StdEncoding.EncodeToString([]byte(`{"password":"p"}`)))),
 	} {
-		if !SecretValue(v) {
-			t.Errorf("SecretValue(%q) = false", v)
+		if !secretValue(v, "", 0) {
+			t.Errorf("secretValue(%q) = false", v)
 		}
 	}
 	for _, v := range []string{"", "/usr/bin:/bin", "localhost:8080", "ruby:3.2", "sk-SK", "true", "en_US.UTF-8"} {
-		if SecretValue(v) {
-			t.Errorf("SecretValue(%q) = true", v)
+		if secretValue(v, "", 0) {
+			t.Errorf("secretValue(%q) = true", v)
 		}
 	}
 	// A colon list is exempt from the user:password shape only.
@@ -239,7 +239,7 @@ func FuzzEnvFilter(f *testing.F) {
 		if alone != inList {
 			t.Fatalf("%q kept alone %v, in a list %v", kv, alone, inList)
 		}
-		if SecretValue(value) && alone && !colonListName(name) {
+		if secretValue(value, "", 0) && alone && !colonListName(name) {
 			t.Fatalf("%q kept though its value is secret", kv)
 		}
 	})

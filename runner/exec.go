@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/internal/procgroup"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/runner/protocol"
 )
@@ -109,7 +110,7 @@ func (s *session) runExec(m *protocol.Outbound) (res protocol.ExecResult, cancel
 	}
 	timeout := s.execTimeout(m.Timeout)
 
-	shell, args := shellCommand(m.Command)
+	shell, args := procgroup.Shell(m.Command)
 	cmd := exec.Command(shell, args...)
 	cmd.Dir = dir
 	cmd.Env = FilterEnv(s.r.Environ())

@@ -8,15 +8,11 @@ import (
 	"unicode/utf8"
 )
 
-// fastOutput decodes the commonest line, an output message such as
-// {"type":"output","text":"..."}, without reflection: floods of output
-// spend most of their time here. ok is false for anything else or anything
-// unusual (other keys, odd escapes, invalid UTF-8), and the general
-// decoder takes over, so both always agree.
-func fastOutput(line []byte) (text string, ok bool) {
-	b, ok := appendOutputText(nil, line)
-	return string(b), ok
-}
+// appendOutputText (below) decodes the commonest line, an output message
+// such as {"type":"output","text":"..."}, without reflection: floods of
+// output spend most of their time here. It reports false for anything else
+// or anything unusual (other keys, odd escapes, invalid UTF-8), and the
+// general decoder takes over, so both always agree (FuzzFastOutput).
 
 // The two spellings of an output message that encoders write: fields in
 // declaration order (a struct) or sorted (a map).
@@ -28,7 +24,7 @@ var (
 )
 
 // appendOutputText appends the decoded text of output message line to dst,
-// or reports false (see fastOutput). A line spelled exactly as encoders
+// or reports false. A line spelled exactly as encoders
 // write it is recognised by its head and tail; its body is then checked in
 // the same pass that decodes it (an unescaped quote inside means the line
 // has more fields, and the general scanner judges it).
@@ -51,7 +47,7 @@ func appendOutputText(dst, line []byte) ([]byte, bool) {
 }
 
 // fastOutputBody returns the still-escaped body of an output message's
-// text, or false (see fastOutput).
+// text, or false.
 func fastOutputBody(line []byte) (body []byte, ok bool) {
 	i := skipWS(line, 0)
 	if i >= len(line) || line[i] != '{' {

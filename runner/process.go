@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"sync"
 	"time"
+
+	"github.com/corvidlabs/fledge-go/internal/procgroup"
 )
 
 // child is a running plugin: a process, or a wasm instance standing in for
@@ -42,7 +44,7 @@ type process struct {
 // grandchild may hold it open for ever).
 func startProcess(cmd *exec.Cmd, group bool) (*process, error) {
 	if group {
-		setProcessGroup(cmd)
+		procgroup.Isolate(cmd)
 	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -71,13 +73,23 @@ func (p *process) done() bool {
 }
 
 // interrupt sends the child (and its group) SIGINT.
-func (p *process) interrupt() { interruptProcess(p) }
+func (p *process) interrupt() { p.send(procgroup.Interrupt) }
 
 // terminate asks the child (and its group) to stop.
-func (p *process) terminate() { signalProcess(p, false) }
+func (p *process) terminate() { p.send(procgroup.Terminate) }
 
 // kill stops the child (and its group) for good.
-func (p *process) kill() { signalProcess(p, true) }
+func (p *process) kill() { p.send(procgroup.Kill) }
+
+// send signals the child's whole process group when it has one (reaching
+// grandchildren that outlived it), else the child alone while it runs.
+func (p *process) send(sig procgroup.Signal) {
+	if p.group {
+		_ = procgroup.Send(p.cmd.Process, sig, true)
+	} else if !p.done() {
+		_ = procgroup.Send(p.cmd.Process, sig, false)
+	}
+}
 
 // exitCode is the child's exit code: its own, or 128+n when signal n
 // killed it. ok is false when it has not exited or could not be waited for.
@@ -85,7 +97,8 @@ func (p *process) exitCode() (code int, signaled bool, ok bool) {
 	if !p.done() || p.state == nil {
 		return -1, false, false
 	}
-	return exitStatus(p.state)
+	code, signaled = procgroup.ExitCode(p.state)
+	return code, signaled, true
 }
 
 // pipe returns an os.Pipe whose read end is non-blocking, so deadlines and

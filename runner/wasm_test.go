@@ -165,7 +165,7 @@ func TestWasmGrantedCapabilities(t *testing.T) {
 		t.Errorf("metadata = %q", got)
 	}
 	// The store is fledge's, shared with native plugins' protocol.
-	v, ok, err := kvstore.New(e.paths.StoreFile("fledge-plugin-wasm")).Get("k")
+	v, ok, err := kvstore.ForPlugin(e.paths, "fledge-plugin-wasm").Get("k")
 	if err != nil || !ok || v != "v1" {
 		t.Errorf("store file holds %q %v %v", v, ok, err)
 	}
@@ -198,7 +198,7 @@ func TestWasmDeniedCapabilitiesAnswerAsNative(t *testing.T) {
 	if len(res.Denied) != 3 {
 		t.Errorf("denied = %v, want exec, store, metadata", res.Denied)
 	}
-	if _, ok, _ := kvstore.New(e.paths.StoreFile("fledge-plugin-wasm")).Get("k"); ok {
+	if _, ok, _ := kvstore.ForPlugin(e.paths, "fledge-plugin-wasm").Get("k"); ok {
 		t.Error("a denied store_set was stored")
 	}
 }

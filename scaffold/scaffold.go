@@ -6,10 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Languages a plugin can be created in.
@@ -48,13 +47,8 @@ type Options struct {
 // CheckDescription reports what keeps d from being a plugin's
 // description: it must be one line of printable text.
 func CheckDescription(d string) error {
-	if !utf8.ValidString(d) {
-		return fmt.Errorf("%w: not valid UTF-8", ErrInvalidDescription)
-	}
-	for _, r := range d {
-		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
-			return fmt.Errorf("%w: %q holds a control or invisible character; use one line of plain text", ErrInvalidDescription, d)
-		}
+	if u := termsafe.FirstUnsafe(d, false); u != nil {
+		return fmt.Errorf("%w: it holds %s; use one line of plain text", ErrInvalidDescription, u)
 	}
 	if len(d) > 1024 {
 		return fmt.Errorf("%w: %d bytes, more than 1024", ErrInvalidDescription, len(d))
@@ -74,6 +68,13 @@ type file struct {
 	body string
 }
 
+// PluginName is the plugin a command name makes: fledge-plugin-<name>
+// (a name already in that form is kept), which is also its directory's
+// name by default.
+func PluginName(name string) string {
+	return "fledge-plugin-" + strings.TrimPrefix(name, "fledge-plugin-")
+}
+
 // Create writes the plugin into o.Dir, which must not exist or be empty.
 // It returns the files written.
 func Create(o Options) ([]string, error) {
@@ -83,7 +84,8 @@ func Create(o Options) ([]string, error) {
 	if manifest.ReservedCommands[o.Name] {
 		return nil, fmt.Errorf("%w: %q is one of fledge's own commands", ErrInvalidName, o.Name)
 	}
-	o.Name = strings.TrimPrefix(o.Name, "fledge-plugin-")
+	plugin := PluginName(o.Name)
+	o.Name = strings.TrimPrefix(plugin, "fledge-plugin-")
 	if o.Description == "" {
 		o.Description = DefaultDescription
 	}
@@ -106,7 +108,7 @@ func Create(o Options) ([]string, error) {
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	fill := strings.NewReplacer("%PLUGIN%", "fledge-plugin-"+o.Name, "%NAME%", o.Name,
+	fill := strings.NewReplacer("%PLUGIN%", plugin, "%NAME%", o.Name,
 		"%DESC_TOML%", tomlString(o.Description), "%DESC%", o.Description)
 	var written []string
 	for _, f := range append(commonFiles, files...) {

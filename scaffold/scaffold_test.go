@@ -94,7 +94,7 @@ func TestCreateDescription(t *testing.T) {
 	if readme, _ := os.ReadFile(filepath.Join(dir, "README.md")); !strings.Contains(string(readme), desc) {
 		t.Errorf("README lacks the description:\n%s", readme)
 	}
-	for _, bad := range []string{"two\nlines", "bell\a", "bidi\u202e"} {
+	for _, bad := range []string{"two\nlines", "bell\a", "bidi\u202e", "c1\u009b", "not utf-8 \xff", "private\ue000"} {
 		if _, err := Create(Options{Name: "d", Dir: filepath.Join(t.TempDir(), "x"), Description: bad}); !errors.Is(err, ErrInvalidDescription) {
 			t.Errorf("%q: err = %v", bad, err)
 		}

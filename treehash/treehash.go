@@ -212,9 +212,6 @@ type Diff struct {
 	Missing  []string `json:"missing"`
 }
 
-// Empty reports whether the trees matched.
-func (d Diff) Empty() bool { return len(d.Modified)+len(d.Added)+len(d.Missing) == 0 }
-
 // Compare returns how now differs from was.
 func Compare(was, now []Entry) Diff {
 	d := Diff{Modified: []string{}, Added: []string{}, Missing: []string{}}

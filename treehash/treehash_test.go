@@ -313,3 +313,6 @@ func TestHashLinkLoops(t *testing.T) {
 		t.Errorf("%d loop links hashed, want 4", n)
 	}
 }
+
+// Empty reports whether the trees matched.
+func (d Diff) Empty() bool { return len(d.Modified)+len(d.Added)+len(d.Missing) == 0 }

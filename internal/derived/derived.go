@@ -12,6 +12,16 @@
 // Anyone who can write a derived file can write the files it derives from
 // (they live in the same FLEDGE_HOME), so a derived file is trusted exactly
 // as far as its inputs are.
+//
+// Each use earns its place, measured with 100 plugins: list --json takes
+// about 0.3 ms from its derived file against 3.2 ms rendered, and a command
+// lookup 0.3 ms through the index against 2.5 ms decoding plugins.toml
+// (BenchmarkListJSON in cmd/internal/cli, BenchmarkCommandOwner and
+// BenchmarkParse in lockfile). A test changes each input of each and sees
+// the result change: plugins.toml, config.toml and the programs on PATH
+// (cmd/internal/cli list_cache_test.go), plugins.toml for the index
+// (lockfile index_test.go), and the binary (TestKeyCoversTheBinary,
+// TestListCacheSeesANewBinary).
 package derived
 
 import (

@@ -35,6 +35,38 @@ func TestKeySeparatesKindsAndInputs(t *testing.T) {
 	}
 }
 
+// The key covers the binary that computed a result: a fledge rebuilt,
+// upgraded or moved (another size, modification time or path) never reads
+// what another stored, and one that cannot name itself stores nothing.
+// (Not parallel: it swaps the binary's identity.)
+func TestKeyCoversTheBinary(t *testing.T) {
+	saved := binaryIdentity
+	t.Cleanup(func() { binaryIdentity = saved })
+	path := filepath.Join(t.TempDir(), "doc")
+	in := Sum([]byte("in"))
+	binaryIdentity = func() string { return "/usr/bin/fledge\x00100\x001" }
+	New(path, "k", in).Put([]byte("stored"))
+	if got, ok := New(path, "k", in).Read(); !ok || string(got) != "stored" {
+		t.Fatalf("the same binary missed its own result: %q, %v", got, ok)
+	}
+	for _, other := range []string{"/usr/bin/fledge\x00101\x001", "/usr/bin/fledge\x00100\x002", "/opt/fledge\x00100\x001"} {
+		binaryIdentity = func() string { return other }
+		if got, ok := New(path, "k", in).Read(); ok {
+			t.Errorf("binary %q read %q, which another stored", other, got)
+		}
+	}
+	binaryIdentity = func() string { return "" }
+	f := New(path, "k", in)
+	f.Put([]byte("unknown"))
+	if got, ok := f.Read(); ok {
+		t.Errorf("a binary that cannot name itself read %q", got)
+	}
+	binaryIdentity = func() string { return "/usr/bin/fledge\x00100\x001" }
+	if got, _ := New(path, "k", in).Read(); string(got) != "stored" {
+		t.Errorf("a binary that cannot name itself overwrote the result: %q", got)
+	}
+}
+
 func TestPutReadCopy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "doc")
 	f := New(path, "k", Sum([]byte("in")))

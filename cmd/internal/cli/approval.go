@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -30,7 +30,7 @@ var capabilityMeaning = map[string]string{
 // are marked, and the form will not accept a choice without them (it says
 // so before it can be submitted); a reinstall starts from what is granted
 // now. What was granted stays on screen after the form closes.
-func askApproval(f *Factory, r install.Request) (install.Decision, error) {
+func askApproval(ctx context.Context, f *Factory, r install.Request) (install.Decision, error) {
 	w := f.IO.ErrOut
 	showRequest(w, r)
 	if in := r.Installed; in != nil {
@@ -38,7 +38,7 @@ func askApproval(f *Factory, r install.Request) (install.Decision, error) {
 		fmt.Fprintf(w, "  replaced with:   %s\n", revisionText(r.Version, r.Commit))
 	}
 	showHooks(w, "It would run:", r.Hooks)
-	chosen, err := chooseGrants(f, r, r.RequiresHooks())
+	chosen, err := chooseGrants(ctx, f, r, r.RequiresHooks())
 	if err != nil {
 		return install.Decision{}, err
 	}
@@ -89,7 +89,7 @@ func showHooks(w io.Writer, title string, hooks []install.HookItem) {
 // r.Preselected says, and leaves a line on screen saying what was granted
 // and denied. With hooksRequired, a choice without hooks is refused in the
 // form, with a message saying why, before it can be submitted.
-func chooseGrants(f *Factory, r install.Request, hooksRequired bool) (map[string]bool, error) {
+func chooseGrants(ctx context.Context, f *Factory, r install.Request, hooksRequired bool) (map[string]bool, error) {
 	// Preselected items come first: huh scrolls a multi-select to its first
 	// selected option, which would hide anything above it (such as exec
 	// when only store is preselected).
@@ -114,7 +114,7 @@ func chooseGrants(f *Factory, r install.Request, hooksRequired bool) (map[string
 		switch {
 		case it == string(manifest.CapFilesystem):
 			label += " (" + termsafe.Escape(r.Capabilities.Filesystem) + ")"
-			if !manifest.KnownFilesystemScope(r.Capabilities.Filesystem) {
+			if r.NeedsExplicitGrant(it) {
 				meaning = "access every file: an unknown scope has no bound (recorded; not enforceable for native binaries)"
 			}
 		case it == install.GrantHooks:
@@ -126,8 +126,8 @@ func chooseGrants(f *Factory, r install.Request, hooksRequired bool) (map[string
 		options[i] = fmt.Sprintf("%-12s %s", label, meaning)
 	}
 	desc := "Space toggles, enter confirms; unselected items are denied."
-	if r.Tier == registry.TierUnverified {
-		desc = "Unverified source: review before granting exec, network or hooks. " + desc
+	if risky := r.UnverifiedItems(); len(risky) > 0 {
+		desc = "Unverified source: review before granting " + orList(risky) + ". " + desc
 	}
 	var validate func([]int) error
 	if hooksRequired {
@@ -139,7 +139,7 @@ func chooseGrants(f *Factory, r install.Request, hooksRequired bool) (map[string
 			return fmt.Errorf("%s cannot be installed without its hooks: select hooks, or press Ctrl+C to cancel", termsafe.Escape(r.Plugin))
 		}
 	}
-	picked, err := f.Prompter.MultiSelect("Grant "+termsafe.Escape(r.Plugin)+":", desc, options, defaults, validate)
+	picked, err := f.Prompter.MultiSelect(ctx, Question{Title: "Grant " + termsafe.Escape(r.Plugin) + ":", Description: desc}, options, defaults, validate)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +172,14 @@ func itemsText(items []string) string {
 		return "nothing"
 	}
 	return strings.Join(items, ", ")
+}
+
+// orList is "a", "a or b", "a, b or c".
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 // revisionText is "0.2.0 (commit 0123456789ab)", or the version alone.

@@ -1,25 +1,19 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
-	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/termsafe"
-	"github.com/corvidlabs/fledge-go/treehash"
 	"github.com/corvidlabs/fledge-go/wasmhost"
 )
 
@@ -111,80 +105,30 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	return nil
 }
 
-// auditPlugin compares a plugin's record with its installed manifest.
+// auditPlugin is install.AuditPlugin's findings in audit's document.
 func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) auditEntry {
-	tier := entryTier(p, t)
+	au := install.AuditPlugin(paths, p, t)
 	cmds := p.Commands
 	if cmds == nil {
 		cmds = []string{}
 	}
-	runtime := runtimeOf(p)
 	a := auditEntry{
-		Name: p.Name, Version: p.Version, TrustTier: string(tier), Source: p.Source,
-		Runtime: runtime, Capabilities: toCapsJSON(p.Capabilities), Commands: cmds,
-		URL: p.URL, Kind: kindOf(p), Commit: p.Commit, PinnedRef: optional(p.PinnedRef),
-		Granted: toCapsJSON(p.Capabilities), Requested: toCapsJSON(p.Requested),
-		Hooks: map[string]string{}, Warnings: []string{},
+		Name: p.Name, Version: p.Version, TrustTier: string(au.Tier), Source: p.Source,
+		Runtime: au.Runtime, Sandboxed: au.Sandboxed, Capabilities: toCapsJSON(p.Capabilities), Commands: cmds,
+		HasLifecycleHooks: au.HasLifecycleHooks, URL: p.URL, Kind: kindOf(p), Commit: p.Commit,
+		PinnedRef: optional(p.PinnedRef), Granted: toCapsJSON(p.Capabilities), Requested: toCapsJSON(au.Requested),
+		Hooks: map[string]string{}, Warnings: au.Warnings,
 	}
-	for k, v := range p.Hooks {
-		a.Hooks[k] = v
-	}
-	warn := func(format string, args ...any) { a.Warnings = append(a.Warnings, fmt.Sprintf(format, args...)) }
-	for _, name := range slices.Sorted(maps.Keys(p.Hooks)) {
-		if msg := manifest.CheckCommand(p.Hooks[name]); msg != "" {
-			warn("approved hook %s %s; it will never run", name, msg)
+	maps.Copy(a.Hooks, p.Hooks)
+	// The library finds; the words a person acts on are added here.
+	if n := len(a.Warnings); n > 0 {
+		switch {
+		case au.FilesMissing:
+			a.Warnings[n-1] = "its installed files are missing: reinstall it (" + commandLine("plugins", "install", p.Source, "--force") + ")"
+		case au.ManifestErr != nil:
+			a.Warnings[n-1] = "installed manifest unreadable: " + withoutSyscalls(au.ManifestErr)
 		}
 	}
-
-	if tier == registry.TierUnverified && p.Capabilities.Exec {
-		warn("unverified source with exec granted")
-	}
-	dir := paths.PluginDir(p.Name)
-	data, err := manifest.ReadFile(filepath.Join(dir, manifest.FileName))
-	if _, serr := os.Lstat(dir); err != nil && errors.Is(serr, fs.ErrNotExist) {
-		warn("its installed files are missing: reinstall it (fledge plugins install %s --force)", p.Source)
-		return a
-	}
-	if err != nil {
-		warn("installed manifest unreadable: %s", withoutSyscalls(err))
-		return a
-	}
-	if p.ManifestHash != "" && treehash.FileDigest(data) != p.ManifestHash {
-		if p.Kind == lockfile.KindLocalLink {
-			warn("plugin.toml changed since it was approved (live link: grants stay as approved)")
-		} else {
-			warn("plugin.toml no longer matches the one approved at install")
-		}
-	}
-	m, err := manifest.Parse(data)
-	if err != nil {
-		warn("installed manifest invalid: %v", err)
-		return a
-	}
-	for name := range m.Hooks.Map() {
-		if name != manifest.HookBuild {
-			a.HasLifecycleHooks = true
-		}
-	}
-	if p.ManifestHash == "" {
-		// A record without what was requested (e.g. from the Rust fledge):
-		// show what the manifest asks for now.
-		a.Requested = toCapsJSON(m.Capabilities)
-	}
-	if missing := m.Capabilities.Missing(p.Capabilities); len(missing) > 0 {
-		warn("requested but not granted: %s", manifest.JoinCapabilities(missing))
-	}
-	var unapproved []string
-	for name, cmd := range m.Hooks.Map() {
-		if approved, ok := p.Hooks[name]; !ok || approved != cmd {
-			unapproved = append(unapproved, name)
-		}
-	}
-	sort.Strings(unapproved)
-	if len(unapproved) > 0 {
-		warn("hooks not approved (they never run): %s", strings.Join(unapproved, ", "))
-	}
-	a.Runtime, a.Sandboxed = m.RuntimeName(), m.IsWasm()
 	if a.Sandboxed {
 		a.Sandbox = wasmhost.Describe(p.Capabilities.Filesystem)
 	}

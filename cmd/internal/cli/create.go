@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/scaffold"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -49,7 +51,7 @@ description unless --description or --yes gives the answer.`,
 					return &usageError{err: err}
 				}
 			}
-			return createRun(f, opts)
+			return createRun(c.Context(), f, opts)
 		},
 	}
 	fl := cmd.Flags()
@@ -80,19 +82,26 @@ type createDoc struct {
 	Runtime      string   `json:"runtime"`
 }
 
-func createRun(f *Factory, opts *createOptions) error {
-	short := strings.TrimPrefix(opts.Name, "fledge-plugin-")
+func createRun(ctx context.Context, f *Factory, opts *createOptions) error {
+	plugin := scaffold.PluginName(opts.Name)
 	dir := opts.Dir
 	if dir == "" {
-		dir = filepath.Join(opts.Output, "fledge-plugin-"+short)
+		dir = filepath.Join(opts.Output, plugin)
 	}
 	desc := opts.Description
 	if desc == "" && !opts.Yes && !opts.JSON && f.IO.CanPrompt() {
-		d, err := f.Prompter.Input("Description", "what the plugin does, in one line", scaffold.DefaultDescription, scaffold.CheckDescription)
+		orDefault := func(d string) string {
+			if d == "" {
+				return scaffold.DefaultDescription
+			}
+			return d
+		}
+		d, err := f.Prompter.Input(ctx, Question{Title: "Description", Description: "what the plugin does, in one line"}, scaffold.DefaultDescription,
+			func(d string) error { return scaffold.CheckDescription(orDefault(d)) })
 		if err != nil {
 			return err
 		}
-		desc = strings.TrimSpace(d)
+		desc = strings.TrimSpace(orDefault(d))
 	}
 	files, err := scaffold.Create(scaffold.Options{Name: opts.Name, Dir: dir, Lang: opts.Lang, Description: desc})
 	switch {
@@ -105,9 +114,9 @@ func createRun(f *Factory, opts *createOptions) error {
 		desc = scaffold.DefaultDescription
 	}
 	doc := createDoc{SchemaVersion: SchemaVersion, Action: "create", Path: dir, Name: opts.Name, Description: desc,
-		FilesCreated: make([]string, 0, len(files)), PluginName: "fledge-plugin-" + short, Lang: opts.Lang, Runtime: "native"}
+		FilesCreated: make([]string, 0, len(files)), PluginName: plugin, Lang: opts.Lang, Runtime: manifest.RuntimeNative}
 	if opts.Lang == scaffold.LangWasm {
-		doc.Runtime = "wasm"
+		doc.Runtime = manifest.RuntimeWasm
 	}
 	for _, p := range files {
 		rel, err := filepath.Rel(dir, p)

@@ -27,7 +27,7 @@ func TestCreateAsksForADescription(t *testing.T) {
 		return ""
 	}
 
-	p := newFakePrompter(t, promptStep{kind: "input", title: "Description", answer: "  Counts the birds  "})
+	p := newMockPrompter(t, promptStep{kind: "input", title: "Description", answer: "  Counts the birds  "})
 	if code, _, errOut := f.fledgeOnTerminal(p, "plugins", "create", "birds", "-o", parent); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -38,7 +38,7 @@ func TestCreateAsksForADescription(t *testing.T) {
 	// No prompt: the fake fails the test if one is asked.
 	for _, args := range [][]string{{"-y"}, {"-d", "Given"}, {"--json"}} {
 		name := "q" + strings.TrimLeft(args[0], "-")
-		p := newFakePrompter(t)
+		p := newMockPrompter(t)
 		if code, _, errOut := f.fledgeOnTerminal(p, append([]string{"plugins", "create", name, "-o", parent}, args...)...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -50,10 +51,10 @@ The change applies from the plugin's next run.`,
 		},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Name, opts.Items = args[0], args[1:]
-			return grantRun(f, opts)
+			return grantRun(c.Context(), f, opts)
 		},
 	}
-	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "also grant what install --yes would approve (for unverified sources, not exec, network or hooks)")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "also grant what install --yes would approve (for unverified sources, not "+orList(install.UnverifiedGrants())+")")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	cmd.ValidArgsFunction = completePluginThenCapabilities(f)
 	return cmd
@@ -93,7 +94,7 @@ func grantInstaller(f *Factory) (*install.Installer, error) {
 	return &install.Installer{Paths: paths, Store: store, Trust: trustConfig(cfg), Log: f.IO.ErrOut, Now: f.Now}, nil
 }
 
-func grantRun(f *Factory, opts *grantOptions) error {
+func grantRun(ctx context.Context, f *Factory, opts *grantOptions) error {
 	items, err := parseItems(opts.Items)
 	if err != nil {
 		return err
@@ -107,7 +108,7 @@ func grantRun(f *Factory, opts *grantOptions) error {
 		if !f.IO.CanPrompt() {
 			return usageErrorf("name what to grant (exec, store, metadata, network, filesystem, hooks), or --yes for what install --yes would approve")
 		}
-		if ch, err = askGrantChange(f, in, opts.Name); err != nil {
+		if ch, err = askGrantChange(ctx, f, in, opts.Name); err != nil {
 			return err
 		}
 		if len(ch.Grant)+len(ch.Revoke) == 0 {
@@ -143,7 +144,7 @@ func parseItems(args []string) ([]string, error) {
 
 // askGrantChange shows what an installed plugin requests with what it is
 // granted now selected, and returns the change to what the user chose.
-func askGrantChange(f *Factory, in *install.Installer, name string) (install.GrantChange, error) {
+func askGrantChange(ctx context.Context, f *Factory, in *install.Installer, name string) (install.GrantChange, error) {
 	file, err := in.Store.Load()
 	if err != nil {
 		return install.GrantChange{}, err
@@ -165,7 +166,7 @@ func askGrantChange(f *Factory, in *install.Installer, name string) (install.Gra
 	showRequest(f.IO.ErrOut, r)
 	fmt.Fprintf(f.IO.ErrOut, "  granted now: %s\n", itemsText(now.Items()))
 	showHooks(f.IO.ErrOut, "Its hooks (granting hooks lets them run, exactly as shown):", r.Hooks)
-	chosen, err := chooseGrants(f, r, false)
+	chosen, err := chooseGrants(ctx, f, r, false)
 	if err != nil {
 		return install.GrantChange{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -103,7 +104,7 @@ func pluginCommandHelp(f *Factory, command string) (ok bool, err error) {
 		fmt.Fprintf(w, " — %s", desc)
 	}
 	fmt.Fprintln(w)
-	tier := entryTier(p, trustConfig(cfg))
+	tier := install.EntryTier(p, trustConfig(cfg))
 	fmt.Fprintf(w, "\nProvided by %s %s (%s) from %s\n", termsafe.Escape(p.Name), termsafe.Escape(p.Version),
 		st.Tier(string(tier)), termsafe.Escape(p.Source))
 

@@ -7,8 +7,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/config"
@@ -112,7 +110,7 @@ type installDoc struct {
 }
 
 func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
-	in, cfg, err := newInstaller(f, opts.consentFlags, true)
+	in, cfg, err := newInstaller(ctx, f, opts.consentFlags, true)
 	if err != nil {
 		return err
 	}
@@ -268,44 +266,21 @@ func registryLookup(f *Factory, paths home.Paths, cfg *config.Config) func(conte
 				return s, err
 			}
 		}
-		res, err := idx.Lookup(ctx, s.Name)
-		if err != nil {
-			return s, registryError(err, o)
-		}
-		if res.Stale != nil {
+		resolved, res, err := registry.Resolve(ctx, idx, s, f.Getenv("FLEDGE_GITHUB_URL"))
+		if res != nil && res.Stale != nil {
 			fmt.Fprintf(f.IO.ErrOut, "note: %s\n", termsafe.EscapeText(res.Stale.Note()))
 		}
-		switch len(res.Entries) {
-		case 0:
-			return s, withCode(CodeNotFound, fmt.Errorf("no plugin named %q in the registry", s.Name), "search the registry: "+commandLine("plugins", "search", s.Name))
-		case 1:
-			base := f.Getenv("FLEDGE_GITHUB_URL")
-			resolved, err := registry.ParseSource(registry.InstallSource(res.Entries[0], base), base)
-			if err != nil {
-				return s, fmt.Errorf("registry entry %q: %w", res.Entries[0].Name, err)
-			}
-			resolved.Ref = s.Ref
-			fmt.Fprintf(f.IO.ErrOut, "%s resolves to %s\n", termsafe.Escape(s.Name), termsafe.Escape(resolved.Display))
-			return resolved, nil
+		var nf *registry.NotFoundError
+		var amb *registry.AmbiguousError
+		switch {
+		case errors.As(err, &nf):
+			return s, withCode(CodeNotFound, err, "search the registry: "+commandLine("plugins", "search", s.Name))
+		case errors.As(err, &amb):
+			return s, withCode(CodeAmbiguous, err, "install one by its repository, such as: "+commandLine("plugins", "install", registry.RedactText(amb.Entries[0].Repo)))
+		case err != nil:
+			return s, registryError(err, o)
 		}
-		names := make([]string, len(res.Entries))
-		for i, e := range res.Entries {
-			names[i] = termsafe.Escape(e.Name) + " (" + termsafe.Escape(e.Repo) + ")"
-		}
-		return s, withCode(CodeAmbiguous, fmt.Errorf("%q matches several plugins: %s", s.Name, strings.Join(names, ", ")), "install one by its repository, such as: "+commandLine("plugins", "install", registry.RedactText(res.Entries[0].Repo)))
-	}
-}
-
-// githubAuth sends GITHUB_TOKEN (or GH_TOKEN) to github.com over https only.
-func githubAuth(getenv func(string) string) func(string) transport.AuthMethod {
-	return func(url string) transport.AuthMethod {
-		tok := getenv("GITHUB_TOKEN")
-		if tok == "" {
-			tok = getenv("GH_TOKEN")
-		}
-		if tok == "" || !strings.HasPrefix(strings.ToLower(url), "https://github.com/") {
-			return nil
-		}
-		return &http.BasicAuth{Username: "x-access-token", Password: tok}
+		fmt.Fprintf(f.IO.ErrOut, "%s resolves to %s\n", termsafe.Escape(s.Name), termsafe.Escape(resolved.Display))
+		return resolved, nil
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -8,6 +9,7 @@ import (
 	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/registry"
 )
 
 // EnvFetchTimeout overrides how long a fetch waits for a git server that
@@ -22,14 +24,14 @@ type consentFlags struct {
 }
 
 func (c *consentFlags) register(fl *pflag.FlagSet) {
-	fl.BoolVarP(&c.Yes, "yes", "y", false, "approve what is requested (for unverified sources, not exec, network or hooks)")
+	fl.BoolVarP(&c.Yes, "yes", "y", false, "approve what is requested (for unverified sources, not "+orList(install.UnverifiedGrants())+")")
 	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks (none: deny everything)")
 }
 
 // newInstaller builds the installer that install, update and sync use: the
 // home, the trust configuration, and consent from the flags or, with
 // neither flag, from the user on a terminal (when ask is set).
-func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *config.Config, error) {
+func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*install.Installer, *config.Config, error) {
 	grants, err := install.ParseGrants(c.Grant)
 	if err != nil {
 		return nil, nil, usageErrorf("--grant: %v", err)
@@ -53,12 +55,12 @@ func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *co
 	}
 	consent := install.Consent{Yes: c.Yes, Grant: grants}
 	if ask && !c.Yes && grants == nil && f.IO.CanPrompt() {
-		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(f, r) }
+		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(ctx, f, r) }
 	}
 	return &install.Installer{
 		Paths: paths, Store: store, Trust: trustConfig(cfg),
 		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
-		Log: f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv), IdleTimeout: idle,
+		Log: f.IO.ErrOut, GitHub: registry.GitHubAuthFromEnv(f.Getenv), Git: gitfetch.Options{IdleTimeout: idle,
 			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,
 	}, cfg, nil
 }

@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
@@ -295,5 +297,53 @@ func TestListCacheSeesExternalsOnPath(t *testing.T) {
 	f.env["PATH"] = bin + string(filepath.ListSeparator) + other
 	if doc := f.list(); !strings.Contains(doc, `"path": "`+filepath.Join(other, "fledge-figma")+`"`) {
 		t.Fatalf("the moved program is not seen:\n%s", doc)
+	}
+}
+
+// The fledge binary is an input too: the same binary prints what it
+// stored, and one rebuilt or upgraded in place (here: a new modification
+// time) renders the document again rather than trust another's output.
+func TestListCacheSeesANewBinary(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("buildFledge builds a Unix binary name")
+	}
+	f := newListFixture(t, 2)
+	bin := filepath.Join(t.TempDir(), "fledge")
+	data, err := os.ReadFile(buildFledge(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	list := func() string {
+		t.Helper()
+		cmd := exec.Command(bin, "plugins", "list", "--json")
+		cmd.Env = []string{"FLEDGE_HOME=" + f.home, "HOME=" + t.TempDir(), "PATH=" + t.TempDir(), "NO_COLOR=1"}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("list --json: %v", err)
+		}
+		return string(out)
+	}
+	doc := list()
+	// Mark the stored document (its length kept), to see who printed it.
+	stored, err := os.ReadFile(f.cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := bytes.Replace(stored, []byte(`"schema_version": 1`), []byte(`"schema_version": 7`), 1)
+	if err := os.WriteFile(f.cache, marked, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); !strings.Contains(got, `"schema_version": 7`) {
+		t.Fatal("the binary that stored the document did not print it: the test proves nothing")
+	}
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(bin, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); got != doc {
+		t.Fatalf("a rebuilt fledge printed another binary's document:\n%s", got)
 	}
 }

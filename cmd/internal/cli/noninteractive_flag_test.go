@@ -22,7 +22,7 @@ func TestNonInteractiveFlagNeverPrompts(t *testing.T) {
 		{"plugins", "install", dir, "--non-interactive"},
 		{"plugin", "--ni", "install", dir, "--json"},
 	} {
-		p := newFakePrompter(t) // any prompt fails the test
+		p := newMockPrompter(t) // any prompt fails the test
 		code, out, errOut := f.fledgeOnTerminal(p, args...)
 		if code != ExitFailure || !strings.Contains(errOut, "needs approval") {
 			t.Errorf("%v: exit %d\nstdout %s\nstderr %s", args, code, out, errOut)
@@ -30,6 +30,6 @@ func TestNonInteractiveFlagNeverPrompts(t *testing.T) {
 	}
 
 	// Without it, the terminal is asked (so the checks above can fail).
-	p := newFakePrompter(t, promptStep{kind: "multiselect", title: "Grant fledge-plugin-asks", answer: []int{}})
+	p := newMockPrompter(t, promptStep{kind: "multiselect", title: "Grant fledge-plugin-asks", answer: []int{}})
 	f.fledgeOnTerminal(p, "plugins", "install", dir)
 }

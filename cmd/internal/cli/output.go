@@ -49,12 +49,11 @@ func renderJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	// Indented as SetIndent("", "  ") would, faster (see indentJSON).
-	out := indentJSON(make([]byte, 0, buf.Len()*3/2), buf.Bytes())
-	return escapeFormatRunes(out), nil
+	return escapeFormatRunes(buf.Bytes()), nil
 }
 
 // escapeFormatRunes rewrites invisible format runes as \uXXXX escapes. In a

@@ -97,12 +97,6 @@ func trustConfig(c *config.Config) registry.TrustConfig {
 	return registry.TrustConfig{Orgs: c.Trust.Orgs, Users: c.Trust.Users}
 }
 
-// entryTier decides an installed plugin's tier from its record (see
-// install.EntryTier).
-func entryTier(p *lockfile.Plugin, t registry.TrustConfig) registry.Tier {
-	return install.EntryTier(p, t)
-}
-
 func kindOf(p *lockfile.Plugin) string {
 	if p.Kind != "" {
 		return p.Kind
@@ -123,7 +117,7 @@ func toPluginJSON(p *lockfile.Plugin, t registry.TrustConfig) pluginJSON {
 	caps := toCapsJSON(p.Capabilities)
 	return pluginJSON{
 		Name: p.Name, Version: p.Version, Source: p.Source, URL: p.URL, Kind: kindOf(p),
-		TrustTier: string(entryTier(p, t)), Commands: cmds, Commit: p.Commit,
+		TrustTier: string(install.EntryTier(p, t)), Commands: cmds, Commit: p.Commit,
 		PinnedRef: optional(p.PinnedRef), RefKind: p.RefKind, Installed: installDate(p.Installed),
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
 		Capabilities: caps, Granted: caps, Hooks: hooks, TreeHash: p.TreeHash,

@@ -18,17 +18,35 @@ import (
 )
 
 // Prompter asks a human. The huh implementation draws on the terminal; tests
-// use a scripted fake. Callers check IOStreams.CanPrompt first: a Prompter
+// script a mockPrompter. Callers check IOStreams.CanPrompt first: a Prompter
 // is never asked when no human can answer.
+//
+// Every question takes a context: when it ends (a timeout, the plugin that
+// asked has exited), the question is withdrawn from the screen and its
+// error returned. An answered question leaves one line on the terminal
+// (see printAnswered), but for MultiSelect, whose caller records what the
+// choice means. A user who abandons a question (Ctrl+C, Esc) gets
+// errPromptAborted.
 type Prompter interface {
-	Confirm(title, description string, def bool) (bool, error)
+	Confirm(ctx context.Context, q Question, def bool) (bool, error)
+	// Select returns the index chosen.
+	Select(ctx context.Context, q Question, options []string, def int) (int, error)
 	// MultiSelect returns the indexes chosen. validate, when set, checks
 	// a choice before it is accepted: its error is shown and the question
 	// stays open.
-	MultiSelect(title, description string, options []string, defaults []int, validate func([]int) error) ([]int, error)
-	// Select returns the index chosen.
-	Select(title, description string, options []string, def int) (int, error)
-	Input(title, description, def string, validate func(string) error) (string, error)
+	MultiSelect(ctx context.Context, q Question, options []string, defaults []int, validate func([]int) error) ([]int, error)
+	// Input shows def as a placeholder, not a pre-filled answer, and
+	// returns what was typed: "" when the user took the placeholder, for
+	// the caller to read as def. validate sees what was typed.
+	Input(ctx context.Context, q Question, def string, validate func(string) error) (string, error)
+}
+
+// Question is what a prompt says.
+type Question struct {
+	Title, Description string
+	// Asker names who asks when it is not fledge (a plugin); the answered
+	// line names it.
+	Asker string
 }
 
 // errPromptAborted is returned when the user abandons a prompt (Ctrl+C, Esc).
@@ -125,100 +143,48 @@ func darkBackground(colorfgbg string) bool {
 	return bg != 7 && bg < 9 // 7 and 9-15 are the light ANSI colours
 }
 
-func (p *huhPrompter) run(field huh.Field) error {
-	if err := runForm(context.Background(), p.s, field); err != nil {
-		if errors.Is(err, huh.ErrUserAborted) || errors.Is(err, huh.ErrTimeout) {
-			return errPromptAborted
-		}
-		return fmt.Errorf("prompt: %w", err)
+// ask runs one question's form: built once, here, for every caller.
+func (p *huhPrompter) ask(ctx context.Context, field huh.Field) error {
+	err := runForm(ctx, p.s, field)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(err, huh.ErrUserAborted), errors.Is(err, huh.ErrTimeout):
+		return errPromptAborted
 	}
-	return nil
+	return fmt.Errorf("prompt: %w", err)
 }
 
-func (p *huhPrompter) Confirm(title, description string, def bool) (bool, error) {
+func (p *huhPrompter) Confirm(ctx context.Context, q Question, def bool) (bool, error) {
 	v := def
-	err := p.run(confirmField(title, description, &v))
+	err := p.ask(ctx, huh.NewConfirm().Title(q.Title).Description(q.Description).Value(&v))
 	if err == nil {
-		printAnswered(p.s, "", title, yesNo(v))
+		printAnswered(p.s, q.Asker, q.Title, yesNo(v))
 	}
 	return v, err
 }
 
-// MultiSelect leaves no answered line: what the choice means (what was
-// granted, say) is the caller's to record, with printAnswered.
-func (p *huhPrompter) MultiSelect(title, description string, options []string, defaults []int, validate func([]int) error) ([]int, error) {
-	var picked []int
-	err := p.run(multiSelectField(p.s, title, description, options, defaults, &picked, validate))
-	return picked, err
-}
-
-func (p *huhPrompter) Select(title, description string, options []string, def int) (int, error) {
-	v := def
-	err := p.run(selectField(title, description, options, &v))
-	if err == nil && v >= 0 && v < len(options) {
-		printAnswered(p.s, "", title, options[v])
-	}
-	return v, err
-}
-
-// Input shows def as a placeholder: Enter takes it, typing replaces it,
-// and validate sees the answer that will be used.
-func (p *huhPrompter) Input(title, description, def string, validate func(string) error) (string, error) {
-	var v string
-	effective := func(answer string) string {
-		if answer == "" {
-			return def
-		}
-		return answer
-	}
-	var check func(string) error
-	if validate != nil {
-		check = func(answer string) error { return validate(effective(answer)) }
-	}
-	err := p.run(inputField(p.s, title, description, def, &v, check))
-	v = effective(v)
-	if err == nil {
-		printAnswered(p.s, "", title, termsafe.Escape(v))
-	}
-	return v, err
-}
-
-// The fields of every question, for the Prompter and for plugins' questions
-// (runUI) alike.
-
-func confirmField(title, description string, v *bool) huh.Field {
-	return huh.NewConfirm().Title(title).Description(description).Value(v)
-}
-
-// inputField asks for text with def as a placeholder, not a pre-filled
-// answer (an empty answer stands for it; the caller maps it, and its
-// validate sees the empty answer). The accessible mode shows no
-// placeholder, so the title names the default there.
-func inputField(s *IOStreams, title, description, def string, v *string, validate func(string) error) huh.Field {
-	if def != "" && s.accessible() {
-		title += " [" + def + "]"
-	}
-	in := huh.NewInput().Title(title).Description(description).Placeholder(def).Value(v)
-	if validate != nil {
-		in = in.Validate(validate)
-	}
-	return in
-}
-
-func selectField(title, description string, options []string, v *int) huh.Field {
+func (p *huhPrompter) Select(ctx context.Context, q Question, options []string, def int) (int, error) {
 	opts := make([]huh.Option[int], len(options))
 	for i, o := range options {
 		opts[i] = huh.NewOption(o, i)
 	}
-	return huh.NewSelect[int]().Title(title).Description(description).Options(opts...).Value(v)
+	v := def
+	err := p.ask(ctx, huh.NewSelect[int]().Title(q.Title).Description(q.Description).Options(opts...).Value(&v))
+	if err == nil && v >= 0 && v < len(options) {
+		printAnswered(p.s, q.Asker, q.Title, options[v])
+	}
+	return v, err
 }
 
-// multiSelectField shows every option when the prompt opens, the
-// unselected ones too (they are what will be denied). huh v2 sizes a
-// multi-select without a height to its options minus the title and
-// description lines, hiding the last ones; an explicit height that counts
-// those lines cancels that out (the form still shrinks it to the terminal).
-func multiSelectField(s *IOStreams, title, description string, options []string, defaults []int, v *[]int, validate func([]int) error) huh.Field {
+// MultiSelect shows every option when the prompt opens, the unselected
+// ones too (they are what will be denied). huh v2 sizes a multi-select
+// without a height to its options minus the title and description lines,
+// hiding the last ones; an explicit height that counts those lines cancels
+// that out (the form still shrinks it to the terminal).
+func (p *huhPrompter) MultiSelect(ctx context.Context, q Question, options []string, defaults []int, validate func([]int) error) ([]int, error) {
 	opts := make([]huh.Option[int], len(options))
 	sel := map[int]bool{}
 	for _, d := range defaults {
@@ -228,17 +194,42 @@ func multiSelectField(s *IOStreams, title, description string, options []string,
 		opts[i] = huh.NewOption(o, i).Selected(sel[i])
 	}
 	width := 80
-	if s.TTYOut != nil {
-		if w, _, err := term.GetSize(int(s.TTYOut.Fd())); err == nil && w > 20 {
+	if p.s.TTYOut != nil {
+		if w, _, err := term.GetSize(int(p.s.TTYOut.Fd())); err == nil && w > 20 {
 			width = w
 		}
 	}
-	height := len(options) + textLines(title, width) + textLines(description, width)
-	ms := huh.NewMultiSelect[int]().Title(title).Description(description).Options(opts...).Value(v).Height(height)
+	height := len(options) + textLines(q.Title, width) + textLines(q.Description, width)
+	var picked []int
+	ms := huh.NewMultiSelect[int]().Title(q.Title).Description(q.Description).Options(opts...).Value(&picked).Height(height)
 	if validate != nil {
 		ms = ms.Validate(validate)
 	}
-	return ms
+	err := p.ask(ctx, ms)
+	return picked, err
+}
+
+// Input: the accessible mode shows no placeholder, so the title names the
+// default there.
+func (p *huhPrompter) Input(ctx context.Context, q Question, def string, validate func(string) error) (string, error) {
+	title := q.Title
+	if def != "" && p.s.accessible() {
+		title += " [" + def + "]"
+	}
+	var v string
+	in := huh.NewInput().Title(title).Description(q.Description).Placeholder(def).Value(&v)
+	if validate != nil {
+		in = in.Validate(validate)
+	}
+	err := p.ask(ctx, in)
+	if err == nil {
+		shown := def
+		if v != "" {
+			shown = termsafe.Escape(v)
+		}
+		printAnswered(p.s, q.Asker, q.Title, shown)
+	}
+	return v, err
 }
 
 // textLines is how many lines text takes in a field on a terminal width

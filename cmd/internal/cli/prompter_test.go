@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"os"
 	"strings"
 	"testing"
 )
@@ -39,5 +42,62 @@ func TestTextLines(t *testing.T) {
 		if got := textLines(c.text, c.width); got != c.want {
 			t.Errorf("textLines(%d bytes, %d) = %d, want %d", len(c.text), c.width, got, c.want)
 		}
+	}
+}
+
+// A plugin's questions go through the Prompter like fledge's own, named as
+// the plugin's, with a context that withdraws the question: here the
+// prompt timeout ends the last one, which nobody answers, and the plugin
+// gets a cancel (the terminal version is TestTerminalQuestionsAndPromptTimeout).
+func TestPluginQuestionsGoThroughThePrompter(t *testing.T) {
+	t.Parallel()
+	f, answers := installAsk(t)
+	const asker = "fledge-plugin-ask"
+	p := newMockPrompter(t,
+		promptStep{kind: "input", title: "Your name?", asker: asker, answer: "Ada"},
+		promptStep{kind: "confirm", title: "Deploy now?", asker: asker, answer: true},
+		promptStep{kind: "select", title: "Target?", asker: asker, answer: 1},
+		promptStep{kind: "input", title: "Last words?", asker: asker, withdrawn: true},
+	)
+	var out, errOut bytes.Buffer
+	s := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Getenv: func(k string) string {
+		return map[string]string{"FLEDGE_HOME": f.paths.Root(), "NO_COLOR": "1", EnvPromptTimeout: "1s"}[k]
+	}}
+	terminal(t, s)
+	fac := NewFactory(s, "test")
+	fac.Prompter = p
+	code := run(context.Background(), fac, []string{"ask"})
+	if code != 130 || out.String() != "finished\n" {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, out.String(), errOut.String())
+	}
+	data, _ := os.ReadFile(answers)
+	if string(data) != askAnswers {
+		t.Errorf("answers:\n%s\nwant:\n%s", data, askAnswers)
+	}
+}
+
+// Taking the placeholder answers with the plugin's own default, and a
+// question the user abandons (Ctrl+C, Esc) stops the run as an interrupt.
+func TestPluginQuestionPlaceholderAndAbandon(t *testing.T) {
+	t.Parallel()
+	f, answers := installAsk(t)
+	const asker = "fledge-plugin-ask"
+	p := newMockPrompter(t,
+		promptStep{kind: "input", title: "Your name?", asker: asker}, // Enter on the placeholder
+		promptStep{kind: "confirm", title: "Deploy now?", asker: asker, err: errPromptAborted},
+	)
+	var out, errOut bytes.Buffer
+	s := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Getenv: func(k string) string {
+		return map[string]string{"FLEDGE_HOME": f.paths.Root(), "NO_COLOR": "1"}[k]
+	}}
+	terminal(t, s)
+	fac := NewFactory(s, "test")
+	fac.Prompter = p
+	if code := run(context.Background(), fac, []string{"ask"}); code != 130 {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut.String())
+	}
+	data, _ := os.ReadFile(answers)
+	if want := "{\"type\":\"response\",\"id\":\"1\",\"value\":\"world\"}\n{\"type\":\"cancel\",\"id\":\"2\",\"reason\":\"user_interrupt\"}\n"; string(data) != want {
+		t.Errorf("answers:\n%s\nwant:\n%s", data, want)
 	}
 }

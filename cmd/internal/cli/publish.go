@@ -106,17 +106,6 @@ type publishPluginJSON struct {
 	Description string `json:"description"`
 }
 
-// githubToken is the token publish uses: FLEDGE_GITHUB_TOKEN (the Rust
-// fledge's first choice), GITHUB_TOKEN, then GH_TOKEN.
-func githubToken(getenv func(string) string) registry.Token {
-	for _, k := range []string{"FLEDGE_GITHUB_TOKEN", "GITHUB_TOKEN", "GH_TOKEN"} {
-		if t := strings.TrimSpace(getenv(k)); t != "" {
-			return registry.Token(t)
-		}
-	}
-	return ""
-}
-
 func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
@@ -125,12 +114,12 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return usageErrorf("%s is not a directory: point publish at a plugin's directory", opts.Dir)
 	}
-	if opts.Description != "" && strings.ContainsFunc(opts.Description, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return usageErrorf("--description must be one line of text")
+	if u := termsafe.FirstUnsafe(opts.Description, false); u != nil {
+		return usageErrorf("--description must be one line of plain text: it holds %s", u)
 	}
-	token := githubToken(f.Getenv)
+	token := registry.TokenFromEnv(f.Getenv)
 	if token == "" {
-		return withCode(CodePublishFailed, publish.ErrNoToken, "set GITHUB_TOKEN (or GH_TOKEN) to a token with the repo scope")
+		return withCode(CodePublishFailed, publish.ErrNoToken, "set "+registry.TokenEnvText+" to a token with the repo scope")
 	}
 	doc, m, err := checkPlugin(dir)
 	if err != nil {
@@ -157,8 +146,8 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 				return false, withCode(CodeApprovalRequired, fmt.Errorf("%s/%s already exists on GitHub", owner, name),
 					"to push an update to it: "+publishCommand(opts))
 			}
-			return f.Prompter.Confirm(fmt.Sprintf("Repository %s/%s already exists. Push an update?", owner, name),
-				"fledge commits the directory's changes and pushes its branch (never forcing)", false)
+			return f.Prompter.Confirm(ctx, Question{Title: fmt.Sprintf("Repository %s/%s already exists. Push an update?", owner, name),
+				Description: "fledge commits the directory's changes and pushes its branch (never forcing)"}, false)
 		}
 	}
 	fmt.Fprintf(f.IO.ErrOut, "Publishing %s as %s\n", termsafe.Escape(dir), termsafe.Escape(m.Plugin.Name))
@@ -178,7 +167,7 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 			Private: res.Private, CloneURL: termsafe.Escape(registry.RedactText(res.CloneURL))},
 		Topic:       publish.Topic,
 		Plugin:      publishPluginJSON{Name: m.Plugin.Name, Version: m.Plugin.Version, Description: desc},
-		InstallHint: "fledge plugins install " + res.Owner + "/" + res.Name,
+		InstallHint: commandLine("plugins", "install", res.Owner+"/"+res.Name),
 		Branch:      res.Branch, Commit: res.Commit, Committed: res.Committed, UpToDate: res.UpToDate,
 		DescriptionUpdated: res.DescriptionUpdated,
 	}
@@ -221,12 +210,12 @@ func publishCommand(opts *publishOptions) string {
 }
 
 func publishHint(err error) string {
-	var ae *publish.APIError
+	var ae *registry.StatusError
 	switch {
 	case errors.Is(err, publish.ErrDiverged):
 		return ""
 	case errors.As(err, &ae) && (ae.Status == 401 || ae.Status == 403):
-		return "check the token in FLEDGE_GITHUB_TOKEN, GITHUB_TOKEN or GH_TOKEN: it needs the repo scope (and access to --org)"
+		return "check the token in " + registry.TokenEnvText + ": it needs the repo scope (and access to --org)"
 	case errors.As(err, &ae):
 		return ""
 	}

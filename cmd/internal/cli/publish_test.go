@@ -131,7 +131,7 @@ func TestPublishDeclinedOnATerminal(t *testing.T) {
 	t.Parallel()
 	f, api, dir := newPublishFixture(t)
 	rp := api.AddRepo("acme", "fledge-plugin-pub", &publishtest.Repo{})
-	p := newFakePrompter(t, promptStep{kind: "confirm", title: "Repository acme/fledge-plugin-pub already exists", answer: false})
+	p := newMockPrompter(t, promptStep{kind: "confirm", title: "Repository acme/fledge-plugin-pub already exists", answer: false})
 	code, out, errOut := f.fledgeOnTerminal(p, "plugins", "publish", dir, "--org", "acme", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -191,5 +191,21 @@ func TestPublishRefusals(t *testing.T) {
 	code, _, errOut = f.fledge("plugins", "publish", dir, "extra")
 	if code != ExitUsage || !strings.Contains(errOut, "at most one directory") {
 		t.Errorf("two dirs: exit %d %s", code, errOut)
+	}
+}
+
+// --description becomes the repository's description on GitHub: one line
+// that a terminal shows as it is, whatever hides in it.
+func TestPublishRefusesAnUnshowableDescription(t *testing.T) {
+	t.Parallel()
+	f, api, dir := newPublishFixture(t)
+	for _, desc := range []string{"two\nlines", "right\u202eleft", "c1\u009bcontrol"} {
+		code, out, errOut := f.fledge("plugins", "publish", dir, "-y", "--description", desc)
+		if code != 2 || !strings.Contains(errOut, "--description must be one line of plain text") {
+			t.Errorf("--description %q: exit %d\n%s%s", desc, code, out, errOut)
+		}
+	}
+	if calls := api.Calls(); len(calls) != 0 {
+		t.Errorf("publish reached the API with a refused description: %v", calls)
 	}
 }

@@ -85,8 +85,8 @@ func recommendRun(ctx context.Context, f *Factory, opts *recommendOptions) error
 		fmt.Fprintln(f.IO.ErrOut, "\nInstall with: fledge plugins install <owner/repo>")
 		return nil
 	}
-	all, err := f.Prompter.Confirm(fmt.Sprintf("Install all %d recommended plugins?", len(doc.Recommendations)),
-		"each shows what it requests and asks for approval", true)
+	all, err := f.Prompter.Confirm(ctx, Question{Title: fmt.Sprintf("Install all %d recommended plugins?", len(doc.Recommendations)),
+		Description: "each shows what it requests and asks for approval"}, true)
 	if err != nil {
 		return err
 	}

@@ -43,20 +43,20 @@ func TestRecommendInstallsOnATerminal(t *testing.T) {
 		return len(doc.Plugins)
 	}
 
-	if code, errOut := run(newFakePrompter(t, promptStep{kind: "confirm", title: "Install all 6 recommended plugins?", answer: false})); code != 0 || !strings.Contains(errOut, "Install individually") {
+	if code, errOut := run(newMockPrompter(t, promptStep{kind: "confirm", title: "Install all 6 recommended plugins?", answer: false})); code != 0 || !strings.Contains(errOut, "Install individually") {
 		t.Fatalf("declined: exit %d: %s", code, errOut)
 	}
 	if n := installed(); n != 0 {
 		t.Fatalf("declining installed %d plugins", n)
 	}
-	if code, errOut := run(newFakePrompter(t, promptStep{kind: "confirm", title: "Install all 6", answer: true})); code != 0 {
+	if code, errOut := run(newMockPrompter(t, promptStep{kind: "confirm", title: "Install all 6", answer: true})); code != 0 {
 		t.Fatalf("accepted: exit %d: %s", code, errOut)
 	}
 	if n := installed(); n != len(recs) {
 		t.Fatalf("installed %d plugins, want %d", n, len(recs))
 	}
 	// Everything is installed now: nothing to offer.
-	if code, errOut := run(newFakePrompter(t)); code != 0 || !strings.Contains(errOut, "already installed") {
+	if code, errOut := run(newMockPrompter(t)); code != 0 || !strings.Contains(errOut, "already installed") {
 		t.Fatalf("again: exit %d: %s", code, errOut)
 	}
 }

@@ -12,7 +12,6 @@ import (
 
 	"charm.land/bubbles/v2/progress"
 	"charm.land/bubbles/v2/spinner"
-	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
 	"golang.org/x/term"
 
@@ -48,110 +47,55 @@ func newRunUI(s *IOStreams, p Prompter) *runUI {
 
 var _ runner.UI = (*runUI)(nil)
 
-// ask runs one question: on huh with ctx when the Prompter is the huh one
-// (so a timeout or the plugin's exit withdraws it), else through the
-// Prompter, abandoned when ctx ends.
-func (u *runUI) ask(ctx context.Context, field func() huh.Field, viaPrompter func() error) error {
-	u.Pause()
-	var err error
-	if hp, ok := u.prompter.(*huhPrompter); ok {
-		err = u.runHuh(ctx, hp, field())
-	} else {
-		done := make(chan error, 1)
-		go func() { done <- viaPrompter() }()
-		select {
-		case err = <-done:
-			if errors.Is(err, errPromptAborted) {
-				err = runner.ErrAborted
-			}
-		case <-ctx.Done():
-			err = ctx.Err()
+// question is the Prompter's question for a plugin's.
+func question(q runner.Question) Question {
+	return Question{Title: q.Message, Description: "asked by " + q.Plugin, Asker: q.Plugin}
+}
+
+// asked ends a question: the display paused for it stays down until the
+// next Progress, and a question the user abandoned with Ctrl+C (the
+// terminal was in raw mode, so it sent no signal) is reported as one.
+func (u *runUI) asked(err error) error {
+	if errors.Is(err, errPromptAborted) {
+		err = runner.ErrAborted
+		if u.abandoned != nil {
+			u.abandoned()
 		}
-	}
-	if errors.Is(err, runner.ErrAborted) && u.abandoned != nil {
-		u.abandoned()
 	}
 	return err
 }
 
-func (u *runUI) runHuh(ctx context.Context, hp *huhPrompter, field huh.Field) error {
-	err := runForm(ctx, hp.s, field)
-	switch {
-	case err == nil:
-		return nil
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case errors.Is(err, huh.ErrUserAborted):
-		return runner.ErrAborted
-	}
-	return fmt.Errorf("prompt: %w", err)
-}
-
-func asker(q runner.Question) string { return "asked by " + q.Plugin }
-
-// Prompt implements runner.UI: q.Default is a placeholder, and an empty
+// Prompt implements runner.UI: q.Default is the placeholder, and an empty
 // answer is returned as such (the runner maps it to the plugin's default).
 func (u *runUI) Prompt(ctx context.Context, q runner.Question) (string, error) {
-	var v string
-	err := u.ask(ctx, func() huh.Field {
-		return inputField(u.io, q.Message, asker(q), q.Default, &v, q.Validate)
-	}, func() (err error) {
-		v, err = u.prompter.Input(q.Message, asker(q), "", q.Validate)
-		return err
-	})
-	if err == nil {
-		shown := termsafe.Escape(v)
-		if v == "" {
-			shown = q.Default
-		}
-		printAnswered(u.io, q.Plugin, q.Message, shown)
-	}
-	return v, err
+	u.Pause()
+	v, err := u.prompter.Input(ctx, question(q), q.Default, q.Validate)
+	return v, u.asked(err)
 }
 
 // Confirm implements runner.UI.
 func (u *runUI) Confirm(ctx context.Context, q runner.Question, def bool) (bool, error) {
-	v := def
-	err := u.ask(ctx, func() huh.Field {
-		return confirmField(q.Message, asker(q), &v)
-	}, func() (err error) {
-		v, err = u.prompter.Confirm(q.Message, asker(q), def)
-		return err
-	})
-	if err == nil {
-		printAnswered(u.io, q.Plugin, q.Message, yesNo(v))
-	}
-	return v, err
+	u.Pause()
+	v, err := u.prompter.Confirm(ctx, question(q), def)
+	return v, u.asked(err)
 }
 
 // Select implements runner.UI.
 func (u *runUI) Select(ctx context.Context, q runner.Question, options []string, def int) (int, error) {
-	v := def
-	err := u.ask(ctx, func() huh.Field {
-		return selectField(q.Message, asker(q), options, &v)
-	}, func() (err error) {
-		v, err = u.prompter.Select(q.Message, asker(q), options, def)
-		return err
-	})
-	if err == nil && v >= 0 && v < len(options) {
-		printAnswered(u.io, q.Plugin, q.Message, options[v])
-	}
-	return v, err
+	u.Pause()
+	v, err := u.prompter.Select(ctx, question(q), options, def)
+	return v, u.asked(err)
 }
 
-// MultiSelect implements runner.UI.
+// MultiSelect implements runner.UI. The Prompter leaves no answered line
+// for a multi-select: the chosen options are it.
 func (u *runUI) MultiSelect(ctx context.Context, q runner.Question, options []string, defaults []int) ([]int, error) {
-	var v []int
-	err := u.ask(ctx, func() huh.Field {
-		return multiSelectField(u.io, q.Message, asker(q), options, defaults, &v, nil)
-	}, func() (err error) {
-		v, err = u.prompter.MultiSelect(q.Message, asker(q), options, defaults, nil)
-		return err
-	})
+	u.Pause()
+	v, err := u.prompter.MultiSelect(ctx, question(q), options, defaults, nil)
 	if err == nil {
 		printAnswered(u.io, q.Plugin, q.Message, pickedList(options, v))
 	}
-	return v, err
+	return v, u.asked(err)
 }
 
 // Progress implements runner.UI: a bar with its percentage when the plugin

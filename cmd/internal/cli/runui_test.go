@@ -114,6 +114,14 @@ printf '%s\n' '{"type":"output","text":"finished\n"}'
 ask '{"type":"prompt","id":"4","message":"Last words?"}'
 `
 
+// askAnswers is what askPlugin receives when the user answers Ada, yes and
+// prod, and lets the prompt timeout withdraw the last question.
+const askAnswers = `{"type":"response","id":"1","value":"Ada"}
+{"type":"response","id":"2","value":true}
+{"type":"response","id":"3","value":"prod"}
+{"type":"cancel","id":"4","reason":"timeout"}
+`
+
 func installAsk(t *testing.T) (*runFixture, string) {
 	f := newRunFixture(t)
 	f.install("fledge-plugin-ask", "fledge-v1", map[string]string{"ask": "bin/ask"}, map[string]string{"bin/ask": askPlugin}, manifest.Capabilities{})
@@ -146,13 +154,8 @@ func TestTerminalQuestionsAndPromptTimeout(t *testing.T) {
 		t.Errorf("stdout = %q", got)
 	}
 	data, _ := os.ReadFile(answers)
-	want := `{"type":"response","id":"1","value":"Ada"}
-{"type":"response","id":"2","value":true}
-{"type":"response","id":"3","value":"prod"}
-{"type":"cancel","id":"4","reason":"timeout"}
-`
-	if string(data) != want {
-		t.Errorf("answers:\n%s\nwant:\n%s", data, want)
+	if string(data) != askAnswers {
+		t.Errorf("answers:\n%s\nwant:\n%s", data, askAnswers)
 	}
 }
 

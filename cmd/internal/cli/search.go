@@ -59,8 +59,8 @@ contain every word of the query (all plugins without one), narrowed by
 
 The registry is the index at $FLEDGE_REGISTRY_URL or registry.url in
 config.toml; without one, GitHub repositories with the fledge-plugin topic
-(at $FLEDGE_GITHUB_API, authenticated with $GH_TOKEN or $GITHUB_TOKEN when
-set). The trust tier shown is fledge's own, computed from the repository.
+(at $FLEDGE_GITHUB_API, authenticated with $FLEDGE_GITHUB_TOKEN, $GITHUB_TOKEN
+or $GH_TOKEN when set). The trust tier shown is fledge's own, computed from the repository.
 With --interactive, pick one on the terminal to install.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Query.Text = strings.Join(args, " ")
@@ -216,7 +216,7 @@ func searchPick(ctx context.Context, f *Factory, results []searchResultJSON) err
 	for i, r := range results {
 		options[i] = fmt.Sprintf("%-40s [%s]  %s", cell(r.Source, searchSourceWidth), r.TrustTier, cell(r.DescriptionText, searchDescTTYWidth))
 	}
-	i, err := f.Prompter.Select("Select a plugin to install", "enter installs it; Esc cancels", options, 0)
+	i, err := f.Prompter.Select(ctx, Question{Title: "Select a plugin to install", Description: "enter installs it; Esc cancels"}, options, 0)
 	if errors.Is(err, errPromptAborted) {
 		fmt.Fprintln(f.IO.ErrOut, "Cancelled.")
 		return nil
@@ -287,7 +287,7 @@ func toSearchJSON(e registry.Entry, trusted registry.TrustConfig, githubBase str
 		ClaimedTrustTier: termsafe.Escape(e.ClaimedTier),
 		Repo:             termsafe.Escape(e.Repo),
 		Source:           termsafe.Escape(registry.InstallSource(e, githubBase)),
-		Install:          termsafe.Escape(registry.InstallHint(e, githubBase)),
+		Install:          termsafe.Escape(commandLine("plugins", "install", registry.InstallSource(e, githubBase))),
 		UpdatedAt:        updated,
 		DefaultBranch:    termsafe.Escape(e.DefaultBranch),
 	}
@@ -335,7 +335,7 @@ func registryError(err error, o registry.Options) error {
 		var hint string
 		switch {
 		case registry.IsRateLimited(err) && o.Token == "":
-			hint = "set GH_TOKEN or GITHUB_TOKEN to raise GitHub's rate limit"
+			hint = "set " + registry.TokenEnvText + " to raise GitHub's rate limit"
 		case registry.IsRateLimited(err):
 			hint = "wait for GitHub's rate limit to reset"
 		case o.RegistryURL != "":

@@ -36,7 +36,7 @@ func TestSearchInteractiveInstallsThePick(t *testing.T) {
 	f.env["FLEDGE_REGISTRY_URL"] = writeIndex(t, idx)
 
 	// Esc at the picker installs nothing.
-	p := newFakePrompter(t, promptStep{kind: "select", title: "Select a plugin to install", err: errPromptAborted})
+	p := newMockPrompter(t, promptStep{kind: "select", title: "Select a plugin to install", err: errPromptAborted})
 	code, _, errOut := f.fledgeOnTerminal(p, "plugins", "search", "--interactive")
 	if code != 0 || !strings.Contains(errOut, "Cancelled.") {
 		t.Fatalf("cancel: exit %d stderr %q", code, errOut)
@@ -45,7 +45,7 @@ func TestSearchInteractiveInstallsThePick(t *testing.T) {
 		t.Fatalf("a cancelled pick wrote plugins.toml: %v", err)
 	}
 
-	p = newFakePrompter(t, promptStep{kind: "select", title: "Select a plugin to install", answer: 1})
+	p = newMockPrompter(t, promptStep{kind: "select", title: "Select a plugin to install", answer: 1})
 	code, out, errOut := f.fledgeOnTerminal(p, "plugins", "search", "-i")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)

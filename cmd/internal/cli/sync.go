@@ -61,7 +61,7 @@ type syncDoc struct {
 }
 
 func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
-	in, _, err := newInstaller(f, opts.consentFlags, true)
+	in, _, err := newInstaller(ctx, f, opts.consentFlags, true)
 	if err != nil {
 		return err
 	}

@@ -137,7 +137,7 @@ func rustStatus(r install.UpdateResult) string {
 }
 
 func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
-	in, _, err := newInstaller(f, opts.consentFlags, !opts.DryRun)
+	in, _, err := newInstaller(ctx, f, opts.consentFlags, !opts.DryRun)
 	if err != nil {
 		return err
 	}

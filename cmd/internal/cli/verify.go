@@ -73,6 +73,7 @@ func verifyRun(f *Factory, opts *verifyOptions) error {
 			doc.Results = append(doc.Results, verifyResultJSON{Name: n, Status: install.VerifyError,
 				Modified: []string{}, Added: []string{}, Missing: []string{},
 				Error: toJSONError(err)})
+			doc.Summary.Failed++
 			continue
 		}
 		targets = append(targets, p)
@@ -85,12 +86,10 @@ func verifyRun(f *Factory, opts *verifyOptions) error {
 			j.Error = toJSONError(r.Err)
 		}
 		doc.Results = append(doc.Results, j)
-	}
-	for _, r := range doc.Results {
-		switch r.Status {
-		case install.VerifyModified, install.VerifyMissing, install.VerifyError:
+		switch {
+		case r.Failed():
 			doc.Summary.Failed++
-		case install.VerifyOK:
+		case r.Status == install.VerifyOK:
 			doc.Summary.OK++
 		}
 	}

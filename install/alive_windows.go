@@ -2,23 +2,7 @@
 
 package install
 
-import (
-	"os"
-	"os/exec"
-	"syscall"
-
-	"golang.org/x/sys/windows"
-)
-
-func setpgid(cmd *exec.Cmd) {}
-
-func killProcessGroup(pid int, sig syscall.Signal) error {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return err
-	}
-	return p.Kill()
-}
+import "golang.org/x/sys/windows"
 
 // processAlive reports whether a process with this pid is running. When
 // that cannot be told (access denied, say), it is assumed to be, so

@@ -1,0 +1,24 @@
+//go:build windows
+
+package procgroup
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+func isolate(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.CreationFlags |= syscall.CREATE_NEW_PROCESS_GROUP
+}
+
+// send ends p: Windows has no SIGINT or SIGTERM to send another process,
+// nor a way to signal a group.
+func send(p *os.Process, _ Signal, _ bool) error { return p.Kill() }
+
+func shell(command string) (string, []string) { return "cmd", []string{"/C", command} }
+
+func exitCode(st *os.ProcessState) (int, bool) { return st.ExitCode(), false }
