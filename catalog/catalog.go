@@ -148,7 +148,7 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, trust registry.TrustConfig, inst
 		}
 		seen[name] = true
 		if msg := manifest.CheckName(name); msg != "" {
-			c.Skipped = append(c.Skipped, Skipped{Plugin: p.Name, Command: termsafe.Escape(name),
+			c.Skipped = append(c.Skipped, Skipped{Plugin: p.Name, Command: name,
 				Reason: "its name " + msg + ", so it cannot be a tool"})
 			continue
 		}
