@@ -28,6 +28,10 @@ type Catalog struct {
 	Collisions []Collision
 	// Skipped lists recorded commands that are not tools, and why.
 	Skipped []Skipped
+	// Inputs are the files Load built it from (plugins.toml, config.toml,
+	// the installed plugin.toml it read), for a watcher to tell when it
+	// is out of date.
+	Inputs []string
 }
 
 // Tool is one installed command, callable by an agent.
@@ -97,13 +101,18 @@ func Load(paths home.Paths) (*Catalog, error) {
 		return nil, err
 	}
 	trust := registry.TrustConfig{Orgs: cfg.Trust.Orgs, Users: cfg.Trust.Users}
-	return Build(file, trust, func(plugin string) (*manifest.Manifest, error) {
-		data, err := manifest.ReadFile(filepath.Join(paths.PluginDir(plugin), manifest.FileName))
+	inputs := []string{paths.PluginsFile(), paths.ConfigFile()}
+	c := Build(file, trust, func(plugin string) (*manifest.Manifest, error) {
+		path := filepath.Join(paths.PluginDir(plugin), manifest.FileName)
+		inputs = append(inputs, path)
+		data, err := manifest.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
 		return manifest.Decode(data)
-	}), nil
+	})
+	c.Inputs = inputs
+	return c, nil
 }
 
 // Build builds the catalog of file's plugins. installed reads a plugin's

@@ -76,7 +76,7 @@ func run(ctx context.Context, f *Factory, args []string) int {
 // command.
 var builtins = map[string]bool{
 	"plugins": true, "plugin": true, "help": true, "completion": true, "completions": true,
-	"version": true, "__complete": true, "__completeNoDesc": true,
+	"version": true, "__complete": true, "__completeNoDesc": true, "mcp": true,
 }
 
 func isPluginCommand(arg string) bool {
@@ -182,7 +182,7 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 		newRecommendCmd(f),
 		newPublishCmd(f),
 	)
-	root.AddCommand(plugins)
+	root.AddCommand(plugins, newMCPCmd(f))
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" {

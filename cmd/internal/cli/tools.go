@@ -1,3 +1,5 @@
+//go:build !fledge_nomcp
+
 package cli
 
 import (
