@@ -334,4 +334,3 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
-

@@ -147,7 +147,9 @@ func TestGrantsEnforced(t *testing.T) {
 		files: map[string]string{"script.txt": `?{"type":"exec","id":"1","command":"echo hi"}` + "\n" +
 			`{"type":"output","text":"tried\n"}` + "\nexit 3\n"}})
 	cs := connect(t, e.server(func(o *mcpserver.Options) {
-		o.Hint = func(res *runner.Result, err error) string { return "grant it: fledge plugins grant " + res.Plugin + " exec" }
+		o.Hint = func(res *runner.Result, err error) string {
+			return "grant it: fledge plugins grant " + res.Plugin + " exec"
+		}
 	}), nil)
 
 	res := call(t, cs, "noexec", map[string]any{"args": []string{"exec", "echo", "hi"}}, nil)
