@@ -70,8 +70,22 @@ type env struct {
 	log     *testutil.SyncBuffer
 }
 
+// sourcesSeen makes go test see the sources of the binaries TestMain
+// builds: it caches this package's results on its own dependencies and the
+// files its tests look at (only once m.Run has begun), so looking at them
+// makes any change to them run these tests again.
+var sourcesSeen = sync.OnceFunc(func() {
+	for _, pattern := range []string{"../cmd/fledge/*.go", "../cmd/internal/cli/*.go", "../runner/testdata/goplugin/*.go"} {
+		files, _ := filepath.Glob(pattern)
+		for _, f := range files {
+			_, _ = os.Stat(f)
+		}
+	}
+})
+
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	sourcesSeen()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -295,7 +296,12 @@ func TestProgressAndLog(t *testing.T) {
 	if res.IsError || text(res) != "ok\n" {
 		t.Fatalf("work: %v %q", res.IsError, text(res))
 	}
-	// Notifications sent before the result reach the client first.
+	// Notifications may be handled after the result arrives.
+	eventually(t, "the last progress notification", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(progress) > 0 && progress[len(progress)-1].Progress == 3 && len(logs) > 0
+	})
 	mu.Lock()
 	if g := strings.Join(logs, "|"); g != `warning fledge-plugin-work "careful"` {
 		t.Errorf("logs %q", g)
@@ -320,6 +326,7 @@ func TestProgressAndLog(t *testing.T) {
 	}
 
 	call(t, cs, "work", nil, nil)
+	time.Sleep(200 * time.Millisecond) // for a notification that should not come
 	mu.Lock()
 	defer mu.Unlock()
 	if len(progress) != n {
