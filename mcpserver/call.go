@@ -2,8 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -207,6 +205,3 @@ type jsonschemaObject struct {
 	Properties map[string]any `json:"properties"`
 	Required   []string       `json:"required,omitempty"`
 }
-
-var _ = json.Marshal
-var _ = errors.New

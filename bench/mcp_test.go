@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ---- what the agent commands cost ----
+
+// fledgeNoMCP is fledge built without the agent commands (by TestMain).
+var fledgeNoMCP string
+
+// BenchmarkStartupVersionNoMCP: fledge --version built without the agent
+// commands (tag fledge_nomcp), so without the MCP SDK and JSON Schema code
+// and their package initialisation: against BenchmarkStartupVersion, what
+// linking them costs every other command.
+func BenchmarkStartupVersionNoMCP(b *testing.B) {
+	e := newEnv(b)
+	for i := 0; i < b.N; i++ {
+		run(b, e.cmd(fledgeNoMCP, "--version"))
+	}
+}
+
+// BenchmarkPluginsRun: `fledge plugins run gp -- exit 0` from the shell,
+// the way a script (or an agent without MCP) calls a command.
+func BenchmarkPluginsRun(b *testing.B) {
+	e := goEnv(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run(b, e.cmd(fledgeBin, "plugins", "run", "gp", "--", "exit", "0"))
+	}
+}
+
+// BenchmarkMCPCall: one tools/call round trip of the same command to a
+// running `fledge mcp`, over its stdio, from the go-sdk client.
+func BenchmarkMCPCall(b *testing.B) {
+	e := goEnv(b)
+	c := e.cmd(fledgeBin, "mcp")
+	var stderr strings.Builder
+	c.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.CommandTransport{Command: c, TerminateDuration: 10 * time.Second}, nil)
+	if err != nil {
+		b.Fatalf("%v\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	args := map[string]any{"args": []string{"exit", "0"}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "gp", Arguments: args})
+		if err != nil || res.IsError {
+			b.Fatalf("call: %v %+v\n%s", err, res, stderr.String())
+		}
+	}
+}
