@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -177,6 +178,13 @@ func (s *Server) confirmDangerous(ctx context.Context, t *catalog.Tool, argv []s
 			fmt.Fprintf(&b, "\n  %d. \"%s\"", i+1, termsafe.Escape(a))
 		}
 	}
+	// As long as a plugin's question may wait for its answer.
+	wait := s.opts.Runner.Timeouts.Prompt
+	if wait <= 0 {
+		wait = runner.DefaultPromptTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
 	res, err := ss.Elicit(ctx, &mcp.ElicitParams{
 		Message: b.String(),
 		RequestedSchema: &jsonschemaObject{
@@ -188,6 +196,8 @@ func (s *Server) confirmDangerous(ctx context.Context, t *catalog.Tool, argv []s
 		},
 	})
 	switch {
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return failure("", nil, CodeApprovalRequired, fmt.Sprintf("%s; it was not confirmed within %s, so it did not run", what, wait), "")
 	case err != nil && ctx.Err() != nil:
 		return failure("", nil, runner.CodeInterrupted, "the call was cancelled while waiting for confirmation", "")
 	case err != nil:

@@ -250,6 +250,17 @@ func TestDangerous(t *testing.T) {
 		}
 	}
 
+	// A confirmation left unanswered waits as long as a question would.
+	silent := func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	patient := e.server(func(o *mcpserver.Options) { o.Runner.Timeouts.Prompt = 300 * time.Millisecond })
+	res = call(t, connect(t, patient, &mcp.ClientOptions{ElicitationHandler: silent}), "wipe", args, nil)
+	if !res.IsError || errorCode(res) != mcpserver.CodeApprovalRequired || !strings.Contains(text(res), "not confirmed within 300ms") || ran() {
+		t.Errorf("unanswered: %v %s %q", res.IsError, errorCode(res), text(res))
+	}
+
 	never := &elicitations{answer: func(*mcp.ElicitParams) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "decline"} }}
 	allow := e.server(func(o *mcpserver.Options) { o.AllowDangerous = true })
 	res = call(t, connect(t, allow, &mcp.ClientOptions{ElicitationHandler: never.handler}), "wipe", args, nil)
