@@ -10,7 +10,7 @@ import (
 	"github.com/corvidlabs/fledge-go/registry"
 )
 
-func oneTool(t *testing.T, args []manifest.Arg) *Tool {
+func oneTool(t testing.TB, args []manifest.Arg) *Tool {
 	t.Helper()
 	f := &lockfile.File{Plugins: []lockfile.Plugin{{
 		Name: "fledge-plugin-x", Commands: []string{"x"},
