@@ -62,7 +62,11 @@ END {
   row("figure", "fledge", "baseline", "ratio")
   print "|------------------------------------------|------------------|--------------------------------------|------------------------|"
   timed("start-up: --version", "StartupVersion", "StartupTrivial", "(trivial Go)")
-  timed("start-up: --version, MCP code linked", "StartupVersion", "StartupVersionNoMCP", "(built without it)")
+  if (("StartupMCPLinked", "ms-linked") in m && ("StartupMCPLinked", "ms-without") in m)
+    row("start-up: --version, MCP code linked", sprintf("%.2f ms", m["StartupMCPLinked", "ms-linked"]),
+        sprintf("%.2f ms (built without it)", m["StartupMCPLinked", "ms-without"]),
+        sprintf("%.2fx (%+.2f ms)", m["StartupMCPLinked", "ms-linked"] / m["StartupMCPLinked", "ms-without"],
+                m["StartupMCPLinked", "ms-linked"] - m["StartupMCPLinked", "ms-without"]))
   timed("mcp tools/call round trip", "MCPCall", "PluginsRun", "(fledge plugins run)")
   timed("list --json, 1 plugin", "ListJSON/plugins=1", "StartupVersion", "(--version)")
   timed("list --json, 100 plugins", "ListJSON/plugins=100", "StartupVersion", "(--version)")
