@@ -26,7 +26,13 @@ const (
 // handler is the tools/call handler of t.
 func (s *Server) handler(t *catalog.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.mu.Lock()
+		if s.closing {
+			s.mu.Unlock()
+			return failure("", nil, runner.CodeInterrupted, "fledge mcp is shutting down", ""), nil
+		}
 		s.calls.Add(1)
+		s.mu.Unlock()
 		defer s.calls.Done()
 		// The call ends when the client cancels it or the server stops.
 		ctx, cancel := context.WithCancel(ctx)

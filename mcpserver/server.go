@@ -64,7 +64,8 @@ type Server struct {
 	inputs []string          // the files the catalog was built from
 	digest string            // of inputs, taken before they were read
 
-	calls sync.WaitGroup
+	calls   sync.WaitGroup
+	closing bool // under mu: no call may start
 	// stop ends every call when the server shuts down.
 	stop       context.Context
 	stopCalls  context.CancelFunc
@@ -124,7 +125,8 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Run serves one session over t (stdio, or in memory) until the client
 // hangs up or ctx ends, watching the catalog meanwhile. It returns once
-// every call it started has ended.
+// every call it started has ended. A Server is run once (Run or
+// ServeHTTP): then it is shut down.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
@@ -137,6 +139,9 @@ func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 // Shutdown interrupts every call still running and waits for them to end
 // (the runner stops each plugin on its schedule).
 func (s *Server) Shutdown() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
 	s.stopCalls()
 	s.calls.Wait()
 }
