@@ -42,8 +42,10 @@
 //     that do not match the schema are refused before anything runs, as is
 //     a value holding a NUL byte, which argv cannot carry.
 //   - ReadOnly, the MCP readOnlyHint, is claimed only for a command that is
-//     not dangerous, of a plugin that speaks the protocol (so fledge stands
-//     between it and the system), is not granted exec and has no approved
-//     hooks. A plugin without the protocol runs as the user, with no grants
-//     in between, and is never read-only.
+//     not dangerous, of a plugin that speaks the protocol, is not granted
+//     exec and has no approved hooks: nothing fledge does for it changes
+//     anything outside its own store. It is a hint, as MCP says: a native
+//     plugin's own code runs as the user (SECURITY.md), and a plugin
+//     without the protocol has no grants in between at all, so it is never
+//     read-only.
 package catalog
