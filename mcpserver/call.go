@@ -54,7 +54,7 @@ func (s *Server) call(ctx context.Context, t *catalog.Tool, req *mcp.CallToolReq
 	if err != nil {
 		return failure("", nil, CodeInvalidArguments, err.Error(), "")
 	}
-	elicit := canElicit(req.Session)
+	elicit := !s.opts.NonInteractive && canElicit(req.Session)
 	if t.Dangerous && !s.opts.AllowDangerous {
 		if res := s.confirmDangerous(ctx, t, argv, req.Session, elicit); res != nil {
 			return res
@@ -171,7 +171,11 @@ func canElicit(ss *mcp.ServerSession) bool {
 func (s *Server) confirmDangerous(ctx context.Context, t *catalog.Tool, argv []string, ss *mcp.ServerSession, elicit bool) *mcp.CallToolResult {
 	what := fmt.Sprintf("tool %s runs %s of plugin %s, which its author marks dangerous (it has side effects worth confirming)", t.Name, t.Command, termsafe.Escape(t.Plugin))
 	if !elicit {
-		return failure("", nil, CodeApprovalRequired, what+"; this client cannot ask you to confirm it (it does not support elicitation), so fledge refuses to run it",
+		why := "this client cannot ask you to confirm it (it does not support elicitation)"
+		if s.opts.NonInteractive {
+			why = "the server was started not to ask (--ni)"
+		}
+		return failure("", nil, CodeApprovalRequired, what+"; "+why+", so fledge refuses to run it",
 			"to let dangerous tools run without asking, start the server with: fledge mcp --allow-dangerous")
 	}
 	var b strings.Builder

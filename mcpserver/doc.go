@@ -46,7 +46,8 @@
 //     the person abandoning the question, as Esc is on a terminal: the run
 //     is interrupted. Without elicitation the non-interactive rule applies
 //     (the default, or the question is cancelled) and the plugin sees
-//     FLEDGE_NON_INTERACTIVE=1.
+//     FLEDGE_NON_INTERACTIVE=1; so too under --ni, which also leaves a
+//     dangerous command to --allow-dangerous alone.
 //   - Logs go to the client as logging notifications (at the level it set)
 //     and to the server's own log; progress goes as progress notifications
 //     only when the call carried a progress token, at most every 50 ms and

@@ -194,6 +194,30 @@ func TestNoElicitation(t *testing.T) {
 	}
 }
 
+// TestNonInteractiveServer: a server started with --ni asks nothing, even
+// of a client that could answer: questions take their defaults, and a
+// dangerous command is refused.
+func TestNonInteractiveServer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dir := e.driver("fledge-plugin-ask", "ask", `?{"type":"confirm","id":"c","message":"Sure?","default":true}`+"\n", manifest.Capabilities{})
+	e.install(plugin{name: "fledge-plugin-danger", protocol: manifest.ProtocolV1,
+		commands: []command{{name: "wipe", binary: "bin/run", dangerous: true}}, files: map[string]string{"bin/run": shArgs}})
+	el := &elicitations{answer: func(*mcp.ElicitParams) *mcp.ElicitResult {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": false, "confirm": true}}
+	}}
+	cs := connect(t, e.server(func(o *mcpserver.Options) { o.NonInteractive = true }), &mcp.ClientOptions{ElicitationHandler: el.handler})
+	if res := call(t, cs, "ask", nil, nil); res.IsError || mustJSON(responses(t, dir)) != `[true]` {
+		t.Errorf("ask: %v %q, the plugin got %s", res.IsError, text(res), mustJSON(responses(t, dir)))
+	}
+	if res := call(t, cs, "wipe", nil, nil); !res.IsError || errorCode(res) != mcpserver.CodeApprovalRequired || !strings.Contains(text(res), "--ni") {
+		t.Errorf("wipe: %v %q", res.IsError, text(res))
+	}
+	if el.count() != 0 {
+		t.Errorf("%d elicitations under --ni", el.count())
+	}
+}
+
 // TestDangerous: a dangerous command is refused without a way to confirm
 // it, refused when the person declines, runs when they confirm what they
 // were shown (each argument, escaped), and runs without asking under

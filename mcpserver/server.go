@@ -37,6 +37,10 @@ type Options struct {
 	Runner runner.Runner
 	// AllowDangerous runs dangerous commands without asking.
 	AllowDangerous bool
+	// NonInteractive never asks the person anything (--ni): plugins'
+	// questions take the non-interactive rule, and a dangerous command
+	// runs only under AllowDangerous.
+	NonInteractive bool
 	// Timeout bounds every call (DefaultTimeout when zero); a call may ask
 	// for less.
 	Timeout time.Duration

@@ -54,7 +54,7 @@ With --http it serves streamable HTTP at http://ADDR/mcp instead.
                      ask for less with _meta "fledge/timeout"
 
 Plugin questions are asked through the client (elicitation) when it can;
-otherwise they take their defaults or are cancelled, as with --ni.`,
+otherwise, or under --ni, they take their defaults or are cancelled.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return mcpRun(c.Context(), f, opts)
@@ -111,6 +111,7 @@ func mcpRun(ctx context.Context, f *Factory, opts *mcpOptions) error {
 		Paths: paths, Version: f.Version,
 		Runner:         runner.Runner{Environ: base.Environ, Getwd: base.Getwd, UserHome: base.UserHome, Timeouts: base.Timeouts, Stderr: f.IO.ErrOut},
 		AllowDangerous: opts.AllowDangerous,
+		NonInteractive: f.IO.NonInteractive(),
 		Timeout:        timeout,
 		Log:            f.IO.ErrOut,
 		Prepare:        func() error { return recoverInterrupted(f, paths, store) },
