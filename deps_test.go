@@ -40,6 +40,8 @@ func TestImportRules(t *testing.T) {
 		{"", []string{module + "/cmd/"}, "nothing imports cmd"},
 		{"", []string{"github.com/spf13/cobra", "charm.land/", "github.com/charmbracelet/"}, "cobra and huh live only under cmd"},
 		{"runner", []string{module + "/install"}, "runner never imports install"},
+		{"runner", []string{"github.com/modelcontextprotocol/"}, "the MCP SDK lives in mcpserver"},
+		{"catalog", []string{"github.com/modelcontextprotocol/"}, "the tool catalog is data: serving it is mcpserver's"},
 		{"manifest", []string{module + "/"}, "manifest is a leaf (but for termsafe, whose classifier decides which hooks can be shown)"},
 		{"termsafe", []string{module + "/"}, "termsafe is a leaf"},
 		{"internal/bounded", []string{module + "/"}, "the bounded reader is a leaf that leaves may use"},

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Every fledge performance figure next to its baseline, measured in the same
 # run, and the ratio:
-#   start-up     fledge --version vs a trivial Go program; plugins list --json
-#                with 1, 100 and 1,000 plugins vs fledge --version
+#   start-up     fledge --version vs a trivial Go program, and vs fledge built
+#                without the agent commands (MCP SDK, JSON Schema); plugins list
+#                --json with 1, 100 and 1,000 plugins vs fledge --version
+#   mcp          a tools/call round trip to a running fledge mcp vs fledge
+#                plugins run of the same command
 #   install      install of a file:// plugin repo (20 commits) vs
 #                git clone --depth 1 of it; a warm reinstall (--force)
 #   command      fledge <command> vs exec'ing the plugin directly; fledge
@@ -59,6 +62,12 @@ END {
   row("figure", "fledge", "baseline", "ratio")
   print "|------------------------------------------|------------------|--------------------------------------|------------------------|"
   timed("start-up: --version", "StartupVersion", "StartupTrivial", "(trivial Go)")
+  if (("StartupMCPLinked", "ms-linked") in m && ("StartupMCPLinked", "ms-without") in m)
+    row("start-up: --version, MCP code linked", sprintf("%.2f ms", m["StartupMCPLinked", "ms-linked"]),
+        sprintf("%.2f ms (built without it)", m["StartupMCPLinked", "ms-without"]),
+        sprintf("%.2fx (%+.2f ms)", m["StartupMCPLinked", "ms-linked"] / m["StartupMCPLinked", "ms-without"],
+                m["StartupMCPLinked", "ms-linked"] - m["StartupMCPLinked", "ms-without"]))
+  timed("mcp tools/call round trip", "MCPCall", "PluginsRun", "(fledge plugins run)")
   timed("list --json, 1 plugin", "ListJSON/plugins=1", "StartupVersion", "(--version)")
   timed("list --json, 100 plugins", "ListJSON/plugins=100", "StartupVersion", "(--version)")
   timed("list --json, 1,000 plugins", "ListJSON/plugins=1000", "StartupVersion", "(--version)")

@@ -66,6 +66,7 @@ func testMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	tmpRoot, _ = filepath.EvalSymlinks(dir)
 	fledgeBin = filepath.Join(tmpRoot, "fledge")
+	fledgeNoMCP = filepath.Join(tmpRoot, "fledge-nomcp")
 	trivial = filepath.Join(tmpRoot, "trivial")
 	goPlugin = filepath.Join(tmpRoot, "goplugin")
 	if err := os.WriteFile(filepath.Join(tmpRoot, "trivial.go"), []byte(trivialSrc), 0o644); err != nil {
@@ -76,6 +77,7 @@ func testMain(m *testing.M) int {
 		// fledge is built as releases are (.goreleaser.yaml): static,
 		// which saves the dynamic loader's work on every start.
 		append(releaseFlags, "-o", fledgeBin, "../cmd/fledge"),
+		append(releaseFlags, "-tags", "fledge_nomcp", "-o", fledgeNoMCP, "../cmd/fledge"),
 		{"-o", goPlugin, "../runner/testdata/goplugin"},
 		{"-o", trivial, filepath.Join(tmpRoot, "trivial.go")},
 	}, wasmBuilds()...) {

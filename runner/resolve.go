@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/corvidlabs/fledge-go/binfmt"
@@ -47,10 +48,30 @@ func (t *Target) Grants() manifest.Capabilities { return t.Entry.Capabilities }
 // holding its entry (for advice that names it); its other fields may be
 // empty.
 func Resolve(paths home.Paths, command string) (*Target, error) {
+	return resolveIn(paths, "", command)
+}
+
+// resolveIn is Resolve, but when plugin is not empty the command must be
+// one that plugins.toml records for that plugin: two plugins may record
+// the same command (in a file fledge did not write), and a tool catalog
+// names each.
+func resolveIn(paths home.Paths, plugin, command string) (*Target, error) {
 	store := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock())
-	entry, ok, err := store.CommandOwner(command, paths.CommandIndexFile())
+	var entry *lockfile.Plugin
+	var ok bool
+	var err error
+	if plugin == "" {
+		entry, ok, err = store.CommandOwner(command, paths.CommandIndexFile())
+	} else if lf, lerr := store.Load(); lerr != nil {
+		err = lerr
+	} else if entry, ok = lf.Get(plugin); ok {
+		ok = slices.Contains(entry.Commands, command)
+	}
 	if err != nil {
 		return nil, &Error{Code: CodeStateCorrupt, Err: err}
+	}
+	if !ok && plugin != "" {
+		return nil, &Error{Code: CodeUnknownCommand, Err: fmt.Errorf("%w %q: plugin %s is not installed with it", ErrUnknownCommand, command, plugin)}
 	}
 	if !ok {
 		msg := "no installed plugin provides it"

@@ -96,6 +96,9 @@ type Limits struct {
 // Request is one invocation.
 type Request struct {
 	Command string
+	// Plugin, when set, is the installed plugin whose Command runs (the
+	// default is the plugin plugins.toml finds first for it).
+	Plugin string
 	// Args are passed verbatim: on argv, and in init for protocol plugins.
 	Args []string
 	// NonInteractive forbids questions even on a terminal (--ni); the
@@ -231,7 +234,7 @@ var errRunTimeout = errors.New("run timed out")
 func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	rr := r.withDefaults()
 	res := &Result{Command: req.Command, ExitCode: -1}
-	t, err := Resolve(rr.Paths, req.Command)
+	t, err := resolveIn(rr.Paths, req.Plugin, req.Command)
 	if t != nil {
 		res.Plugin = t.Entry.Name
 		res.Source = t.Entry.Source

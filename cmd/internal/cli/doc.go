@@ -3,7 +3,9 @@
 // JSON and table output, and the mapping from errors to exit codes.
 //
 // Commands are thin: each parses its flags into an options struct and calls
-// into install, runner, registry, publish, project, manifest or lockfile.
+// into install, runner, registry, publish, project, manifest, lockfile,
+// catalog or mcpserver (`plugins tools` and `mcp`; the fledge_nomcp build
+// tag leaves those two out, for the benchmark of what they cost start-up).
 // Every --json document is a superset of the Rust fledge 1.7.2's for the
 // same command (rust_json_test.go checks each against Rust's, field by
 // field), and the command tree accepts what Rust users type (plugin,

@@ -133,6 +133,7 @@ func TestJSONFieldSets(t *testing.T) {
 		{name: "info", args: []string{"plugins", "info", "gold", "--json"}},
 		{name: "grant", args: []string{"plugins", "grant", "gold", "metadata", "--json"}},
 		{name: "revoke", args: []string{"plugins", "revoke", "gold", "metadata", "--json"}},
+		{name: "tools", args: []string{"plugins", "tools", "--json"}},
 		{name: "update", args: []string{"plugins", "update", "--json"}, before: func() {
 			repo("acme/fledge-plugin-plain", plain("fledge-plugin-plain", "1.1.0"), "v1.1.0")
 			repo("acme/fledge-plugin-gold", map[string]string{"NEWS": "more\n"}, "")

@@ -79,7 +79,7 @@ func run(ctx context.Context, f *Factory, args []string) int {
 // command.
 var builtins = map[string]bool{
 	"plugins": true, "plugin": true, "help": true, "completion": true, "completions": true,
-	"version": true, "__complete": true, "__completeNoDesc": true,
+	"version": true, "__complete": true, "__completeNoDesc": true, "mcp": true,
 }
 
 func isPluginCommand(arg string) bool {
@@ -185,6 +185,7 @@ Complete commands and names with TAB:   source <(fledge completion bash)`,
 		newInfoCmd(f),
 		newValidateCmd(f),
 		newRunCmd(f),
+		newToolsCmd(f),
 		newSearchCmd(f),
 		newUpdateCmd(f),
 		newCreateCmd(f),
@@ -196,7 +197,7 @@ Complete commands and names with TAB:   source <(fledge completion bash)`,
 	pluginsHelp := newHelpCmd(f)
 	pluginsHelp.Hidden = true // works, as users expect; listed once, under fledge
 	plugins.AddCommand(pluginsHelp)
-	root.AddCommand(plugins, newCompletionCmd(f), newVersionCmd(f))
+	root.AddCommand(plugins, newCompletionCmd(f), newVersionCmd(f), newMCPCmd(f))
 	return root
 }
 

@@ -1,0 +1,213 @@
+package catalog
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+// Catalog is every installed command as a tool.
+type Catalog struct {
+	// Tools is sorted by Name; names are unique.
+	Tools []*Tool
+	// Collisions lists the commands more than one plugin provides, and
+	// the names their tools got instead, sorted by command.
+	Collisions []Collision
+	// Skipped lists recorded commands that are not tools, and why.
+	Skipped []Skipped
+	// Inputs are the files Load built it from (plugins.toml, config.toml,
+	// the installed plugin.toml it read), for a watcher to tell when it
+	// is out of date.
+	Inputs []string
+}
+
+// Tool is one installed command, callable by an agent.
+type Tool struct {
+	// Name is the tool's name: unique in the catalog, and a valid MCP tool
+	// name.
+	Name string
+	// Command is the command the runner runs; Plugin is the installed
+	// plugin that provides it.
+	Command string
+	Plugin  string
+	// Description is the command's description (its plugin's when it has
+	// none), as rendered text: no control, escape or bidi characters.
+	Description string
+	// Args are the declared positional arguments, in argv order; FreeForm
+	// is true when there are none and the tool takes a list of strings.
+	Args     []manifest.Arg
+	FreeForm bool
+	// Dangerous is the command's own flag: it has side effects worth
+	// confirming.
+	Dangerous bool
+	// Grants is what plugins.toml records as granted to the plugin: all
+	// that the runner will allow it.
+	Grants manifest.Capabilities
+	// Hooks names the plugin's approved hooks, sorted.
+	Hooks []string
+	// Tier is the plugin's trust tier.
+	Tier registry.Tier
+	// Runtime is "native" or "wasm"; Protocol is "fledge-v1", or "" for
+	// a plugin that runs with inherited stdio.
+	Runtime  string
+	Protocol string
+	// ReadOnly says nothing fledge grants lets the command change
+	// anything (see the package doc for what that does and does not
+	// promise).
+	ReadOnly bool
+	// InputSchema is the JSON Schema of the tool's arguments.
+	InputSchema *jsonschema.Schema
+
+	resolve func() (*jsonschema.Resolved, error)
+}
+
+// Collision is a command that more than one plugin provides.
+type Collision struct {
+	Command string
+	// Plugins are the providers, sorted; Tools the name each one's tool
+	// got, in the same order.
+	Plugins []string
+	Tools   []string
+}
+
+// Skipped is a recorded command that is not offered as a tool.
+type Skipped struct {
+	Plugin, Command, Reason string
+}
+
+// Load builds the catalog of what is installed under paths: plugins.toml,
+// config.toml (for trust tiers) and, where the record cannot say enough,
+// plugins' installed plugin.toml.
+func Load(paths home.Paths) (*Catalog, error) {
+	file, err := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock()).Load()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := config.Load(paths.ConfigFile())
+	if err != nil {
+		return nil, err
+	}
+	trust := registry.TrustConfig{Orgs: cfg.Trust.Orgs, Users: cfg.Trust.Users}
+	inputs := []string{paths.PluginsFile(), paths.ConfigFile()}
+	c := Build(file, trust, func(plugin string) (*manifest.Manifest, error) {
+		path := filepath.Join(paths.PluginDir(plugin), manifest.FileName)
+		inputs = append(inputs, path)
+		data, err := manifest.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		return manifest.Decode(data)
+	})
+	c.Inputs = inputs
+	return c, nil
+}
+
+// Build builds the catalog of file's plugins. installed reads a plugin's
+// installed plugin.toml; it is called only for live links and for records
+// without command details, and may be nil.
+func Build(file *lockfile.File, trust registry.TrustConfig, installed func(plugin string) (*manifest.Manifest, error)) *Catalog {
+	c := &Catalog{Tools: []*Tool{}, Collisions: []Collision{}, Skipped: []Skipped{}}
+	for i := range file.Plugins {
+		p := &file.Plugins[i]
+		c.addPlugin(p, trust, installed)
+	}
+	c.name()
+	return c
+}
+
+func (c *Catalog) addPlugin(p *lockfile.Plugin, trust registry.TrustConfig, installed func(string) (*manifest.Manifest, error)) {
+	details := p.CommandDetails
+	protocol, runtime := p.Protocol, p.Runtime
+	pluginDesc := p.Description
+	if (len(details) == 0 || p.Kind == lockfile.KindLocalLink) && installed != nil {
+		if m, err := installed(p.Name); err == nil {
+			details = m.Commands
+			protocol, runtime = m.Plugin.Protocol, m.Plugin.Runtime
+			if m.Plugin.Description != "" {
+				pluginDesc = m.Plugin.Description
+			}
+		}
+	}
+	if runtime == "" {
+		runtime = "native"
+	}
+	hooks := make([]string, 0, len(p.Hooks))
+	for h := range p.Hooks {
+		hooks = append(hooks, h)
+	}
+	sort.Strings(hooks)
+	tier := install.EntryTier(p, trust)
+	seen := map[string]bool{}
+	for _, name := range p.Commands {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if msg := manifest.CheckName(name); msg != "" {
+			c.Skipped = append(c.Skipped, Skipped{Plugin: p.Name, Command: name,
+				Reason: "its name " + msg + ", so it cannot be a tool"})
+			continue
+		}
+		var cmd manifest.Command
+		if i := slices.IndexFunc(details, func(d manifest.Command) bool { return d.Name == name }); i >= 0 {
+			cmd = details[i]
+		}
+		t := &Tool{
+			Command: name, Plugin: p.Name, Dangerous: cmd.Dangerous,
+			Grants: p.Capabilities, Hooks: hooks, Tier: tier,
+			Runtime: runtime, Protocol: protocol,
+		}
+		t.Description = termsafe.Text(strings.TrimSpace(cmd.Description))
+		if t.Description == "" {
+			t.Description = termsafe.Text(strings.TrimSpace(pluginDesc))
+		}
+		if t.Description == "" {
+			t.Description = fmt.Sprintf("Runs %s, a command of the fledge plugin %s.", name, p.Name)
+		}
+		t.Args = declared(cmd.Args)
+		t.FreeForm = len(t.Args) == 0
+		t.ReadOnly = !t.Dangerous && protocol == manifest.ProtocolV1 && !p.Capabilities.Exec && len(p.Hooks) == 0
+		t.InputSchema = inputSchema(t.Args)
+		s := t.InputSchema
+		t.resolve = sync.OnceValues(func() (*jsonschema.Resolved, error) { return s.Resolve(nil) })
+		c.Tools = append(c.Tools, t)
+	}
+}
+
+// declared is a command's args as a tool takes them: in order, each name
+// once (the first), none unnamed. validate refuses the rest, but a
+// plugins.toml may hold anything.
+func declared(args []manifest.Arg) []manifest.Arg {
+	out := []manifest.Arg{}
+	seen := map[string]bool{}
+	for _, a := range args {
+		if a.Name == "" || seen[a.Name] {
+			continue
+		}
+		seen[a.Name] = true
+		out = append(out, a)
+	}
+	return out
+}
+
+// Tool returns the tool named name.
+func (c *Catalog) Tool(name string) (*Tool, bool) {
+	i, ok := slices.BinarySearchFunc(c.Tools, name, func(t *Tool, n string) int { return strings.Compare(t.Name, n) })
+	if !ok {
+		return nil, false
+	}
+	return c.Tools[i], true
+}

@@ -1,0 +1,51 @@
+// Package catalog presents every installed plugin command as a typed tool,
+// for agents: the shape `fledge plugins tools` prints and `fledge mcp`
+// serves.
+//
+// It owns: reading plugins.toml (and config.toml for trust tiers, and a
+// plugin's installed plugin.toml where the record cannot say enough),
+// naming each tool, resolving name collisions between plugins, building
+// each tool's input JSON Schema from the command's typed args, and turning
+// a call's arguments into the command's argv.
+//
+// It does not own: running anything (package runner, which enforces the
+// recorded grants), or how a catalog is shown or served (cmd, mcpserver).
+//
+// # Decisions
+//
+//   - What a tool declares comes from what was approved: the command
+//     details recorded in plugins.toml at install. A live-linked plugin's
+//     edits show through (its installed plugin.toml is read), as do the
+//     details of a record the Rust fledge wrote, which has none. Only the
+//     commands plugins.toml records are tools: they are what the runner
+//     will run.
+//   - Names: a command's own name when no other plugin provides it (command
+//     names are already valid MCP tool names: letters, digits, '-', '_' and
+//     '.', at most 100 characters). A command two plugins provide (possible
+//     only in a plugins.toml fledge did not write: install refuses it) is
+//     named <plugin-short>.<command> for every provider, or
+//     <plugin>.<command> when that is taken too; a name still taken, or
+//     longer than 128 characters, ends in a hash of the plugin and command.
+//     The outcome depends only on the set of installed commands, never on
+//     their order, and every collision is reported.
+//   - Schemas: an object with one property per declared arg, in declaration
+//     order (which is the argv order), typed string, integer, number or
+//     boolean (any other declared type is taken as a string, and says so),
+//     the required ones listed, and no other properties. A command that
+//     declares no args takes one optional property, "args", an array of
+//     strings passed verbatim.
+//   - argv: each given arg in declaration order, stringified (seeds/003):
+//     a string as is, an integer in plain decimal, a number as the literal
+//     the caller sent, a boolean as true or false. An optional arg left out
+//     before one that is given holds its place as an empty string, since
+//     plugins read args by position; trailing ones are left off. Arguments
+//     that do not match the schema are refused before anything runs, as is
+//     a value holding a NUL byte, which argv cannot carry.
+//   - ReadOnly, the MCP readOnlyHint, is claimed only for a command that is
+//     not dangerous, of a plugin that speaks the protocol, is not granted
+//     exec and has no approved hooks: nothing fledge does for it changes
+//     anything outside its own store. It is a hint, as MCP says: a native
+//     plugin's own code runs as the user (SECURITY.md), and a plugin
+//     without the protocol has no grants in between at all, so it is never
+//     read-only.
+package catalog

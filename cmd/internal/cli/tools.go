@@ -1,0 +1,175 @@
+//go:build !fledge_nomcp
+
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/spf13/cobra"
+
+	"github.com/corvidlabs/fledge-go/catalog"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+type toolsOptions struct {
+	JSON bool
+}
+
+func newToolsCmd(f *Factory) *cobra.Command {
+	opts := &toolsOptions{}
+	cmd := &cobra.Command{
+		Use:   "tools",
+		Short: "List every installed command as a typed tool (what fledge mcp serves)",
+		Long: `List every installed plugin command as a tool an agent can call: its name, its
+arguments as a JSON Schema (from the command's typed args, in argv order),
+whether it is dangerous, and its plugin's grants, trust tier and runtime.
+'fledge mcp' serves exactly these tools.
+
+A command two plugins provide is named <plugin>.<command> for each of them
+(see the collisions); every other tool has its command's own name.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return toolsRun(f, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	return cmd
+}
+
+// toolJSON is one tool of `plugins tools --json`.
+type toolJSON struct {
+	Name        string             `json:"name"`
+	Command     string             `json:"command"`
+	Plugin      string             `json:"plugin"`
+	Description string             `json:"description"`
+	InputSchema *jsonschema.Schema `json:"input_schema"`
+	// FreeForm is true when the command declares no args and takes a
+	// list of strings.
+	FreeForm  bool     `json:"free_form"`
+	Dangerous bool     `json:"dangerous"`
+	ReadOnly  bool     `json:"read_only"`
+	TrustTier string   `json:"trust_tier"`
+	Runtime   string   `json:"runtime"`
+	Protocol  string   `json:"protocol"`
+	Grants    capsJSON `json:"grants"`
+	Hooks     []string `json:"hooks"`
+}
+
+type collisionJSON struct {
+	Command string   `json:"command"`
+	Plugins []string `json:"plugins"`
+	Tools   []string `json:"tools"`
+}
+
+type skippedJSON struct {
+	Plugin  string `json:"plugin"`
+	Command string `json:"command"`
+	Reason  string `json:"reason"`
+}
+
+type toolsDoc struct {
+	SchemaVersion int             `json:"schema_version"`
+	Tools         []toolJSON      `json:"tools"`
+	Collisions    []collisionJSON `json:"collisions"`
+	Skipped       []skippedJSON   `json:"skipped"`
+}
+
+func toolsRun(f *Factory, opts *toolsOptions) error {
+	_, paths, err := f.Lockfile()
+	if err != nil {
+		return err
+	}
+	c, err := catalog.Load(paths)
+	if err != nil {
+		return err
+	}
+	printCatalogNotes(f.IO.ErrOut, c)
+	if opts.JSON {
+		return writeJSON(f.IO.Out, toToolsDoc(c))
+	}
+	if len(c.Tools) == 0 {
+		fmt.Fprintln(f.IO.ErrOut, "No plugin commands installed. Install a plugin with: fledge plugins install <source>")
+		return nil
+	}
+	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tPLUGIN\tARGUMENTS\tFLAGS\tDESCRIPTION")
+	for _, t := range c.Tools {
+		var flags []string
+		if t.Dangerous {
+			flags = append(flags, "dangerous")
+		}
+		if t.ReadOnly {
+			flags = append(flags, "read-only")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, termsafe.Escape(t.Plugin), toolArgs(t),
+			strings.Join(flags, ","), oneLine(t.Description, 60))
+	}
+	return tw.Flush()
+}
+
+// printCatalogNotes says, on stderr, which commands collide and which are
+// not tools: the names an agent sees then differ from the commands.
+func printCatalogNotes(w io.Writer, c *catalog.Catalog) {
+	for _, col := range c.Collisions {
+		var named []string
+		for i, p := range col.Plugins {
+			named = append(named, fmt.Sprintf("%s (%s)", col.Tools[i], termsafe.Escape(p)))
+		}
+		fmt.Fprintf(w, "note: %d plugins provide command %s; their tools are %s\n", len(col.Plugins), col.Command, strings.Join(named, ", "))
+	}
+	for _, s := range c.Skipped {
+		fmt.Fprintf(w, "warning: %s: command %s is not offered as a tool: %s\n", termsafe.Escape(s.Plugin), termsafe.Escape(s.Command), termsafe.EscapeText(s.Reason))
+	}
+}
+
+// toolArgs shows a tool's arguments in argv order: name, ? when optional,
+// and the type unless it is a string.
+func toolArgs(t *catalog.Tool) string {
+	if t.FreeForm {
+		return "[args...]"
+	}
+	var parts []string
+	for _, a := range t.Args {
+		s := termsafe.Escape(a.Name)
+		if !a.Required {
+			s += "?"
+		}
+		if typ := t.InputSchema.Properties[a.Name].Type; typ != "string" {
+			s += ":" + typ
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// oneLine is the first line of s, cut to n characters.
+func oneLine(s string, n int) string {
+	s, _, _ = strings.Cut(termsafe.Line(s), "\n")
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func toToolsDoc(c *catalog.Catalog) toolsDoc {
+	doc := toolsDoc{SchemaVersion: SchemaVersion, Tools: []toolJSON{}, Collisions: []collisionJSON{}, Skipped: []skippedJSON{}}
+	for _, t := range c.Tools {
+		doc.Tools = append(doc.Tools, toolJSON{
+			Name: t.Name, Command: t.Command, Plugin: t.Plugin, Description: t.Description,
+			InputSchema: t.InputSchema, FreeForm: t.FreeForm, Dangerous: t.Dangerous, ReadOnly: t.ReadOnly,
+			TrustTier: string(t.Tier), Runtime: t.Runtime, Protocol: t.Protocol,
+			Grants: toCapsJSON(t.Grants), Hooks: t.Hooks,
+		})
+	}
+	for _, col := range c.Collisions {
+		doc.Collisions = append(doc.Collisions, collisionJSON{Command: col.Command, Plugins: col.Plugins, Tools: col.Tools})
+	}
+	for _, s := range c.Skipped {
+		doc.Skipped = append(doc.Skipped, skippedJSON{Plugin: s.Plugin, Command: s.Command, Reason: s.Reason})
+	}
+	return doc
+}

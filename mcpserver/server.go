@@ -1,0 +1,232 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/corvidlabs/fledge-go/catalog"
+	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+// Defaults.
+const (
+	// DefaultTimeout bounds a call when Options.Timeout is zero.
+	DefaultTimeout = 10 * time.Minute
+	// DefaultPoll is how often plugins.toml and config.toml are checked
+	// for changes.
+	DefaultPoll = time.Second
+)
+
+// Options configure a Server.
+type Options struct {
+	Paths   home.Paths
+	Version string
+	// Runner is the template of every call's runner: its environment,
+	// working directory, user home, timeouts and limits. Paths, Version,
+	// UI, streams and Interactive are set per call.
+	Runner runner.Runner
+	// AllowDangerous runs dangerous commands without asking.
+	AllowDangerous bool
+	// NonInteractive never asks the person anything (--ni): plugins'
+	// questions take the non-interactive rule, and a dangerous command
+	// runs only under AllowDangerous.
+	NonInteractive bool
+	// Timeout bounds every call (DefaultTimeout when zero); a call may ask
+	// for less.
+	Timeout time.Duration
+	// Log is the server's own log (stderr): plugins' logs and stderr,
+	// fledge's warnings, collisions.
+	Log io.Writer
+	// Prepare runs before the catalog is read and before each call
+	// (recovering what an interrupted fledge left half-changed). An error
+	// fails the call.
+	Prepare func() error
+	// Hint returns advice for a failed run, or "".
+	Hint func(*runner.Result, error) string
+	// Poll is how often the catalog's files are checked (DefaultPoll).
+	Poll time.Duration
+}
+
+// Server serves the installed commands as MCP tools.
+type Server struct {
+	opts Options
+	mcp  *mcp.Server
+	log  *logger
+
+	mu     sync.Mutex
+	tools  map[string]string // name → fingerprint of what was registered
+	inputs []string          // the files the catalog was built from
+	digest string            // of inputs, taken before they were read
+
+	calls   sync.WaitGroup
+	closing bool // under mu: no call may start
+	// stop ends every call when the server shuts down.
+	stop       context.Context
+	stopCalls  context.CancelFunc
+	watchStart sync.Once
+}
+
+// New builds the server and registers the current catalog.
+func New(opts Options) (*Server, error) {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = DefaultPoll
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	s := &Server{opts: opts, log: &logger{w: opts.Log}, tools: map[string]string{}}
+	s.stop, s.stopCalls = context.WithCancel(context.Background())
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "fledge", Title: "fledge plugins", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: "Each tool runs an installed fledge plugin command, with exactly the capabilities the user granted it. " +
+			"A tool's _meta names its plugin, trust tier and grants.",
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+			Logging: &mcp.LoggingCapabilities{},
+		},
+		SupportedProtocolVersions: handshakeVersions(),
+		Logger:                    slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err := s.Reload(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// handshakeVersions are the protocol versions the SDK speaks with the
+// initialize handshake (see the package doc).
+func handshakeVersions() []string {
+	var out []string
+	for _, v := range mcp.SupportedProtocolVersions() {
+		if v < "2026-07-28" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Len returns how many tools are served.
+func (s *Server) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tools)
+}
+
+// MCP returns the underlying SDK server.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Run serves one session over t (stdio, or in memory) until the client
+// hangs up or ctx ends, watching the catalog meanwhile. It returns once
+// every call it started has ended. A Server is run once (Run or
+// ServeHTTP): then it is shut down.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	s.startWatch(wctx)
+	err := s.mcp.Run(ctx, t)
+	s.Shutdown()
+	return err
+}
+
+// Shutdown interrupts every call still running and waits for them to end
+// (the runner stops each plugin on its schedule).
+func (s *Server) Shutdown() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.stopCalls()
+	s.calls.Wait()
+}
+
+// Reload rebuilds the catalog and registers what changed: new and changed
+// tools are added (replacing the old), removed ones removed. The SDK then
+// tells clients the list changed.
+func (s *Server) Reload() error {
+	if s.opts.Prepare != nil {
+		if err := s.opts.Prepare(); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	prev := s.inputs
+	s.mu.Unlock()
+	if prev == nil {
+		prev = []string{s.opts.Paths.PluginsFile(), s.opts.Paths.ConfigFile()}
+	}
+	// Digested before they are read: a change while they are read shows
+	// as a difference at the next poll, never as a catalog that looks
+	// current and is not.
+	digest := digestFiles(prev)
+	c, err := catalog.Load(s.opts.Paths)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !slices.Equal(prev, c.Inputs) {
+		digest = "" // other files now count: digest them at the next poll
+	}
+	s.inputs, s.digest = c.Inputs, digest
+	for _, col := range c.Collisions {
+		var named []string
+		for i, p := range col.Plugins {
+			named = append(named, fmt.Sprintf("%s (%s)", col.Tools[i], termsafe.Escape(p)))
+		}
+		s.log.printf("note: %d plugins provide command %s; their tools are %s\n", len(col.Plugins), col.Command, strings.Join(named, ", "))
+	}
+	for _, sk := range c.Skipped {
+		s.log.printf("warning: %s: command %s is not offered as a tool: %s\n", termsafe.Escape(sk.Plugin), termsafe.Escape(sk.Command), termsafe.EscapeText(sk.Reason))
+	}
+	seen := map[string]bool{}
+	for _, t := range c.Tools {
+		seen[t.Name] = true
+		mt := toMCPTool(t)
+		fp := fingerprint(mt, t)
+		if s.tools[t.Name] == fp {
+			continue
+		}
+		s.tools[t.Name] = fp
+		s.mcp.AddTool(mt, s.handler(t))
+	}
+	var gone []string
+	for name := range s.tools {
+		if !seen[name] {
+			gone = append(gone, name)
+			delete(s.tools, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
+	}
+	return nil
+}
+
+// logger is the server's own log: one line at a time, from any call.
+type logger struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *logger) printf(format string, a ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, format, a...)
+}
+
+func (l *logger) print(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	io.WriteString(l.w, s)
+}
