@@ -107,6 +107,9 @@ type Plugin struct {
 	// BuildCommand is the approved build command (the build hook or the
 	// auto-detected one), empty when none ran.
 	BuildCommand string `toml:"build_command,omitempty"`
+	// RegistryName is the registry name it was installed by (fledge
+	// plugins install NAME), which admin policies may name.
+	RegistryName string `toml:"registry_name,omitempty"`
 }
 
 // IsLocal reports whether the plugin came from a local directory.

@@ -195,3 +195,26 @@ func anyMatch(ps []pattern, ids []identity) (pattern, bool) {
 	}
 	return pattern{}, false
 }
+
+// RecordedSource is what the source rules see of an installed plugin's
+// record: the URL it was fetched from, or for a record without one (the
+// Rust fledge wrote none) its source, where owner/repo meant github.com; a
+// local plugin's directory; the registry name it was installed by.
+func RecordedSource(local bool, fetchedURL, source, registryName string) Source {
+	s := Source{Registry: registryName}
+	switch {
+	case local || filepath.IsAbs(source) || strings.HasPrefix(source, "./") || strings.HasPrefix(source, "../"):
+		if local || fetchedURL == "" {
+			s.Path = source
+			return s
+		}
+		s.URL = fetchedURL
+	case fetchedURL != "":
+		s.URL = fetchedURL
+	case strings.Count(source, "/") == 1 && !strings.Contains(source, ":"):
+		s.URL = "https://github.com/" + source
+	default:
+		s.URL = source
+	}
+	return s
+}
