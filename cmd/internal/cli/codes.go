@@ -10,6 +10,7 @@ import (
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
 
@@ -53,6 +54,8 @@ func classify(err error) string {
 		man    *install.InstalledManifestError
 	)
 	switch {
+	case errors.As(err, new(*policy.DeniedError)), errors.As(err, new(*policy.InvalidError)):
+		return CodePolicyDenied
 	case errors.As(err, &appr):
 		return CodeApprovalRequired
 	case errors.Is(err, errPromptAborted):
@@ -123,6 +126,10 @@ func hintFor(err error) string {
 		amb    *lockfile.AmbiguousError
 	)
 	switch {
+	case errors.As(err, new(*policy.InvalidError)):
+		return "ask whoever manages the policy to fix it; see what applies: " + commandLine("plugins", "policy")
+	case errors.As(err, new(*policy.DeniedError)):
+		return "the admin policy decides this, not a flag; see what it allows: " + commandLine("plugins", "policy")
 	case errors.As(err, &appr):
 		return "grant by name what it needs: " + strings.Join(appr.Missing, ", ")
 	case errors.As(err, &confl):

@@ -41,7 +41,7 @@ func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *co
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := config.Load(paths.ConfigFile())
+	cfg, pol, err := loadConfigAndPolicy(f, paths)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,7 +56,7 @@ func newInstaller(f *Factory, c consentFlags, ask bool) (*install.Installer, *co
 		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(f, r) }
 	}
 	return &install.Installer{
-		Paths: paths, Store: store, Trust: trustConfig(cfg),
+		Paths: paths, Store: store, Trust: policyTrust(f.IO.ErrOut, cfg, pol), Policy: pol, Journal: grantLog(f, paths),
 		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
 		Log: f.IO.ErrOut, Git: gitfetch.Options{Auth: githubAuth(f.Getenv), IdleTimeout: idle,
 			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,

@@ -180,6 +180,7 @@ Run an installed plugin's command with: fledge <command> [args...]`,
 		newSyncCmd(f),
 		newRecommendCmd(f),
 		newPublishCmd(f),
+		newPolicyCmd(f),
 	)
 	root.AddCommand(plugins)
 	root.InitDefaultCompletionCmd()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -222,6 +223,12 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 	if err := recoverInterrupted(f, paths, lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock())); err != nil {
 		return nil, nil, err
 	}
+	// The admin policy narrows what plugins.toml grants, at every run: a
+	// policy that cannot be read refuses to run anything.
+	cfg, pol, err := loadConfigAndPolicy(f, paths)
+	if err != nil {
+		return nil, nil, err
+	}
 	ui := newRunUI(f.IO, f.Prompter)
 	ui.draw = ui.draw && !opts.JSON // --json: no spinners, even on a terminal
 	ui.abandoned = f.interrupts.abandoned
@@ -237,6 +244,11 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 		Interactive: f.IO.CanPrompt() && !opts.NonInteractive,
 		Environ:     os.Environ,
 		Getwd:       os.Getwd,
+	}
+	if !pol.Empty() {
+		trust := policyTrust(io.Discard, cfg, pol)
+		r.Policy, r.Journal = pol, grantLog(f, paths)
+		r.Tier = func(p *lockfile.Plugin) string { return string(install.EntryTier(p, trust)) }
 	}
 	if h, err := os.UserHomeDir(); err == nil {
 		r.UserHome = h

@@ -19,13 +19,28 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
+	"github.com/corvidlabs/fledge-go/grantlog"
 )
 
 // TestMain lets the test binary act as fledge inside scripts: testscript
-// puts a copy named "fledge" on PATH, and that copy runs cli.Main.
+// puts a copy named "fledge" on PATH, and that copy runs cli.Main. Its
+// system policy is the file FLEDGE_TEST_SYSTEM_POLICY names (none when
+// unset, whatever this machine's /etc holds), and FLEDGE_TEST_KILL_AFTER_LOG
+// kills it with SIGKILL right after the grant log took a record and before
+// plugins.toml is written. Both are read by this test binary only.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"fledge": func() { os.Exit(cli.Main(os.Args[1:], cli.System(), "test")) },
+		"fledge": func() {
+			if os.Getenv("FLEDGE_TEST_KILL_AFTER_LOG") != "" {
+				grantlog.AfterAppend = func() {
+					if p, err := os.FindProcess(os.Getpid()); err == nil {
+						p.Kill()
+					}
+					select {}
+				}
+			}
+			os.Exit(cli.MainWithSystemPolicy(os.Args[1:], cli.System(), "test", os.Getenv("FLEDGE_TEST_SYSTEM_POLICY")))
+		},
 	})
 }
 
