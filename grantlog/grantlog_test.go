@@ -165,11 +165,12 @@ func TestVerifyNamesRemovedAndReordered(t *testing.T) {
 	check("second removed", []string{lines[0], lines[2], lines[3]}, ProblemRemoved, 3)
 	check("first removed", lines[1:], ProblemRemoved, 2)
 	check("last removed", lines[:3], ProblemTruncated, 4)
-	check("swapped", []string{lines[0], lines[2], lines[1], lines[3]}, ProblemRemoved, 3)
+	check("swapped", []string{lines[0], lines[2], lines[1], lines[3]}, ProblemReordered, 2)
 	rep, _ := VerifyReader(strings.NewReader(lines[0]+lines[2]+lines[1]+lines[3]), anchor)
-	if !strings.Contains(rep.Problems[1].Message, "reordered") {
+	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].Message, "record 2 is out of order: it is on line 3, after record 3") {
 		t.Errorf("swap: %+v", rep.Problems)
 	}
+	check("moved to the end", []string{lines[0], lines[2], lines[3], lines[1]}, ProblemReordered, 2)
 	check("duplicated", []string{lines[0], lines[1], lines[1], lines[2], lines[3]}, ProblemReordered, 2)
 }
 

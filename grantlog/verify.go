@@ -70,13 +70,17 @@ func VerifyReader(r io.Reader, anchor *lockfile.LogAnchor) (*Report, error) {
 		rep.Problems = append(rep.Problems, Problem{Kind: kind, Line: line, Record: seq, Message: fmt.Sprintf(format, a...)})
 	}
 	var (
-		prevHash string
-		prevSeq  int64
 		offset   int64
 		lastEnd  int64 // where the last committed record ends
 		lastSeq  int64
 		lastHash string
 		lineNo   int
+		maxSeq   int64
+		// hashes maps each record read to its hash, for the chain; gaps
+		// are numbers missing so far, which a later line may hold (then
+		// the log was reordered rather than cut).
+		hashes = map[int64]string{}
+		gaps   []gap
 	)
 	err := eachLine(r, func(line []byte, complete bool) error {
 		lineNo++
@@ -95,10 +99,9 @@ func VerifyReader(r io.Reader, anchor *lockfile.LogAnchor) (*Report, error) {
 		}
 		rec, err := decode(line)
 		if err != nil {
-			add(ProblemEdited, lineNo, prevSeq+1, "line %d (record %d, by position) was edited: it is not a record fledge wrote (%v)", lineNo, prevSeq+1, err)
-			prevSeq++
-			prevHash = Digest(line)
-			lastEnd, lastSeq, lastHash = offset, prevSeq, ""
+			add(ProblemEdited, lineNo, maxSeq+1, "line %d (record %d, by position) was edited: it is not a record fledge wrote (%v)", lineNo, maxSeq+1, err)
+			maxSeq++
+			lastEnd, lastSeq, lastHash = offset, maxSeq, ""
 			return nil
 		}
 		rep.Records++
@@ -107,22 +110,33 @@ func VerifyReader(r io.Reader, anchor *lockfile.LogAnchor) (*Report, error) {
 		} else if h, err := hashOf(rec); err != nil || h != rec.Hash {
 			add(ProblemEdited, lineNo, rec.Seq, "record %d (line %d) was edited: its contents do not match its hash", rec.Seq, lineNo)
 		}
-		switch want := prevSeq + 1; {
-		case rec.Seq > want:
-			add(ProblemRemoved, lineNo, rec.Seq, "%s missing before record %d (line %d): removed", span(want, rec.Seq-1), rec.Seq, lineNo)
-		case rec.Seq < want:
-			add(ProblemReordered, lineNo, rec.Seq, "record %d (line %d) comes after record %d: the log was reordered, or a record repeated", rec.Seq, lineNo, prevSeq)
-		case rec.Prev != prevHash:
-			if prevSeq == 0 {
-				add(ProblemRemoved, lineNo, rec.Seq, "record %d (line %d) is first, but chains to an earlier record: the log's beginning was removed or replaced", rec.Seq, lineNo)
+		switch {
+		case rec.Seq > maxSeq+1:
+			gaps = append(gaps, gap{from: maxSeq + 1, to: rec.Seq - 1, problem: len(rep.Problems)})
+			add(ProblemRemoved, lineNo, rec.Seq, "%s missing before record %d (line %d): removed", span(maxSeq+1, rec.Seq-1), rec.Seq, lineNo)
+		case rec.Seq <= maxSeq:
+			if g := findGap(gaps, rec.Seq); g != nil && g.from == g.to {
+				p := &rep.Problems[g.problem]
+				p.Kind, p.Record, p.Line = ProblemReordered, rec.Seq, lineNo
+				p.Message = fmt.Sprintf("record %d is out of order: it is on line %d, after record %d: the log was reordered", rec.Seq, lineNo, maxSeq)
+			} else if g != nil {
+				add(ProblemReordered, lineNo, rec.Seq, "record %d is out of order: it is on line %d, after record %d: the log was reordered", rec.Seq, lineNo, maxSeq)
 			} else {
-				add(ProblemReplaced, lineNo, prevSeq, "record %d (line %d) does not chain to record %d before it: record %d was replaced, or record %d's link edited", rec.Seq, lineNo, prevSeq, prevSeq, rec.Seq)
+				add(ProblemReordered, lineNo, rec.Seq, "record %d (line %d) comes again after record %d: a record was repeated", rec.Seq, lineNo, maxSeq)
 			}
+		}
+		if h, ok := hashes[rec.Seq-1]; ok && rec.Prev != h {
+			add(ProblemReplaced, lineNo, rec.Seq-1, "record %d (line %d) does not chain to record %d before it: record %d was replaced, or record %d's link edited", rec.Seq, lineNo, rec.Seq-1, rec.Seq-1, rec.Seq)
+		} else if rec.Seq == 1 && rec.Prev != "" {
+			add(ProblemRemoved, lineNo, rec.Seq, "record 1 (line %d) chains to an earlier record: the log's beginning was removed or replaced", lineNo)
 		}
 		if rec.LogBreak != "" {
 			add(ProblemBreak, lineNo, rec.Seq, "record %d (line %d) found the log altered before it: %s", rec.Seq, lineNo, rec.LogBreak)
 		}
-		prevSeq, prevHash = rec.Seq, rec.Hash
+		if _, dup := hashes[rec.Seq]; !dup {
+			hashes[rec.Seq] = rec.Hash
+		}
+		maxSeq = max(maxSeq, rec.Seq)
 		lastEnd, lastSeq, lastHash = offset, rec.Seq, rec.Hash
 		return nil
 	})
@@ -142,6 +156,21 @@ func VerifyReader(r io.Reader, anchor *lockfile.LogAnchor) (*Report, error) {
 		add(ProblemReplaced, 0, lastSeq, "the last record is record %d (%s), but plugins.toml's anchor names record %d (%s): it was replaced", lastSeq, lastHash, anchor.Records, anchor.Head)
 	}
 	return rep, nil
+}
+
+// gap is a run of record numbers missing where they were expected.
+type gap struct {
+	from, to int64
+	problem  int // its problem in Report.Problems
+}
+
+func findGap(gs []gap, seq int64) *gap {
+	for i := range gs {
+		if seq >= gs[i].from && seq <= gs[i].to {
+			return &gs[i]
+		}
+	}
+	return nil
 }
 
 func span(from, to int64) string {

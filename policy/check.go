@@ -121,18 +121,23 @@ func (s *Set) CheckTagAge(tag string, made, now time.Time) *Denial {
 	return nil
 }
 
-// FormatAge shows a duration as policies spell them: "72h", "90m", "3d12h".
+// FormatAge shows a duration as policies spell them: "72h" as "3d", "90m"
+// as "1h30m", 796h5m as "33d4h5m".
 func FormatAge(d time.Duration) string {
-	if d >= 24*time.Hour && d%(24*time.Hour) == 0 {
-		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	const day = 24 * time.Hour
+	if d >= day {
+		s := fmt.Sprintf("%dd", d/day)
+		if rest := d % day; rest > 0 {
+			s += FormatAge(rest)
+		}
+		return s
 	}
 	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
 	if strings.HasSuffix(s, "h0m") {
 		s = strings.TrimSuffix(s, "0m")
-	}
-	if s == "" {
-		return "0s"
 	}
 	return s
 }

@@ -287,7 +287,8 @@ func TestParseAge(t *testing.T) {
 			t.Errorf("%s: %v %v", in, got, err)
 		}
 	}
-	for d, want := range map[time.Duration]string{72 * time.Hour: "3d", 90 * time.Minute: "1h30m", 2 * time.Hour: "2h", 36 * time.Hour: "36h"} {
+	for d, want := range map[time.Duration]string{72 * time.Hour: "3d", 90 * time.Minute: "1h30m", 2 * time.Hour: "2h", 36 * time.Hour: "1d12h",
+		796*time.Hour + 5*time.Minute: "33d4h5m", 0: "0s", 30 * time.Second: "30s"} {
 		if got := FormatAge(d); got != want {
 			t.Errorf("FormatAge(%v) = %q, want %q", d, got, want)
 		}

@@ -146,8 +146,8 @@ func printGrantLogCheck(w io.Writer, g grantLogJSON) {
 
 // logDoc is audit --log (and --verify-log) --json.
 type logDoc struct {
-	SchemaVersion int               `json:"schema_version"`
-	Records       []grantlog.Record `json:"records,omitempty"`
+	SchemaVersion int                `json:"schema_version"`
+	Records       *[]grantlog.Record `json:"records,omitempty"`
 	// Unreadable counts committed lines that are not records (see
 	// --verify-log).
 	Unreadable *int          `json:"unreadable,omitempty"`
@@ -181,20 +181,20 @@ func auditLogRun(f *Factory, opts *auditOptions) error {
 		if err != nil {
 			return err
 		}
-		doc.Records = []grantlog.Record{}
+		recs := []grantlog.Record{}
 		bad, err := grantlog.Read(paths.GrantLog(), file.GrantLog, func(r grantlog.Record) error {
 			if r.Time.Before(since) || (opts.Plugin != "" && r.Plugin != opts.Plugin && lockfile.ShortName(r.Plugin) != lockfile.ShortName(opts.Plugin)) {
 				return nil
 			}
-			doc.Records = append(doc.Records, r)
+			recs = append(recs, r)
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		doc.Unreadable = &bad
+		doc.Records, doc.Unreadable = &recs, &bad
 		if !opts.JSON {
-			printLog(f, doc.Records, bad)
+			printLog(f, recs, bad)
 		}
 	}
 	if opts.JSON {
