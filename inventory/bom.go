@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -9,14 +10,12 @@ import (
 	"strings"
 	"time"
 
-	cdx "github.com/CycloneDX/cyclonedx-go"
-
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
 // SpecVersion is the CycloneDX version written.
-const SpecVersion = cdx.SpecVersion1_6
+const SpecVersion = "1.6"
 
 // Plugin is one installed plugin as the inventory describes it.
 type Plugin struct {
@@ -38,60 +37,113 @@ type Options struct {
 	Serial string
 }
 
+// The CycloneDX 1.6 JSON objects written, with the specification's field
+// names (cyclonedx-go's model is the reference; see doc.go).
+type (
+	// BOM is a CycloneDX bill of materials.
+	BOM struct {
+		Schema       string       `json:"$schema"`
+		BOMFormat    string       `json:"bomFormat"`
+		SpecVersion  string       `json:"specVersion"`
+		SerialNumber string       `json:"serialNumber"`
+		Version      int          `json:"version"`
+		Metadata     metadata     `json:"metadata"`
+		Components   []component  `json:"components"`
+		Dependencies []dependency `json:"dependencies"`
+	}
+	metadata struct {
+		Timestamp string     `json:"timestamp"`
+		Tools     tools      `json:"tools"`
+		Component *component `json:"component"`
+	}
+	tools struct {
+		Components []component `json:"components"`
+	}
+	component struct {
+		BOMRef             string        `json:"bom-ref,omitempty"`
+		Type               string        `json:"type"`
+		Name               string        `json:"name"`
+		Version            string        `json:"version,omitempty"`
+		Description        string        `json:"description,omitempty"`
+		Hashes             []hash        `json:"hashes,omitempty"`
+		PURL               string        `json:"purl,omitempty"`
+		ExternalReferences []externalRef `json:"externalReferences,omitempty"`
+		Properties         []property    `json:"properties,omitempty"`
+	}
+	hash struct {
+		Alg     string `json:"alg"`
+		Content string `json:"content"`
+	}
+	externalRef struct {
+		URL     string `json:"url"`
+		Comment string `json:"comment,omitempty"`
+		Type    string `json:"type"`
+	}
+	property struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	dependency struct {
+		Ref       string   `json:"ref"`
+		DependsOn []string `json:"dependsOn"`
+	}
+)
+
 // rootRef names the whole inventory, which every plugin is part of.
 const rootRef = "fledge-plugins"
 
-// BOM describes plugins.
-func BOM(plugins []Plugin, o Options) *cdx.BOM {
-	bom := cdx.NewBOM()
-	bom.SerialNumber = o.Serial
+// New describes plugins.
+func New(plugins []Plugin, o Options) *BOM {
+	bom := &BOM{
+		Schema: "http://cyclonedx.org/schema/bom-1.6.schema.json", BOMFormat: "CycloneDX", SpecVersion: SpecVersion,
+		SerialNumber: o.Serial, Version: 1,
+		Metadata: metadata{
+			Timestamp: o.Now.UTC().Format(time.RFC3339),
+			Tools:     tools{Components: []component{{Type: "application", Name: "fledge", Version: o.Version}}},
+			Component: &component{BOMRef: rootRef, Type: "application", Name: "fledge plugins",
+				Description: "the plugins installed in one fledge home"},
+		},
+		Components: []component{},
+	}
 	if bom.SerialNumber == "" {
 		bom.SerialNumber = randomSerial()
 	}
-	bom.Metadata = &cdx.Metadata{
-		Timestamp: o.Now.UTC().Format(time.RFC3339),
-		Tools: &cdx.ToolsChoice{Components: &[]cdx.Component{{
-			Type: cdx.ComponentTypeApplication, Name: "fledge", Version: o.Version,
-		}}},
-		Component: &cdx.Component{BOMRef: rootRef, Type: cdx.ComponentTypeApplication, Name: "fledge plugins",
-			Description: "the plugins installed in one fledge home"},
-	}
 	sorted := append([]Plugin(nil), plugins...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Entry.Name < sorted[j].Entry.Name })
-	components := []cdx.Component{}
 	refs := []string{}
 	for _, p := range sorted {
-		c := component(p)
-		components = append(components, c)
+		c := describe(p)
+		bom.Components = append(bom.Components, c)
 		refs = append(refs, c.BOMRef)
 	}
-	bom.Components = &components
-	bom.Dependencies = &[]cdx.Dependency{{Ref: rootRef, Dependencies: &refs}}
+	bom.Dependencies = []dependency{{Ref: rootRef, DependsOn: refs}}
 	return bom
 }
 
 // Write encodes bom as CycloneDX JSON.
-func Write(w io.Writer, bom *cdx.BOM) error {
-	return cdx.NewBOMEncoder(w, cdx.BOMFileFormatJSON).SetPretty(true).SetEscapeHTML(false).EncodeVersion(bom, SpecVersion)
+func (bom *BOM) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(bom)
 }
 
-func component(p Plugin) cdx.Component {
+func describe(p Plugin) component {
 	e := &p.Entry
-	c := cdx.Component{
-		BOMRef: "plugin:" + e.Name, Type: cdx.ComponentTypeApplication,
+	c := component{
+		BOMRef: "plugin:" + e.Name, Type: "application",
 		Name: e.Name, Version: e.Version, Description: e.Description,
-		PackageURL: purl(e),
+		PURL: purl(e),
 	}
 	if hex, ok := strings.CutPrefix(e.TreeHash, "fh1:"); ok && len(hex) == 64 {
-		c.Hashes = &[]cdx.Hash{{Algorithm: cdx.HashAlgoSHA256, Value: hex}}
+		c.Hashes = []hash{{Alg: "SHA-256", Content: hex}}
 	}
 	if e.URL != "" && !e.IsLocal() {
-		c.ExternalReferences = &[]cdx.ExternalReference{{URL: e.URL, Type: cdx.ERTypeVCS, Comment: "fetched at commit " + e.Commit}}
+		c.ExternalReferences = []externalRef{{URL: e.URL, Type: "vcs", Comment: "fetched at commit " + e.Commit}}
 	}
-	props := []cdx.Property{}
 	add := func(name, value string) {
 		if value != "" {
-			props = append(props, cdx.Property{Name: "fledge:" + name, Value: value})
+			c.Properties = append(c.Properties, property{Name: "fledge:" + name, Value: value})
 		}
 	}
 	kind := e.Kind
@@ -119,20 +171,20 @@ func component(p Plugin) cdx.Component {
 	for _, cmd := range e.Commands {
 		add("command", cmd)
 	}
-	capProps := func(prefix string, caps manifest.Capabilities) {
+	caps := func(prefix string, cs manifest.Capabilities) {
 		for _, k := range manifest.AllCapabilities {
-			v := fmt.Sprint(caps.Has(k))
+			v := fmt.Sprint(cs.Has(k))
 			if k == manifest.CapFilesystem {
-				v = caps.Filesystem
-				if !caps.Has(k) {
-					v = "none"
+				v = "none"
+				if cs.Has(k) {
+					v = cs.Filesystem
 				}
 			}
 			add(prefix+string(k), v)
 		}
 	}
-	capProps("granted:", e.Capabilities)
-	capProps("requested:", e.Requested)
+	caps("granted:", e.Capabilities)
+	caps("requested:", e.Requested)
 	hooks := make([]string, 0, len(e.Hooks))
 	for h := range e.Hooks {
 		hooks = append(hooks, h)
@@ -146,7 +198,6 @@ func component(p Plugin) cdx.Component {
 	for _, d := range p.PolicyDenied {
 		add("policy_denied", d)
 	}
-	c.Properties = &props
 	return c
 }
 

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	cdx "github.com/CycloneDX/cyclonedx-go"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -72,8 +74,8 @@ var plugins = []Plugin{
 func TestBOMValidatesAgainstTheSchema(t *testing.T) {
 	s := schema(t)
 	var out bytes.Buffer
-	bom := BOM(plugins, Options{Version: "1.2.3", Now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)})
-	if err := Write(&out, bom); err != nil {
+	bom := New(plugins, Options{Version: "1.2.3", Now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)})
+	if err := bom.Write(&out); err != nil {
 		t.Fatal(err)
 	}
 	if err := validate(t, s, out.Bytes()); err != nil {
@@ -118,11 +120,40 @@ func TestBOMValidatesAgainstTheSchema(t *testing.T) {
 	}
 }
 
+// What this package writes is what cyclonedx-go, the reference model,
+// reads and writes back: the same document, field for field, so nothing is
+// misnamed or outside CycloneDX's model (cyclonedx-go drops what it does not
+// know).
+func TestBOMRoundTripsThroughCycloneDXGo(t *testing.T) {
+	var ours bytes.Buffer
+	if err := New(plugins, Options{Version: "1.2.3", Now: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}).Write(&ours); err != nil {
+		t.Fatal(err)
+	}
+	var model cdx.BOM
+	if err := cdx.NewBOMDecoder(bytes.NewReader(ours.Bytes()), cdx.BOMFileFormatJSON).Decode(&model); err != nil {
+		t.Fatal(err)
+	}
+	var theirs bytes.Buffer
+	if err := cdx.NewBOMEncoder(&theirs, cdx.BOMFileFormatJSON).EncodeVersion(&model, cdx.SpecVersion1_6); err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if err := json.Unmarshal(ours.Bytes(), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(theirs.Bytes(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("cyclonedx-go reads a different document:\nours:   %s\ntheirs: %s", ours.Bytes(), theirs.Bytes())
+	}
+}
+
 // The check can fail: a BOM the schema refuses is refused.
 func TestSchemaRefusesABrokenBOM(t *testing.T) {
 	s := schema(t)
 	var out bytes.Buffer
-	if err := Write(&out, BOM(plugins[:1], Options{Version: "1", Now: time.Now()})); err != nil {
+	if err := New(plugins[:1], Options{Version: "1", Now: time.Now()}).Write(&out); err != nil {
 		t.Fatal(err)
 	}
 	for name, edit := range map[string][2]string{

@@ -69,7 +69,7 @@ func pinLevel(refKind string) string {
 func (s *Set) CheckPin(refKind, ref string) *Denial {
 	got := pinLevel(refKind)
 	for _, l := range s.Layers() {
-		if pinRank[got] >= pinRank[l.require] {
+		if rank(got) >= rank(l.require) {
 			continue
 		}
 		what := "the default branch"

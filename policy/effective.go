@@ -103,7 +103,7 @@ func (s *Set) Effective() Effective {
 				}
 			}
 		}
-		if l.require != "" && (e.Require == nil || pinRank[l.require] > pinRank[e.Require.Value]) {
+		if l.require != "" && (e.Require == nil || rank(l.require) > rank(e.Require.Value)) {
 			e.Require = &Setting[string]{Value: l.require, From: Origin{l.Where(), l.Rule("pins", "require")}}
 		}
 		if l.minAge > 0 && (e.MinTagAge == nil || l.minAge > e.MinTagAge.Value) {

@@ -39,7 +39,24 @@ const (
 	PinCommit = "commit"
 )
 
-var pinRank = map[string]int{"": 0, PinAny: 0, PinTag: 1, PinCommit: 2}
+// pinRank orders pin levels (a function, not a map: a package-level map
+// is built at start-up by every command).
+func pinRank(level string) (int, bool) {
+	switch level {
+	case "", PinAny:
+		return 0, true
+	case PinTag:
+		return 1, true
+	case PinCommit:
+		return 2, true
+	}
+	return 0, false
+}
+
+func rank(level string) int {
+	r, _ := pinRank(level)
+	return r
+}
 
 // Scopes say where a layer came from.
 const (
@@ -246,7 +263,7 @@ func (l *Layer) load(r *fileRules) error {
 		}
 	}
 	if p := r.Pins; p != nil {
-		if _, ok := pinRank[p.Require]; !ok {
+		if _, ok := pinRank(p.Require); !ok {
 			return fmt.Errorf("%s = %q: want %q, %q or %q", l.Rule("pins", "require"), p.Require, PinAny, PinTag, PinCommit)
 		}
 		l.require = p.Require

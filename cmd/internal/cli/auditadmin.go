@@ -309,7 +309,7 @@ func auditSBOMRun(f *Factory, opts *auditOptions) error {
 		_, denied := policyWarnings(ap, p, tier)
 		inv = append(inv, inventory.Plugin{Entry: *p, Tier: string(tier), PolicyDenied: denied})
 	}
-	return inventory.Write(f.IO.Out, inventory.BOM(inv, inventory.Options{Version: f.Version, Now: f.Now()}))
+	return inventory.New(inv, inventory.Options{Version: f.Version, Now: f.Now()}).Write(f.IO.Out)
 }
 
 // auditAdminChecks adds to a plugin audit what administrators need: the

@@ -71,12 +71,15 @@ func newPolicyCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "policy",
 		Short: "Show the admin policy in force and where each rule comes from",
-		Long: `Show the admin policy: the system file (` + policy.SystemPath() + `),
-then the files FLEDGE_POLICY lists (separated as PATH is), then [policy] in
-config.toml. Each layer can only narrow what the ones before allow: sources
-must pass every allow list and no deny list, capability limits intersect per
-trust tier, hooks run only where every layer lets them, the strictest pin and
-the longest min_tag_age win, and config.toml may trust only owners every
+		Long: `Show the admin policy: the system file (/etc/fledge/policy.toml; on macOS
+/Library/Application Support/fledge/policy.toml, on Windows
+%ProgramData%\fledge\policy.toml), then the files FLEDGE_POLICY lists
+(separated as PATH is), then [policy] in config.toml.
+
+Each layer can only narrow what the ones before allow: sources must pass
+every allow list and no deny list, capability limits intersect per trust
+tier, hooks run only where every layer lets them, the strictest pin and the
+longest min_tag_age win, and config.toml may trust only owners every
 [trust] owners rule lists. A refusal is the error code policy_denied.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return policyRun(f, opts) },
