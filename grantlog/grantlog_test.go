@@ -15,13 +15,13 @@ import (
 // machine is a FLEDGE_HOME with a plugins.toml and a log, changed only
 // through Transact as fledge changes them.
 type machine struct {
-	t     *testing.T
+	t     testing.TB
 	store *lockfile.Store
 	log   *Log
 	n     int
 }
 
-func newMachine(t *testing.T) *machine {
+func newMachine(t testing.TB) *machine {
 	dir := t.TempDir()
 	clock := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	m := &machine{t: t, store: lockfile.NewStore(filepath.Join(dir, "plugins.toml"), filepath.Join(dir, ".lock"))}
