@@ -74,6 +74,8 @@ func (s *Set) CheckPin(refKind, ref string) *Denial {
 		}
 		what := "the default branch"
 		switch {
+		case refKind == "" && ref != "":
+			what = fmt.Sprintf("ref %q, whose kind was not recorded", ref)
 		case refKind == "branch":
 			what = fmt.Sprintf("branch %q", ref)
 		case got == PinTag:

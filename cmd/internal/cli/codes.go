@@ -127,7 +127,7 @@ func hintFor(err error) string {
 	)
 	switch {
 	case errors.As(err, new(*policy.InvalidError)):
-		return "ask whoever manages the policy to fix it; see what applies: " + commandLine("plugins", "policy")
+		return "fix the file at the line named (or ask whoever manages it): fledge applies no policy it cannot read in full"
 	case errors.As(err, new(*policy.DeniedError)):
 		return "the admin policy decides this, not a flag; see what it allows: " + commandLine("plugins", "policy")
 	case errors.As(err, &appr):

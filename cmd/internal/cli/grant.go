@@ -126,6 +126,9 @@ func grantRun(f *Factory, opts *grantOptions) error {
 			return commandLine(append([]string{"plugins", "grant", opts.Name}, install.SortedGrants(set)...)...)
 		})
 	}
+	for _, d := range res.PolicyDenied {
+		fmt.Fprintf(f.IO.ErrOut, "policy: %s cannot be granted %s: %s\n", termsafe.Escape(res.Plugin), d.Item, termsafe.EscapeText(d.Text()))
+	}
 	return printGrantChange(f, "grant", res, opts.JSON)
 }
 

@@ -161,6 +161,9 @@ func runPluginCommand(ctx context.Context, f *Factory, command string, args []st
 func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	r, ui, err := newRunner(f, opts)
 	if err != nil {
+		if opts.JSON {
+			return printRunResult(f, opts, &runner.Result{Command: opts.Command, ExitCode: -1}, err)
+		}
 		return err
 	}
 	req := runner.Request{
