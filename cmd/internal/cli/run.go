@@ -227,8 +227,13 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 		return nil, nil, err
 	}
 	// The admin policy narrows what plugins.toml grants, at every run: a
-	// policy that cannot be read refuses to run anything.
-	cfg, pol, err := loadConfigAndPolicy(f, paths)
+	// policy that cannot be read refuses to run anything. config.toml is
+	// decoded only when a policy applies (its trust decides tiers).
+	cfgRaw, err := config.Read(paths.ConfigFile())
+	if err != nil {
+		return nil, nil, err
+	}
+	pol, err := adminPolicy(f, paths, cfgRaw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -249,6 +254,10 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 		Getwd:       os.Getwd,
 	}
 	if !pol.Empty() {
+		cfg, err := config.Decode(paths.ConfigFile(), cfgRaw)
+		if err != nil {
+			return nil, nil, err
+		}
 		trust := policyTrust(io.Discard, cfg, pol)
 		r.Policy, r.Journal = pol, grantLog(f, paths)
 		r.Tier = func(p *lockfile.Plugin) string { return string(install.EntryTier(p, trust)) }
