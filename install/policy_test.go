@@ -3,9 +3,12 @@ package install
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
@@ -128,5 +131,51 @@ func TestPolicyTrust(t *testing.T) {
 	}
 	if tier := registry.TierOf("https://github.com/evil/fledge-plugin-x", tr); tier != registry.TierUnverified {
 		t.Errorf("evil is %s", tier)
+	}
+}
+
+// A post_remove hook approved at install does not run once the policy
+// forbids the plugin's hooks, or cannot be read; the plugin is removed all
+// the same (removing only narrows), and the grant log says why.
+func TestRemoveUnderPolicySkipsHooks(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	for name, setup := range map[string]func(t *testing.T, r *Remover){
+		"forbidden":  func(t *testing.T, r *Remover) { r.Policy = mustPolicy(t, "[hooks]\nunverified = false\n") },
+		"unreadable": func(t *testing.T, r *Remover) { r.PolicyErr = errors.New("policy /p.toml: line 1: unknown key x") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			g := newGitRepo(t)
+			marker := filepath.Join(t.TempDir(), "marker")
+			files := pluginFiles("1.0.0", "\n[hooks]\npost_remove = \"touch "+marker+"\"\n")
+			g.commit(t, files, "")
+			if _, err := e.installer(Consent{Grant: grants("hooks")}).Install(context.Background(), g.url); err != nil {
+				t.Fatal(err)
+			}
+			r := e.remover()
+			r.Journal = grantlog.New(e.paths.GrantLog())
+			setup(t, r)
+			if _, err := r.Remove(context.Background(), "fledge-plugin-hello"); err != nil {
+				t.Fatal(err)
+			}
+			assertGone(t, e)
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("post_remove ran")
+			}
+			if !strings.Contains(e.log.String(), "post_remove hook is not run") {
+				t.Errorf("not said: %s", e.log)
+			}
+			var recs []grantlog.Record
+			if _, err := grantlog.Read(e.paths.GrantLog(), nil, func(r grantlog.Record) error { recs = append(recs, r); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) != 1 || recs[0].Action != grantlog.ActionRemove ||
+				(name == "forbidden" && (len(recs[0].Policy) != 1 || recs[0].Consent["hooks"] != grantlog.ConsentPolicy)) ||
+				(name == "unreadable" && !strings.Contains(recs[0].Note, "cannot be read")) {
+				t.Errorf("%+v", recs)
+			}
+		})
 	}
 }

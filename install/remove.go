@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/lockedfile"
 
@@ -117,6 +118,9 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	// A plugin the Rust fledge installed also has its links there.
 	tx.unlinkOwned(entry.Commands, dir, r.Paths.RustCommandLink)
 	j := journal{action: grantlog.ActionRemove, policy: denied, note: r.Note}
+	if ok && hook != "" && r.PolicyErr != nil {
+		j.note = strings.TrimPrefix(j.note+"; post_remove not run: the admin policy cannot be read", "; ")
+	}
 	err = updateLogged(r.Store, r.Journal, func(f *lockfile.File) error {
 		if !f.Remove(entry.Name) {
 			return fmt.Errorf("plugin %q: %w", entry.Name, lockfile.ErrNotInstalled)
