@@ -5,6 +5,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
 )
@@ -57,7 +58,7 @@ func recordOf(j journal, tier registry.Tier, before, after *lockfile.Plugin) gra
 	for _, it := range a.Items() {
 		changed := !b.Has(it) ||
 			(it == GrantHooks && !maps.Equal(a.Hooks, b.Hooks)) ||
-			(it == "filesystem" && a.Capabilities.Filesystem != b.Capabilities.Filesystem)
+			(it == string(manifest.CapFilesystem) && a.Capabilities.Filesystem != b.Capabilities.Filesystem)
 		if changed {
 			r.Granted = append(r.Granted, it)
 		}
