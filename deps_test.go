@@ -53,6 +53,9 @@ func TestImportRules(t *testing.T) {
 		{"project", []string{module + "/"}, "project is a leaf"},
 		{"binfmt", []string{module + "/"}, "binfmt is a leaf"},
 		{"kvstore", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest"}, "the plugin store needs only home: runner and install both use it"},
+		{"policy", []string{module + "/install", module + "/runner", module + "/registry", module + "/lockfile", module + "/grantlog", module + "/gitfetch"}, "policy is a leaf that install, runner and cmd all apply"},
+		{"inventory", []string{module + "/install", module + "/runner", module + "/registry", module + "/policy", "github.com/CycloneDX/"}, "the inventory only describes records; cyclonedx-go is its tests' reference, never linked (its init costs every command)"},
+		{"grantlog", []string{module + "/install", module + "/runner", module + "/registry", module + "/policy"}, "the grant log sits beside lockfile, below the orchestrators"},
 		{"publish", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest"}, "publish only talks to GitHub and git"},
 	}
 	for pkg, ds := range all {

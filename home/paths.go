@@ -144,3 +144,13 @@ func (p Paths) PluginFilesDir(name string) string { return filepath.Join(p.DataD
 // module's SHA-256, the wazero version and the CPU. Deleting it only costs
 // a recompile.
 func (p Paths) WasmCacheDir() string { return filepath.Join(p.CacheDir(), "wasm") }
+
+// GrantLog is the append-only, hash-chained record of every change to what
+// plugins are granted (see package grantlog).
+func (p Paths) GrantLog() string { return filepath.Join(p.root, "grants.log") }
+
+// PolicyDenialsFile remembers which run-time policy denials of the named
+// plugin the grant log already holds, so each is logged once per policy.
+func (p Paths) PolicyDenialsFile(name string) string {
+	return filepath.Join(p.DataDir(name), "policy-denials")
+}

@@ -12,6 +12,10 @@
 // It decides what the user's consent covers (the approval rules of the
 // contract) but not how consent is asked: the caller passes a callback.
 // Grants change after install in one place, Installer.ChangeGrants, under
-// the same rules and locks. Its errors carry data (what is missing, what a
+// the same rules and locks. The admin policy (package policy) narrows all of
+// it: denied sources are not fetched, loose pins and young tags are not
+// installed, and grants stay within what it allows the plugin's tier (see
+// policy.go). Every change of grants is recorded in the grant log (package
+// grantlog) in the same transaction as plugins.toml. Its errors carry data (what is missing, what a
 // plugin requests), never command-line flags: the CLI adds the hints.
 package install

@@ -10,9 +10,11 @@ import (
 
 	"github.com/rogpeppe/go-internal/lockedfile"
 
+	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
@@ -62,6 +64,9 @@ type GrantResult struct {
 	// Consent says, for each item granted, how consent was given
 	// (ConsentNamed, ConsentYes or ConsentTerminal).
 	Consent map[string]string
+	// PolicyDenied lists what --yes would have granted and the admin
+	// policy forbids, and why.
+	PolicyDenied []policy.Denial
 }
 
 // Changed reports whether anything was written.
@@ -235,17 +240,26 @@ func (in *Installer) ChangeGrants(ch GrantChange) (*GrantResult, error) {
 		return nil, err
 	}
 	var res *GrantResult
-	err = in.Store.Update(func(file *lockfile.File) error {
+	var before lockfile.Plugin
+	err = updateLogged(in.Store, in.Journal, func(file *lockfile.File) error {
 		p, err := file.Resolve(ch.Plugin)
 		if err != nil {
 			return err
 		}
+		before = *p
 		tier := EntryTier(p, in.Trust)
+		if len(grant) > 0 || ch.Yes {
+			// Granting more to a plugin whose source the policy now
+			// denies is refused; revoking never is.
+			if err := in.checkSource(p.Name, EntrySource(p)); err != nil {
+				return err
+			}
+		}
 		r, _, err := InstalledRequest(in.Paths, p, tier)
 		if err != nil {
 			return err
 		}
-		res, err = applyGrants(p, r, grant, revoke, ch)
+		res, err = applyGrants(p, r, grant, revoke, ch, in.Policy)
 		if err != nil {
 			return err
 		}
@@ -253,6 +267,18 @@ func (in *Installer) ChangeGrants(ch GrantChange) (*GrantResult, error) {
 			return errNoChange
 		}
 		return nil
+	}, func() []grantlog.Record {
+		action := grantlog.ActionGrant
+		if len(res.Granted) == 0 {
+			action = grantlog.ActionRevoke
+		}
+		consent := map[string]string{}
+		for it, how := range res.Consent {
+			consent[it] = map[string]string{ConsentNamed: grantlog.ConsentGrant, ConsentYes: grantlog.ConsentYes, ConsentTerminal: grantlog.ConsentInteractive}[how]
+		}
+		after := before
+		after.Capabilities, after.Hooks = res.After.Capabilities, res.After.Hooks
+		return []grantlog.Record{recordOf(journal{action: action, consent: consent, policy: res.PolicyDenied}, res.Tier, &before, &after)}
 	})
 	if errors.Is(err, errNoChange) {
 		err = nil
@@ -264,7 +290,7 @@ func (in *Installer) ChangeGrants(ch GrantChange) (*GrantResult, error) {
 }
 
 // applyGrants changes p (a record inside plugins.toml) as the rules allow.
-func applyGrants(p *lockfile.Plugin, r Request, grant, revoke map[string]bool, ch GrantChange) (*GrantResult, error) {
+func applyGrants(p *lockfile.Plugin, r Request, grant, revoke map[string]bool, ch GrantChange, pol *policy.Set) (*GrantResult, error) {
 	requested := map[string]bool{}
 	for _, it := range r.Items() {
 		requested[it] = true
@@ -299,6 +325,10 @@ func applyGrants(p *lockfile.Plugin, r Request, grant, revoke map[string]bool, c
 			if _, named := approve[it]; named || revoke[it] || before.Has(it) {
 				continue
 			}
+			if d := pol.Allows(string(r.Tier), it); d != nil {
+				res.PolicyDenied = append(res.PolicyDenied, *d)
+				continue
+			}
 			if r.NeedsExplicitGrant(it) {
 				withheld = append(withheld, it)
 				continue
@@ -309,6 +339,19 @@ func applyGrants(p *lockfile.Plugin, r Request, grant, revoke map[string]bool, c
 			return nil, &ApprovalError{Plugin: p.Name, Tier: r.Tier, Missing: withheld, Approved: SortedGrants(keysOf(approve)),
 				Cause: NeedsName, Reason: r.explicitReason(withheld)}
 		}
+	}
+	// The policy: what the user named (or chose) that it forbids is
+	// refused (what only --yes would have granted was left out above).
+	var refused []policy.Denial
+	for _, it := range SortedGrants(keysOf(approve)) {
+		d := pol.Allows(string(r.Tier), it)
+		if d == nil {
+			continue
+		}
+		refused = append(refused, *d)
+	}
+	if len(refused) > 0 {
+		return nil, policy.Deny(p.Name, refused...)
 	}
 	if _, ok := approve[GrantHooks]; ok {
 		// What is approved is what runs: a hook that cannot be shown

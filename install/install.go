@@ -17,10 +17,12 @@ import (
 	"github.com/rogpeppe/go-internal/renameio"
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
+	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/kvstore"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 	"github.com/corvidlabs/fledge-go/treehash"
@@ -49,6 +51,11 @@ type Installer struct {
 	// LookupName turns a registry name into a git source; nil when no
 	// registry is available.
 	LookupName func(ctx context.Context, s registry.Source) (registry.Source, error)
+	// Policy is the admin policy in force (nil: none); Trust must already
+	// be narrowed by it (PolicyTrust).
+	Policy *policy.Set
+	// Journal is the grant log every change is recorded in (nil: none).
+	Journal *grantlog.Log
 }
 
 // Result describes an installed plugin.
@@ -63,6 +70,8 @@ type Result struct {
 	// Denied lists what the plugin requests and was not granted, as grant
 	// names (capabilities, then hooks).
 	Denied []string
+	// PolicyDenied says what of Denied the admin policy forbade, and why.
+	PolicyDenied []policy.Denial
 }
 
 // fetched is a plugin tree ready to be validated and built.
@@ -73,6 +82,11 @@ type fetched struct {
 	commit  string
 	refKind string
 	tag     string
+	// made is when the tag was made (see gitfetch.Made); zero when the
+	// revision is not a tag.
+	made time.Time
+	// registry is the registry name the source was looked up by.
+	registry string
 }
 
 func (in *Installer) logf(format string, a ...any) {
@@ -87,10 +101,12 @@ func (in *Installer) Install(ctx context.Context, raw string) (*Result, error) {
 	if err != nil {
 		return nil, &SourceError{Source: raw, Err: err}
 	}
+	regName := ""
 	if src.Kind == registry.SourceName {
 		if in.LookupName == nil {
 			return nil, &SourceError{Source: raw, Err: fmt.Errorf("%q looks like a registry name, and no registry is available: use owner/repo, a git URL or ./path", raw)}
 		}
+		regName = src.Name
 		if src, err = in.LookupName(ctx, src); err != nil {
 			return nil, &SourceError{Source: raw, Err: err}
 		}
@@ -101,7 +117,7 @@ func (in *Installer) Install(ctx context.Context, raw string) (*Result, error) {
 	}
 	defer cleanup()
 
-	f, err := in.fetch(ctx, src, filepath.Join(stage, "tree"))
+	f, err := in.fetch(ctx, src, regName, filepath.Join(stage, "tree"))
 	if err != nil {
 		return nil, hideStaging(err, stage)
 	}
@@ -109,10 +125,14 @@ func (in *Installer) Install(ctx context.Context, raw string) (*Result, error) {
 	return res, hideStaging(err, stage)
 }
 
-func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string) (*fetched, error) {
+func (in *Installer) fetch(ctx context.Context, src registry.Source, regName, tree string) (*fetched, error) {
 	tier := registry.TierOfSource(src, in.Trust)
 	switch {
 	case src.Kind == registry.SourceGit:
+		// A source the policy denies is never contacted.
+		if err := in.checkSource(src.String(), sourceOf(src, regName)); err != nil {
+			return nil, err
+		}
 		in.logf("Fetching %s (%s)...\n", termsafe.Escape(src.String()), tier)
 		refs, err := gitfetch.ListRefs(ctx, src.URL, in.git())
 		if err != nil {
@@ -122,7 +142,14 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string
 		if err != nil {
 			return nil, &FetchError{Source: src.String(), Err: err}
 		}
-		return in.checkout(ctx, src, rev, tree)
+		if err := in.checkPin(src.String(), string(rev.Kind), src.Ref); err != nil {
+			return nil, err
+		}
+		f, err := in.checkout(ctx, src, rev, tree)
+		if f != nil {
+			f.registry = regName
+		}
+		return f, err
 	default:
 		real, err := filepath.EvalSymlinks(src.Path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -138,7 +165,10 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, tree string
 			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s is inside fledge's home (%s): install from the plugin's own source", src.Path, in.Paths.Root())}
 		}
 		src.Path, src.Display = real, real
-		f := &fetched{src: src, dir: real, kind: lockfile.KindLocalLink, commit: localCommit(real)}
+		if err := in.checkSource(src.String(), sourceOf(src, regName)); err != nil {
+			return nil, err
+		}
+		f := &fetched{src: src, dir: real, kind: lockfile.KindLocalLink, commit: localCommit(real), registry: regName}
 		if in.Copy {
 			in.logf("Copying %s...\n", termsafe.Escape(real))
 			if err := copyTree(real, tree); err != nil {
@@ -177,7 +207,16 @@ func (in *Installer) checkout(ctx context.Context, src registry.Source, rev gitf
 	if err != nil {
 		return nil, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 	}
-	return fetchedTree(src, rev, tree, commit)
+	var made time.Time
+	if rev.RefName.IsTag() && in.Policy.MinTagAge() > 0 {
+		// Read before the .git directory goes; unknown reads as too young.
+		made, _ = gitfetch.Made(tree, rev, commit)
+	}
+	f, err := fetchedTree(src, rev, tree, commit)
+	if f != nil {
+		f.made = made
+	}
+	return f, err
 }
 
 // fetchedTree is a checked-out revision in tree, without its .git.
@@ -214,12 +253,15 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 	if err := in.preflight(c.m); err != nil {
 		return nil, err
 	}
+	if err := in.checkTagAge(c.m.Plugin.Name, f); err != nil {
+		return nil, err
+	}
 	if in.Force {
 		if c.req.Installed, err = in.installed(c.m.Plugin.Name); err != nil {
 			return nil, err
 		}
 	}
-	dec, err := in.Consent.Decide(c.req)
+	dec, denied, err := in.decide(c.req)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +271,8 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 			hooks[h.Name] = h.Command
 		}
 	}
-	return in.finish(ctx, c, dec.Capabilities, hooks)
+	j := journal{action: grantlog.ActionInstall, consent: in.Consent.consentOf(dec, grantlog.ConsentYes), policy: denied}
+	return in.finish(ctx, c, dec.Capabilities, hooks, j)
 }
 
 // candidate is a fetched plugin whose manifest is valid, awaiting approval.
@@ -297,7 +340,7 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 
 // finish builds an approved candidate, checks its binaries and commits it
 // with exactly the granted capabilities and approved hooks.
-func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.Capabilities, hooks map[string]string) (*Result, error) {
+func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.Capabilities, hooks map[string]string, j journal) (*Result, error) {
 	m, f := c.m, c.f
 	name := m.Plugin.Name
 	if c.buildCmd != "" {
@@ -329,7 +372,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		Kind: f.kind, Commit: f.commit, RefKind: f.refKind, Tag: f.tag, SourceHash: c.srcHash,
 		ManifestHash: treehash.FileDigest(c.data), Protocol: m.Plugin.Protocol,
 		Requested: m.Capabilities, Hooks: hooks, BuildCommand: c.buildCmd,
-		Description: m.Plugin.Description, CommandDetails: m.Commands,
+		Description: m.Plugin.Description, CommandDetails: m.Commands, RegistryName: f.registry,
 	}
 	if m.Plugin.Runtime == "wasm" {
 		entry.Runtime = m.Plugin.Runtime
@@ -337,11 +380,11 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 	if f.kind == lockfile.KindGit {
 		entry.URL = registry.RedactURL(f.src.URL)
 	}
-	replaced, err := in.commit(ctx, m, f, &entry)
+	replaced, err := in.commit(ctx, m, f, &entry, j, c.res.Tier)
 	if err != nil {
 		return nil, err
 	}
-	c.res.Entry, c.res.Replaced = entry, replaced
+	c.res.Entry, c.res.Replaced, c.res.PolicyDenied = entry, replaced, j.policy
 	got := Grants{Capabilities: granted, Hooks: hooks}
 	for _, it := range c.req.Items() {
 		if !got.Has(it) {
@@ -437,7 +480,7 @@ func makeBinariesExecutable(m *manifest.Manifest, dir string) {
 // commit moves the plugin into place, links its commands, runs post_install
 // and records the entry, all under the tree lock. Any failure puts back
 // exactly what was there before.
-func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetched, entry *lockfile.Plugin) (replaced bool, err error) {
+func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetched, entry *lockfile.Plugin, j journal, tier registry.Tier) (replaced bool, err error) {
 	unlock, err := lockedfile.MutexAt(in.Paths.TreeLock()).Lock()
 	if err != nil {
 		return false, fmt.Errorf("lock %s: %w", in.Paths.TreeLock(), err)
@@ -516,13 +559,18 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	if err := writeTreeFile(in.Paths.TreeFile(entry.Name), tree); err != nil {
 		return false, err
 	}
-	err = in.Store.Update(func(file *lockfile.File) error {
+	var prev *lockfile.Plugin
+	err = updateLogged(in.Store, in.Journal, func(file *lockfile.File) error {
 		if err := checkSlot(file, m, true); err != nil {
 			return err
 		}
+		if p, ok := file.Get(entry.Name); ok {
+			cp := *p
+			prev = &cp
+		}
 		file.Put(*entry)
 		return nil
-	})
+	}, func() []grantlog.Record { return []grantlog.Record{recordOf(j, tier, prev, entry)} })
 	if err != nil {
 		return false, err
 	}

@@ -6,12 +6,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/lockedfile"
 
+	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -21,6 +25,17 @@ type Remover struct {
 	Store *lockfile.Store
 	Log   io.Writer
 	Env   []string
+	// Policy is the admin policy in force: a post_remove hook runs only if
+	// it lets the plugin's tier (under Trust) run hooks.
+	Policy *policy.Set
+	Trust  registry.TrustConfig
+	// PolicyErr is why the policy could not be read, if it could not: the
+	// plugin is removed, but its post_remove hook does not run.
+	PolicyErr error
+	// Journal records the removal (nil: no log); Note is added to the
+	// record (sync --prune says so).
+	Journal *grantlog.Log
+	Note    string
 }
 
 // Remove runs the plugin's approved post_remove hook, then removes its
@@ -54,19 +69,38 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	dir := r.Paths.PluginDir(entry.Name)
 
 	real, dirErr := filepath.EvalSymlinks(dir)
-	if hook, ok := entry.Hooks[manifest.HookPostRemove]; ok && hook != "" && dirErr != nil {
+	tier := EntryTier(&entry, r.Trust)
+	var denied []policy.Denial
+	hook, ok := entry.Hooks[manifest.HookPostRemove]
+	if ok && hook != "" {
+		if d := r.Policy.Allows(string(tier), GrantHooks); d != nil {
+			denied = append(denied, *d)
+		}
+	}
+	switch {
+	case ok && hook != "" && r.PolicyErr != nil:
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "warning: %s's post_remove hook is not run: %s\n", termsafe.Escape(entry.Name), termsafe.EscapeText(r.PolicyErr.Error()))
+		}
+	case len(denied) > 0:
+		// Approved once, forbidden now: removing still narrows, so the
+		// plugin goes without its hook.
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "warning: %s's post_remove hook is not run: %s\n", termsafe.Escape(entry.Name), termsafe.EscapeText(denied[0].Text()))
+		}
+	case ok && hook != "" && dirErr != nil:
 		// Nothing is left for the hook to clean up: remove the record.
 		if r.Log != nil {
 			fmt.Fprintf(r.Log, "warning: %s's directory is gone (%v); its post_remove hook is skipped\n", entry.Name, dirErr)
 		}
-	} else if err := checkCommand(manifest.HookPostRemove, hook); ok && hook != "" && err != nil {
+	case ok && hook != "" && checkCommand(manifest.HookPostRemove, hook) != nil:
 		// Recorded before hooks had to be shown byte-exact: what was
 		// approved may not be what runs, so it never runs. Removing the
 		// plugin is still safe, and what the user asked for.
 		if r.Log != nil {
-			fmt.Fprintf(r.Log, "warning: %v\n  %s is removed without it; if you trust the hook and need its clean-up, review it and run it yourself\n", err, termsafe.Escape(entry.Name))
+			fmt.Fprintf(r.Log, "warning: %v\n  %s is removed without it; if you trust the hook and need its clean-up, review it and run it yourself\n", checkCommand(manifest.HookPostRemove, hook), termsafe.Escape(entry.Name))
 		}
-	} else if ok && hook != "" {
+	case ok && hook != "":
 		if r.Log != nil {
 			fmt.Fprintf(r.Log, "Running post_remove for %s: %s\n", entry.Name, termsafe.Escape(hook))
 		}
@@ -83,12 +117,16 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	tx.unlinkOwned(entry.Commands, dir, r.Paths.CommandLink)
 	// A plugin the Rust fledge installed also has its links there.
 	tx.unlinkOwned(entry.Commands, dir, r.Paths.RustCommandLink)
-	err = r.Store.Update(func(f *lockfile.File) error {
+	j := journal{action: grantlog.ActionRemove, policy: denied, note: r.Note}
+	if ok && hook != "" && r.PolicyErr != nil {
+		j.note = strings.TrimPrefix(j.note+"; post_remove not run: the admin policy cannot be read", "; ")
+	}
+	err = updateLogged(r.Store, r.Journal, func(f *lockfile.File) error {
 		if !f.Remove(entry.Name) {
 			return fmt.Errorf("plugin %q: %w", entry.Name, lockfile.ErrNotInstalled)
 		}
 		return nil
-	})
+	}, func() []grantlog.Record { return []grantlog.Record{recordOf(j, tier, &entry, nil)} })
 	if err != nil {
 		tx.rollback()
 		return nil, err

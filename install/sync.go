@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
+	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
@@ -66,7 +67,7 @@ func (s *Syncer) Sync(ctx context.Context, want *lockfile.File) ([]SyncResult, e
 		switch {
 		case err != nil:
 			r.Status, r.Err = SyncFailed, err
-		case installed && inSync(cur, &w):
+		case installed && inSync(cur, s.proposed(&w, src)):
 			r.Status = SyncInSync
 		default:
 			if err := s.installExact(ctx, w, src, installed); err != nil {
@@ -80,7 +81,8 @@ func (s *Syncer) Sync(ctx context.Context, want *lockfile.File) ([]SyncResult, e
 		results = append(results, r)
 	}
 	if s.Prune {
-		rm := &Remover{Paths: s.Installer.Paths, Store: s.Installer.Store, Log: s.Installer.Log, Env: s.Installer.Env}
+		rm := &Remover{Paths: s.Installer.Paths, Store: s.Installer.Store, Log: s.Installer.Log, Env: s.Installer.Env,
+			Policy: s.Installer.Policy, Trust: s.Installer.Trust, Journal: s.Installer.Journal, Note: "pruned by sync"}
 		for _, p := range have.Plugins {
 			if wanted[p.Name] {
 				continue
@@ -93,6 +95,19 @@ func (s *Syncer) Sync(ctx context.Context, want *lockfile.File) ([]SyncResult, e
 		}
 	}
 	return results, nil
+}
+
+// proposed is w as this machine's policy would let it be granted: an
+// entry whose grants the policy narrows is in sync once it has what the
+// policy leaves of them.
+func (s *Syncer) proposed(w *lockfile.Plugin, src registry.Source) *lockfile.Plugin {
+	in := s.Installer
+	if in.Policy.Empty() {
+		return w
+	}
+	cp := *w
+	cp.Capabilities, cp.Hooks, _ = in.narrowGrants(registry.TierOfSource(src, in.Trust), w.Capabilities, w.Hooks)
+	return &cp
 }
 
 // inSync reports whether the installed plugin already is the wanted one,
@@ -181,6 +196,14 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	}
 	in := *s.Installer
 	in.Force = replace
+	// The file's registry names are not trusted: its entries are judged by
+	// where they are fetched from.
+	if err := in.checkSource(w.Name, sourceOf(src, "")); err != nil {
+		return err
+	}
+	if err := in.checkPin(w.Name, w.RefKind, w.PinnedRef); err != nil {
+		return err
+	}
 	refs, err := gitfetch.ListRefs(ctx, src.URL, in.git())
 	if err != nil {
 		return &FetchError{Source: src.String(), Err: registry.RedactError(err)}
@@ -222,6 +245,9 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	if err := in.preflight(c.m); err != nil {
 		return err
 	}
+	if err := in.checkTagAge(w.Name, f); err != nil {
+		return err
+	}
 	// The file's grants are a proposal: what it grants that the manifest
 	// requests, and the hooks it approved with exactly these commands.
 	proposal := c.req
@@ -238,7 +264,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 				Reason: fmt.Sprintf("its %s (%s) must run, and the synced file does not approve it", h.Name, termsafe.Escape(h.Command))}
 		}
 	}
-	dec, err := in.Consent.Decide(proposal)
+	dec, denied, err := in.decide(proposal)
 	if err != nil {
 		return err
 	}
@@ -253,6 +279,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	if w.Source != "" {
 		f.src.Display = registry.RedactText(w.Source)
 	}
-	_, err = in.finish(ctx, c, dec.Capabilities, hooks)
+	j := journal{action: grantlog.ActionSync, consent: in.Consent.consentOf(dec, grantlog.ConsentSync), policy: denied}
+	_, err = in.finish(ctx, c, dec.Capabilities, hooks, j)
 	return err
 }

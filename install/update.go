@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,8 +13,10 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
+	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
 )
 
@@ -237,6 +240,11 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		return
 	}
 	pl.src = src
+	// A source the policy now denies is not contacted, let alone updated.
+	if err := u.Installer.checkSource(p.Name, EntrySource(p)); err != nil {
+		fail(pl, err)
+		return
+	}
 	refs, err := gitfetch.ListRefs(ctx, src.URL, u.Installer.git())
 	if err != nil {
 		fail(pl, &FetchError{Source: src.String(), Err: registry.RedactError(err)})
@@ -313,6 +321,10 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 			return
 		}
 		pl.rev, pl.branch = rev, true
+	}
+	if err := u.Installer.checkPin(p.Name, string(pl.rev.Kind), pl.pinnedRef()); err != nil {
+		fail(pl, err)
+		return
 	}
 	pl.fetch = true
 	pl.res.To = &Rev{Commit: pl.rev.Commit, Ref: pl.pinnedRef()}
@@ -434,6 +446,17 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		fail(pl, fmt.Errorf("the new version is named %q, not %q: install it as a new plugin", c.m.Plugin.Name, p.Name))
 		return
 	}
+	// A tag younger than the policy's cooldown waits: the next update
+	// takes it once it is old enough.
+	if err := in.checkTagAge(p.Name, f); err != nil {
+		var de *policy.DeniedError
+		if errors.As(err, &de) {
+			pl.res.Status, pl.res.Detail = StatusSkipped, "held by the admin policy: "+de.Denials[0].Text()
+			return
+		}
+		fail(pl, err)
+		return
+	}
 	if !descends {
 		pl.res.ForcePushed = true
 		if !u.Force {
@@ -481,21 +504,32 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		}
 		return
 	}
+	// What carries over passes the policy again: a rule added since
+	// install takes the grant away now.
+	consent := map[string]string{}
+	for _, it := range (Grants{Capabilities: granted, Hooks: hooks}).Items() {
+		consent[it] = grantlog.ConsentUpdate
+	}
+	granted, hooks, denied := in.narrowGrants(c.req.Tier, granted, hooks)
 	if pl.res.Escalation {
-		dec, err := in.Consent.Decide(ask)
+		dec, refused, err := in.decide(ask)
 		if err != nil {
 			fail(pl, err)
 			return
 		}
+		denied = append(denied, refused...)
 		granted = granted.Union(dec.Capabilities)
 		if dec.Hooks {
 			for _, h := range ask.Hooks {
 				hooks[h.Name] = h.Command
 			}
 		}
+		maps.Copy(consent, in.Consent.consentOf(dec, grantlog.ConsentYes))
 	}
 	f.src.Ref = pl.pinnedRef()
-	if _, err := in.finish(ctx, c, granted, hooks); err != nil {
+	f.registry = p.RegistryName
+	j := journal{action: grantlog.ActionUpdate, consent: consent, policy: denied}
+	if _, err := in.finish(ctx, c, granted, hooks, j); err != nil {
 		fail(pl, err)
 		return
 	}

@@ -5,6 +5,8 @@
 // Writes are atomic (temp file, fsync, rename) and every read-modify-write
 // runs under a cross-process lock on a side file, re-reading inside the lock,
 // so concurrent fledge processes never lose an entry and readers never see
-// half a file. It reads files written by the Rust fledge. It does not decide
+// half a file. Store.Transact lets the grant log append its record under
+// the same lock, before the new file lands, and plugins.toml carries the
+// log's anchor ([grant_log]). It reads files written by the Rust fledge. It does not decide
 // what to grant (install does) or enforce grants (runner does).
 package lockfile

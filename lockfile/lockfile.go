@@ -35,8 +35,23 @@ const (
 type File struct {
 	// FormatVersion is absent in files written by the Rust fledge (read
 	// as 0) and FormatVersion in files written here.
-	FormatVersion int      `toml:"format_version,omitempty"`
-	Plugins       []Plugin `toml:"plugins"`
+	FormatVersion int `toml:"format_version,omitempty"`
+	// GrantLog anchors the grant log (FLEDGE_HOME/grants.log) to this
+	// file: the last record written in the same transaction as it. Records
+	// after it belong to a change that never landed; a log that ends
+	// before it was cut short. Absent in files written by the Rust fledge.
+	GrantLog *LogAnchor `toml:"grant_log,omitempty"`
+	Plugins  []Plugin   `toml:"plugins"`
+}
+
+// LogAnchor names the last grant log record committed with plugins.toml.
+type LogAnchor struct {
+	// Records is the record's sequence number (the count of records).
+	Records int64 `toml:"records"`
+	// Size is the log's length in bytes up to and including that record.
+	Size int64 `toml:"size"`
+	// Head is that record's hash.
+	Head string `toml:"head"`
 }
 
 // Plugin is one [[plugins]] entry. The first fields are the Rust fledge's;
@@ -92,6 +107,9 @@ type Plugin struct {
 	// BuildCommand is the approved build command (the build hook or the
 	// auto-detected one), empty when none ran.
 	BuildCommand string `toml:"build_command,omitempty"`
+	// RegistryName is the registry name it was installed by (fledge
+	// plugins install NAME), which admin policies may name.
+	RegistryName string `toml:"registry_name,omitempty"`
 }
 
 // IsLocal reports whether the plugin came from a local directory.
@@ -247,7 +265,16 @@ func (s *Store) Decode(data []byte) (*File, error) {
 // Update runs fn on the current contents under the cross-process lock and
 // writes the result atomically if fn returns nil. fn may be called with a
 // File that another process changed since the caller last looked.
-func (s *Store) Update(fn func(*File) error) error {
+func (s *Store) Update(fn func(*File) error) error { return s.Transact(fn, nil) }
+
+// Transact is Update with a second step in the same transaction: once
+// change has returned nil, commit runs under the same lock with the changed
+// File and the bytes the file held before (nil when there was none), and
+// the file is written only if it returns nil too. The grant log appends its
+// record there and sets f.GrantLog, so the log and plugins.toml change
+// together (see package grantlog for how a crash between the two is
+// undone).
+func (s *Store) Transact(change func(*File) error, commit func(f *File, before []byte) error) error {
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(s.path), err)
 	}
@@ -256,12 +283,21 @@ func (s *Store) Update(fn func(*File) error) error {
 		return fmt.Errorf("lock %s: %w", s.lock, err)
 	}
 	defer unlock()
-	f, err := s.Load()
+	before, err := s.Read()
 	if err != nil {
 		return err
 	}
-	if err := fn(f); err != nil {
+	f, err := s.Decode(before)
+	if err != nil {
 		return err
+	}
+	if err := change(f); err != nil {
+		return err
+	}
+	if commit != nil {
+		if err := commit(f, before); err != nil {
+			return err
+		}
 	}
 	data, err := Marshal(f)
 	if err != nil {

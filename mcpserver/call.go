@@ -21,6 +21,9 @@ const (
 	CodeInvalidArguments = "invalid_arguments"
 	CodeApprovalRequired = "approval_required"
 	CodeStateCorrupt     = runner.CodeStateCorrupt
+	// CodePolicyDenied: the admin policy in force cannot be read, so
+	// nothing runs (the runner refuses what it forbids on its own).
+	CodePolicyDenied = runner.CodePolicyDenied
 )
 
 // handler is the tools/call handler of t.
@@ -73,6 +76,11 @@ func (s *Server) call(ctx context.Context, t *catalog.Tool, req *mcp.CallToolReq
 		r.Stderr = s.opts.Log
 	}
 	r.Interactive = elicit
+	if s.opts.PerCall != nil {
+		if err := s.opts.PerCall(&r); err != nil {
+			return failure("", nil, CodePolicyDenied, termsafe.EscapeText(err.Error()), "")
+		}
+	}
 	res, err := r.Run(ctx, runner.Request{
 		Command: t.Command, Plugin: t.Plugin, Args: argv,
 		NonInteractive: !elicit, Timeout: timeout, Capture: true,

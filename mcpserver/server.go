@@ -51,6 +51,11 @@ type Options struct {
 	// (recovering what an interrupted fledge left half-changed). An error
 	// fails the call.
 	Prepare func() error
+	// PerCall completes each call's runner with what must be read afresh
+	// for every call: the admin policy, which may be tightened while the
+	// server runs (it sets Runner.Policy, Journal and Tier). An error
+	// fails the call.
+	PerCall func(*runner.Runner) error
 	// Hint returns advice for a failed run, or "".
 	Hint func(*runner.Result, error) string
 	// Poll is how often the catalog's files are checked (DefaultPoll).

@@ -12,8 +12,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/mcpserver"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/runner"
 )
 
@@ -201,5 +203,42 @@ func TestMalformedArguments(t *testing.T) {
 	}
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "nosuch"}); err == nil {
 		t.Error("an unknown tool should be a protocol error")
+	}
+}
+
+// TestPolicyReadPerCall: the admin policy is read afresh for every call, so
+// one tightened while the server runs denies a recorded grant at the next
+// call, and one that cannot be read runs nothing.
+func TestPolicyReadPerCall(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.installGo("fledge-plugin-exec", "withexec", allGrants)
+	system := filepath.Join(e.root, "policy.toml")
+	cs := connect(t, e.server(func(o *mcpserver.Options) {
+		o.PerCall = func(r *runner.Runner) error {
+			pol, err := policy.Load(policy.Inputs{System: system})
+			if err != nil {
+				return err
+			}
+			r.Policy = pol
+			r.Tier = func(*lockfile.Plugin) string { return "unverified" }
+			return nil
+		}
+	}), nil)
+	args := map[string]any{"args": []string{"exec", "echo", "hi"}}
+	if res := call(t, cs, "withexec", args, nil); res.IsError || !strings.Contains(text(res), `"code":0`) {
+		t.Fatalf("exec without a policy: %v %s", res.IsError, text(res))
+	}
+	if err := os.WriteFile(system, []byte("[capabilities]\nunverified = [\"store\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := call(t, cs, "withexec", args, nil); res.IsError || !strings.Contains(text(res), `"code":126`) {
+		t.Errorf("exec under a policy tightened while serving: %v %s", res.IsError, text(res))
+	}
+	if err := os.WriteFile(system, []byte("[capabilities\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := call(t, cs, "withexec", args, nil); !res.IsError || errorCode(res) != mcpserver.CodePolicyDenied {
+		t.Errorf("a policy that cannot be read: %v %s %s", res.IsError, errorCode(res), text(res))
 	}
 }

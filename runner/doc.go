@@ -29,9 +29,13 @@
 //     cannot understand are cancelled with reason invalid_request rather
 //     than left unanswered; a request without an id is warned about and
 //     skipped; unknown message types are ignored.
-//   - Grants come from plugins.toml alone. Denied exec answers code 126,
-//     denied store is dropped and load answers null, denied metadata
-//     answers {}; each denial is reported once.
+//   - Grants come from plugins.toml alone, narrowed by the admin policy
+//     (Runner.Policy): a recorded grant the policy now forbids is denied
+//     like one never granted, and a plugin whose source it denies does not
+//     run. Denied exec answers code 126, denied store is dropped and load
+//     answers null, denied metadata answers {}; each denial is reported
+//     once, and a policy denial is written to the grant log once per
+//     plugin, capability and policy.
 //   - Memory stays bounded whatever a plugin writes: protocol lines (1 MiB,
 //     beyond which the run ends with malformed_response), exec output
 //     (10 MiB per stream, counted as JSON-encoded in the response, so

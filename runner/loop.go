@@ -239,5 +239,9 @@ func (s *session) showProgress(m *protocol.Outbound) {
 // not allow.
 func (s *session) deny(c manifest.Capability) {
 	s.denied[c] = true
+	if d, ok := s.t.policy[c]; ok {
+		s.warnOnce("deny:"+string(c), policyDenialMessage(c, d))
+		return
+	}
 	s.warnOnce("deny:"+string(c), fmt.Sprintf("denied %s: plugins.toml does not grant this plugin the %s capability", c, c))
 }

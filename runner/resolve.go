@@ -13,6 +13,7 @@ import (
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
 
@@ -30,15 +31,27 @@ type Target struct {
 	// Binary is the command's executable with symlinks resolved; it lies
 	// inside Root.
 	Binary string
+
+	// granted, when set, is what the admin policy leaves of Entry's
+	// grants; policy holds, for each capability it took away, the rule
+	// that did; sourceDenial the rule that denies the plugin's source.
+	granted      *manifest.Capabilities
+	policy       map[manifest.Capability]policy.Denial
+	sourceDenial *policy.Denial
 }
 
 // IsWasm reports whether the plugin runs in the wasm sandbox, as its
 // installed manifest says.
 func (t *Target) IsWasm() bool { return t.Manifest.IsWasm() }
 
-// Grants returns what plugins.toml records as granted. The manifest never
-// widens it.
-func (t *Target) Grants() manifest.Capabilities { return t.Entry.Capabilities }
+// Grants returns what plugins.toml records as granted, narrowed by the
+// admin policy (see Runner.Policy). The manifest never widens it.
+func (t *Target) Grants() manifest.Capabilities {
+	if t.granted != nil {
+		return *t.granted
+	}
+	return t.Entry.Capabilities
+}
 
 // Resolve finds the installed plugin that owns command. Only plugins.toml
 // is consulted: never PATH, never a name prefix. The manifest is loaded from

@@ -8,8 +8,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/wasmhost"
 )
 
@@ -47,6 +50,19 @@ type Runner struct {
 
 	Timeouts Timeouts
 	Limits   Limits
+
+	// Policy is the admin policy in force (nil: none). What plugins.toml
+	// grants and it forbids the plugin's tier is denied when the plugin
+	// asks, as an ungranted capability is; a plugin whose source it denies
+	// does not run.
+	Policy *policy.Set
+	// Tier decides a plugin's trust tier from its record (with the trust
+	// configuration the policy narrowed); nil judges every plugin
+	// unverified, the tier policies limit most.
+	Tier func(*lockfile.Plugin) string
+	// Journal records each run-time policy denial, once per plugin,
+	// capability and policy (nil: not recorded).
+	Journal *grantlog.Log
 }
 
 // Timeouts bound the phases of a run.
@@ -132,8 +148,11 @@ type Result struct {
 	// cleaned of control sequences; OutputTruncated says it hit the cap.
 	Output          string
 	OutputTruncated bool
-	// Denied lists the capabilities the plugin used without a grant.
-	Denied []manifest.Capability
+	// Denied lists the capabilities the plugin used without a grant;
+	// PolicyDenied those of them plugins.toml grants and the admin policy
+	// forbids.
+	Denied       []manifest.Capability
+	PolicyDenied []manifest.Capability
 	// Protocol is the protocol spoken ("" for inherited stdio).
 	Protocol string
 	// Source is where the plugin was installed from (plugins.toml).
@@ -242,6 +261,12 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return res, err
 	}
+	if err := rr.applyPolicy(t); err != nil {
+		if lerr := rr.logPolicyDenials(t, []string{"source"}); lerr != nil {
+			rr.UI.Warn(t.Entry.Name, fmt.Sprintf("the grant log could not record this denial: %v", lerr))
+		}
+		return res, err
+	}
 	res.Protocol = t.Manifest.Plugin.Protocol
 
 	runCtx, cancel := context.WithCancelCause(ctx)
@@ -272,6 +297,20 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 		err = rr.runProtocol(runCtx, cancel, t, req, res)
 	default:
 		err = rr.runNative(runCtx, t, req, res)
+	}
+	for _, c := range res.Denied {
+		if _, ok := t.policy[c]; ok {
+			res.PolicyDenied = append(res.PolicyDenied, c)
+		}
+	}
+	if len(res.PolicyDenied) > 0 {
+		items := make([]string, len(res.PolicyDenied))
+		for i, c := range res.PolicyDenied {
+			items[i] = string(c)
+		}
+		if lerr := rr.logPolicyDenials(t, items); lerr != nil {
+			rr.UI.Warn(t.Entry.Name, fmt.Sprintf("the grant log could not record the policy's denials: %v", lerr))
+		}
 	}
 	return res, rr.classify(runCtx, ctx, t, req, res, err)
 }

@@ -20,6 +20,7 @@ import (
 type auditOptions struct {
 	Names []string
 	JSON  bool
+	auditAdmin
 }
 
 func newAuditCmd(f *Factory) *cobra.Command {
@@ -29,11 +30,24 @@ func newAuditCmd(f *Factory) *cobra.Command {
 		Short: "Show what every installed plugin (or those named) may do and where it came from",
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Names = args
+			if err := opts.auditAdmin.check(opts.JSON); err != nil {
+				return err
+			}
+			switch {
+			case opts.Format != "":
+				return auditSBOMRun(f, opts)
+			case opts.Log || opts.VerifyLog:
+				if len(args) > 0 {
+					return usageErrorf("--log and --verify-log read the whole grant log; name a plugin with --plugin")
+				}
+				return auditLogRun(f, opts)
+			}
 			return auditRun(f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
 	cmd.ValidArgsFunction = completePluginNames(f, true)
+	opts.auditAdmin.register(cmd.Flags())
 	return cmd
 }
 
@@ -64,6 +78,9 @@ type auditEntry struct {
 	Warnings          []string          `json:"warnings"`
 	// Sandbox says what a sandboxed plugin's own code may touch.
 	Sandbox string `json:"sandbox,omitempty"`
+	// PolicyDenied lists what the admin policy refuses it now: granted
+	// capabilities or hooks (denied at run time), its source, its pin.
+	PolicyDenied []string `json:"policy_denied"`
 }
 
 type auditDoc struct {
@@ -72,6 +89,10 @@ type auditDoc struct {
 	// Externals are fledge-<name> programs on PATH: fledge did not
 	// install them and enforces nothing on them (fledge's addition).
 	Externals []externalJSON `json:"externals"`
+	// PolicyError says why the admin policy cannot be read (null when it
+	// can); GrantLog is the grant log's check (see --verify-log).
+	PolicyError *string       `json:"policy_error"`
+	GrantLog    *grantLogJSON `json:"grant_log"`
 }
 
 func auditRun(f *Factory, opts *auditOptions) error {
@@ -83,7 +104,8 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	t := trustConfig(cfg)
+	ap := loadAuditPolicy(f, paths)
+	t := policyTrust(f.IO.ErrOut, cfg, ap.pol)
 	plugins, err := namedPlugins(file, opts.Names)
 	if err != nil {
 		return err
@@ -92,8 +114,12 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	for _, p := range plugins {
 		doc.Audit = append(doc.Audit, auditPlugin(paths, p, t))
 	}
+	warnings := auditAdminChecks(paths, file, ap, t, &doc)
 	if opts.JSON {
-		return writeJSON(f.IO.Out, doc)
+		if err := writeJSON(f.IO.Out, doc); err != nil {
+			return err
+		}
+		return auditStrict(f, opts, warnings)
 	}
 	if len(doc.Audit) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "No plugins installed.")
@@ -102,7 +128,17 @@ func auditRun(f *Factory, opts *auditOptions) error {
 		printAudit(f, a)
 	}
 	printExternals(f.IO.Out, doc.Externals)
-	return nil
+	printAuditAdmin(f.IO.Out, &doc)
+	return auditStrict(f, opts, warnings)
+}
+
+// auditStrict fails audit --strict when warnings stand.
+func auditStrict(f *Factory, opts *auditOptions, warnings int) error {
+	if !opts.Strict || warnings == 0 {
+		return nil
+	}
+	fmt.Fprintf(f.IO.ErrOut, "error: audit --strict: %d warning(s) stand\n", warnings)
+	return &exitCodeError{code: ExitFailure}
 }
 
 // auditPlugin is install.AuditPlugin's findings in audit's document.
@@ -117,7 +153,7 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 		Runtime: au.Runtime, Sandboxed: au.Sandboxed, Capabilities: toCapsJSON(p.Capabilities), Commands: cmds,
 		HasLifecycleHooks: au.HasLifecycleHooks, URL: p.URL, Kind: kindOf(p), Commit: p.Commit,
 		PinnedRef: optional(p.PinnedRef), Granted: toCapsJSON(p.Capabilities), Requested: toCapsJSON(au.Requested),
-		Hooks: map[string]string{}, Warnings: au.Warnings,
+		Hooks: map[string]string{}, Warnings: au.Warnings, PolicyDenied: []string{},
 	}
 	maps.Copy(a.Hooks, p.Hooks)
 	// The library finds; the words a person acts on are added here.

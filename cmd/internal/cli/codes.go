@@ -14,6 +14,7 @@ import (
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
 
@@ -57,6 +58,8 @@ func classify(err error) string {
 		man    *install.InstalledManifestError
 	)
 	switch {
+	case errors.As(err, new(*policy.DeniedError)), errors.As(err, new(*policy.InvalidError)):
+		return CodePolicyDenied
 	case errors.As(err, &appr):
 		return CodeApprovalRequired
 	case errors.Is(err, errPromptAborted):
@@ -129,6 +132,10 @@ func hintFor(err error) string {
 		syn    *manifest.SyntaxError
 	)
 	switch {
+	case errors.As(err, new(*policy.InvalidError)):
+		return "fix the file at the line named (or ask whoever manages it): fledge applies no policy it cannot read in full"
+	case errors.As(err, new(*policy.DeniedError)):
+		return "the admin policy decides this, not a flag; see what it allows: " + commandLine("plugins", "policy")
 	case errors.As(err, &appr):
 		return "grant by name what it needs: " + strings.Join(appr.Missing, ", ")
 	case errors.As(err, &confl):

@@ -9,6 +9,7 @@ import (
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -22,6 +23,9 @@ type Factory struct {
 	Prompter Prompter
 	// Getwd is the directory fledge runs in.
 	Getwd func() (string, error)
+	// SystemPolicy is the system policy file's path (policy.SystemPath();
+	// tests point it elsewhere: it is never read from the environment).
+	SystemPolicy string
 	// interrupts counts the user's Ctrl+C (Main catches them).
 	interrupts *interrupts
 }
@@ -34,6 +38,8 @@ func NewFactory(s *IOStreams, version string) *Factory {
 		Now:      time.Now,
 		Prompter: newHuhPrompter(s),
 		Getwd:    os.Getwd,
+
+		SystemPolicy: policy.SystemPath(),
 
 		interrupts: newInterrupts(),
 	}

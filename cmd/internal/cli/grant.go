@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -81,17 +80,20 @@ type grantDoc struct {
 	ApprovedHooks        map[string]string `json:"approved_hooks"`
 }
 
-// grantInstaller is the installer grant and revoke change grants with.
-func grantInstaller(f *Factory) (*install.Installer, error) {
+// grantInstaller is the installer grant and revoke change grants with. A
+// policy that cannot be read refuses grants, never revokes: withdrawing
+// only narrows.
+func grantInstaller(f *Factory, revoking bool) (*install.Installer, error) {
 	store, paths, err := f.Lockfile()
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(paths.ConfigFile())
-	if err != nil {
+	cfg, pol, err := loadConfigAndPolicy(f, paths)
+	if err != nil && (cfg == nil || !revoking) {
 		return nil, err
 	}
-	return &install.Installer{Paths: paths, Store: store, Trust: trustConfig(cfg), Log: f.IO.ErrOut, Now: f.Now}, nil
+	return &install.Installer{Paths: paths, Store: store, Trust: policyTrust(f.IO.ErrOut, cfg, pol), Log: f.IO.ErrOut, Now: f.Now,
+		Policy: pol, Journal: grantLog(f, paths)}, nil
 }
 
 func grantRun(ctx context.Context, f *Factory, opts *grantOptions) error {
@@ -99,7 +101,7 @@ func grantRun(ctx context.Context, f *Factory, opts *grantOptions) error {
 	if err != nil {
 		return err
 	}
-	in, err := grantInstaller(f)
+	in, err := grantInstaller(f, false)
 	if err != nil {
 		return err
 	}
@@ -125,6 +127,9 @@ func grantRun(ctx context.Context, f *Factory, opts *grantOptions) error {
 			}
 			return commandLine(append([]string{"plugins", "grant", opts.Name}, install.SortedGrants(set)...)...)
 		})
+	}
+	for _, d := range res.PolicyDenied {
+		fmt.Fprintf(f.IO.ErrOut, "policy: %s cannot be granted %s: %s\n", termsafe.Escape(res.Plugin), d.Item, termsafe.EscapeText(d.Text()))
 	}
 	return printGrantChange(f, "grant", res, opts.JSON)
 }

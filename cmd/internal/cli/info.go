@@ -80,7 +80,7 @@ func infoRun(f *Factory, opts *infoOptions) error {
 	if err != nil {
 		return err
 	}
-	t := trustConfig(cfg)
+	t := policyTrust(io.Discard, cfg, loadAuditPolicy(f, paths).pol)
 	info := infoJSON{pluginJSON: toPluginJSON(p, t), Requested: toCapsJSON(p.Requested), Denied: []string{},
 		HookDetails: []hookJSON{}, ManifestStatus: "ok"}
 	r, _, err := install.InstalledRequest(paths, p, install.EntryTier(p, t))

@@ -43,7 +43,7 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := config.Load(paths.ConfigFile())
+	cfg, pol, err := loadConfigAndPolicy(f, paths)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -58,7 +58,7 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(ctx, f, r) }
 	}
 	return &install.Installer{
-		Paths: paths, Store: store, Trust: trustConfig(cfg),
+		Paths: paths, Store: store, Trust: policyTrust(f.IO.ErrOut, cfg, pol), Policy: pol, Journal: grantLog(f, paths),
 		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
 		Log: f.IO.ErrOut, GitHub: registry.GitHubAuthFromEnv(f.Getenv), Git: gitfetch.Options{IdleTimeout: idle,
 			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,

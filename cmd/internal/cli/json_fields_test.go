@@ -114,6 +114,20 @@ func TestJSONFieldSets(t *testing.T) {
 		return m
 	}
 	otherHome := withEnv("FLEDGE_HOME", filepath.Join(work, "fh2"))
+	writeTree(t, work, map[string]string{"policy.toml": `[sources]
+allow = ["github.com/acme/*", "file:///srv/plugins/*"]
+deny = ["github.com/evil/*"]
+[capabilities]
+unverified = ["exec", "store"]
+team = ["exec", "store", "metadata"]
+[hooks]
+unverified = false
+[pins]
+require = "tag"
+min_tag_age = "72h"
+[trust]
+owners = ["acme"]
+`})
 
 	type step struct {
 		name   string
@@ -134,6 +148,11 @@ func TestJSONFieldSets(t *testing.T) {
 		{name: "grant", args: []string{"plugins", "grant", "gold", "metadata", "--json"}},
 		{name: "revoke", args: []string{"plugins", "revoke", "gold", "metadata", "--json"}},
 		{name: "tools", args: []string{"plugins", "tools", "--json"}},
+		{name: "audit_log", args: []string{"plugins", "audit", "--log", "--json"}},
+		{name: "audit_verify_log", args: []string{"plugins", "audit", "--verify-log", "--json"}},
+		{name: "policy", args: []string{"plugins", "policy", "--json"}, env: withEnv("FLEDGE_POLICY", filepath.Join(work, "policy.toml"))},
+		{name: "policy_denied", args: []string{"plugins", "grant", "gold", "metadata", "--json"}, code: 1,
+			env: withEnv("FLEDGE_POLICY", filepath.Join(work, "policy.toml"))},
 		{name: "update", args: []string{"plugins", "update", "--json"}, before: func() {
 			repo("acme/fledge-plugin-plain", plain("fledge-plugin-plain", "1.1.0"), "v1.1.0")
 			repo("acme/fledge-plugin-gold", map[string]string{"NEWS": "more\n"}, "")
@@ -239,7 +258,7 @@ func runInProcess(t *testing.T, dir string, env map[string]string, args []string
 		}
 		abs[i] = a
 	}
-	code := cli.Main(abs, s, "test")
+	code := cli.MainWithSystemPolicy(abs, s, "test", "")
 	if bytes.Contains(stdout.Bytes(), []byte("\x1b")) {
 		t.Errorf("fledge %s: ANSI escape in --json output", strings.Join(args, " "))
 	}
@@ -251,6 +270,7 @@ var (
 	hashRe = regexp.MustCompile(`\b(fh1|sha256):[0-9a-f]{64}\b`)
 	timeRe = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
 	dateRe = regexp.MustCompile(`"\d{4}-\d\d-\d\d"`)
+	userRe = regexp.MustCompile(`"user": "[^"]*",\s*"uid": -?\d+`)
 )
 
 // normaliseJSON replaces what differs between runs: the work directory
@@ -264,6 +284,7 @@ func normaliseJSON(b []byte, work string, others ...string) []byte {
 	s = hashRe.ReplaceAllString(s, "<$1 hash>")
 	s = timeRe.ReplaceAllString(s, "<time>")
 	s = dateRe.ReplaceAllString(s, `"<date>"`)
+	s = userRe.ReplaceAllString(s, `"user": "<user>", "uid": "<uid>"`)
 	return []byte(s)
 }
 

@@ -115,6 +115,7 @@ func mcpRun(ctx context.Context, f *Factory, opts *mcpOptions) error {
 		Timeout:        timeout,
 		Log:            f.IO.ErrOut,
 		Prepare:        func() error { return recoverInterrupted(f, paths, store) },
+		PerCall:        func(r *runner.Runner) error { return applyPolicy(f, r) },
 		Hint:           func(res *runner.Result, err error) string { return runHint(f, res, err) },
 	})
 	if err != nil {

@@ -45,7 +45,7 @@ func revokeRun(f *Factory, opts *revokeOptions) error {
 	if err != nil {
 		return err
 	}
-	in, err := grantInstaller(f)
+	in, err := grantInstaller(f, true)
 	if err != nil {
 		return err
 	}

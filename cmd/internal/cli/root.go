@@ -193,6 +193,7 @@ Complete commands and names with TAB:   source <(fledge completion bash)`,
 		newSyncCmd(f),
 		newRecommendCmd(f),
 		newPublishCmd(f),
+		newPolicyCmd(f),
 	)
 	pluginsHelp := newHelpCmd(f)
 	pluginsHelp.Hidden = true // works, as users expect; listed once, under fledge

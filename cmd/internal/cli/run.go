@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -164,6 +165,9 @@ func runPluginCommand(ctx context.Context, f *Factory, command string, args []st
 func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	r, ui, err := newRunner(f, opts)
 	if err != nil {
+		if opts.JSON {
+			return printRunResult(f, opts, &runner.Result{Command: opts.Command, ExitCode: -1}, err)
+		}
 		return err
 	}
 	req := runner.Request{
@@ -242,6 +246,9 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 		Environ:     os.Environ,
 		Getwd:       os.Getwd,
 	}
+	if err := applyPolicy(f, r); err != nil {
+		return nil, nil, err
+	}
 	if h, err := os.UserHomeDir(); err == nil {
 		r.UserHome = h
 	}
@@ -253,6 +260,33 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 		r.Timeouts.Prompt = d
 	}
 	return r, ui, nil
+}
+
+// applyPolicy narrows what plugins.toml grants by the admin policy, read
+// afresh: a policy that cannot be read refuses to run anything. config.toml
+// is decoded only when a policy applies (its trust decides tiers).
+func applyPolicy(f *Factory, r *runner.Runner) error {
+	paths := r.Paths
+	cfgRaw, err := config.Read(paths.ConfigFile())
+	if err != nil {
+		return err
+	}
+	pol, err := adminPolicy(f, paths, cfgRaw)
+	if err != nil {
+		return err
+	}
+	r.Policy, r.Journal, r.Tier = nil, nil, nil
+	if pol.Empty() {
+		return nil
+	}
+	cfg, err := config.Decode(paths.ConfigFile(), cfgRaw)
+	if err != nil {
+		return err
+	}
+	trust := policyTrust(io.Discard, cfg, pol)
+	r.Policy, r.Journal = pol, grantLog(f, paths)
+	r.Tier = func(p *lockfile.Plugin) string { return string(install.EntryTier(p, trust)) }
+	return nil
 }
 
 // printRunResult prints the one JSON object of `plugins run --json`, and

@@ -19,13 +19,28 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
+	"github.com/corvidlabs/fledge-go/grantlog"
 )
 
 // TestMain lets the test binary act as fledge inside scripts: testscript
-// puts a copy named "fledge" on PATH, and that copy runs cli.Main.
+// puts a copy named "fledge" on PATH, and that copy runs cli.Main. Its
+// system policy is the file FLEDGE_TEST_SYSTEM_POLICY names (none when
+// unset, whatever this machine's /etc holds), and FLEDGE_TEST_KILL_AFTER_LOG
+// kills it with SIGKILL right after the grant log took a record and before
+// plugins.toml is written. Both are read by this test binary only.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"fledge": func() { os.Exit(cli.Main(os.Args[1:], cli.System(), "test")) },
+		"fledge": func() {
+			if os.Getenv("FLEDGE_TEST_KILL_AFTER_LOG") != "" {
+				grantlog.AfterAppend = func() {
+					if p, err := os.FindProcess(os.Getpid()); err == nil {
+						p.Kill()
+					}
+					select {}
+				}
+			}
+			os.Exit(cli.MainWithSystemPolicy(os.Args[1:], cli.System(), "test", os.Getenv("FLEDGE_TEST_SYSTEM_POLICY")))
+		},
 	})
 }
 
@@ -174,15 +189,32 @@ func cmdGitCommit(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 }
 
-// gittag DIR TAG [-a]: tag HEAD, lightweight or (with -a) annotated.
+// gittag DIR TAG [-a | -at TIME]: tag HEAD, lightweight or (with -a) annotated;
+// -at makes an annotated tag made at TIME (RFC 3339, or now).
 func cmdGitTag(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 || len(args) > 3 || (len(args) == 3 && args[2] != "-a") {
-		ts.Fatalf("usage: gittag DIR TAG [-a]")
+	usage := "usage: gittag DIR TAG [-a | -at RFC3339|now]"
+	if neg || len(args) < 2 || len(args) > 4 {
+		ts.Fatalf("%s", usage)
 	}
 	r := openRepo(ts, args[0])
 	var opts *git.CreateTagOptions
-	if len(args) == 3 {
+	switch {
+	case len(args) == 3 && args[2] == "-a":
 		opts = &git.CreateTagOptions{Tagger: fixtureSig(0), Message: "release " + args[1]}
+	case len(args) == 4 && args[2] == "-at":
+		// An annotated tag made at a given time: its tagger date is what
+		// a policy's min_tag_age reads.
+		when := time.Now()
+		if args[3] != "now" {
+			var err error
+			when, err = time.Parse(time.RFC3339, args[3])
+			ts.Check(err)
+		}
+		sig := fixtureSig(0)
+		sig.When = when
+		opts = &git.CreateTagOptions{Tagger: sig, Message: "release " + args[1]}
+	case len(args) != 2:
+		ts.Fatalf("%s", usage)
 	}
 	_, err := r.CreateTag(args[1], head(ts, r), opts)
 	ts.Check(err)

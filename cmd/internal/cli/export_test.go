@@ -1,0 +1,15 @@
+package cli
+
+import "context"
+
+// MainWithSystemPolicy is Main with the system policy file at path ("" for
+// none): how tests give fledge a system policy without writing to /etc.
+// fledge itself has no such switch; its system policy is always
+// policy.SystemPath().
+func MainWithSystemPolicy(args []string, s *IOStreams, version, path string) int {
+	f := NewFactory(s, version)
+	f.SystemPolicy = path
+	ctx, stop := f.interrupts.notify(context.Background())
+	defer stop()
+	return run(ctx, f, args)
+}

@@ -1,0 +1,286 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/grantlog"
+	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/termsafe"
+)
+
+// CodePolicyDenied: the admin policy refuses what was asked (or cannot be
+// read, and so refuses everything it governs).
+const CodePolicyDenied = "policy_denied"
+
+// adminPolicy reads the admin policy in force: the system file (at the
+// Factory's SystemPolicy path), the files FLEDGE_POLICY lists and
+// config.toml's [policy] (cfgRaw is config.toml's bytes).
+func adminPolicy(f *Factory, paths home.Paths, cfgRaw []byte) (*policy.Set, error) {
+	return policy.Load(policy.Inputs{System: f.SystemPolicy, Env: f.Getenv(policy.EnvPolicy),
+		ConfigFile: paths.ConfigFile(), Config: cfgRaw})
+}
+
+// loadConfigAndPolicy reads config.toml and the admin policy.
+func loadConfigAndPolicy(f *Factory, paths home.Paths) (*config.Config, *policy.Set, error) {
+	raw, err := config.Read(paths.ConfigFile())
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := config.Decode(paths.ConfigFile(), raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	pol, err := adminPolicy(f, paths, raw)
+	if err != nil {
+		return cfg, nil, err
+	}
+	return cfg, pol, nil
+}
+
+// policyTrust is config.toml's trust, narrowed by the policy; the owners it
+// drops are named on w.
+func policyTrust(w io.Writer, cfg *config.Config, pol *policy.Set) registry.TrustConfig {
+	t, dropped := install.PolicyTrust(trustConfig(cfg), pol)
+	for _, d := range dropped {
+		fmt.Fprintf(w, "note: policy: %s\n", termsafe.EscapeText(d.Text()))
+	}
+	return t
+}
+
+// grantLog is the grant log of this home, stamped with the Factory's clock.
+func grantLog(f *Factory, paths home.Paths) *grantlog.Log {
+	l := grantlog.New(paths.GrantLog())
+	l.Now = f.Now
+	return l
+}
+
+type policyOptions struct {
+	JSON bool
+}
+
+func newPolicyCmd(f *Factory) *cobra.Command {
+	opts := &policyOptions{}
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "Show the admin policy in force and where each rule comes from",
+		Long: `Show the admin policy: the system file (/etc/fledge/policy.toml; on macOS
+/Library/Application Support/fledge/policy.toml, on Windows
+%ProgramData%\fledge\policy.toml), then the files FLEDGE_POLICY lists
+(separated as PATH is), then [policy] in config.toml.
+
+Each layer can only narrow what the ones before allow: sources must pass
+every allow list and no deny list, capability limits intersect per trust
+tier, hooks run only where every layer lets them, the strictest pin and the
+longest min_tag_age win, and config.toml may trust only owners every
+[trust] owners rule lists. A refusal is the error code policy_denied.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error { return policyRun(f, opts) },
+	}
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON document")
+	return cmd
+}
+
+type originJSON struct {
+	File string `json:"file"`
+	Rule string `json:"rule"`
+}
+
+type policyDoc struct {
+	SchemaVersion int `json:"schema_version"`
+	// Active says whether any layer applies.
+	Active bool `json:"active"`
+	// System is the system policy's path and whether it is there.
+	System      string            `json:"system"`
+	SystemFound bool              `json:"system_found"`
+	Layers      []policyLayerJSON `json:"layers"`
+	Sources     struct {
+		Allow []allowJSON `json:"allow"`
+		Deny  []denyJSON  `json:"deny"`
+	} `json:"sources"`
+	// Capabilities and Hooks hold every tier: null means no limit.
+	Capabilities map[string]*limitJSON `json:"capabilities"`
+	Hooks        map[string]*hooksJSON `json:"hooks"`
+	Pins         struct {
+		Require   *settingJSON `json:"require"`
+		MinTagAge *settingJSON `json:"min_tag_age"`
+	} `json:"pins"`
+	Trust struct {
+		Owners *limitJSON `json:"owners"`
+	} `json:"trust"`
+}
+
+type policyLayerJSON struct {
+	File  string `json:"file"`
+	Scope string `json:"scope"`
+}
+
+type allowJSON struct {
+	originJSON
+	Patterns []string `json:"patterns"`
+}
+
+type denyJSON struct {
+	originJSON
+	Pattern string `json:"pattern"`
+}
+
+type limitJSON struct {
+	Allowed []string     `json:"allowed"`
+	From    []originJSON `json:"from"`
+}
+
+type hooksJSON struct {
+	Allowed bool         `json:"allowed"`
+	From    []originJSON `json:"from"`
+}
+
+type settingJSON struct {
+	Value string     `json:"value"`
+	From  originJSON `json:"from"`
+}
+
+func origins(list []policy.Origin) []originJSON {
+	out := make([]originJSON, len(list))
+	for i, o := range list {
+		out[i] = originJSON(o)
+	}
+	return out
+}
+
+func policyRun(f *Factory, opts *policyOptions) error {
+	paths, err := f.Paths()
+	if err != nil {
+		return err
+	}
+	raw, err := config.Read(paths.ConfigFile())
+	if err != nil {
+		return err
+	}
+	pol, err := adminPolicy(f, paths, raw)
+	if err != nil {
+		return err
+	}
+	e := pol.Effective()
+	doc := policyDoc{SchemaVersion: SchemaVersion, Active: !pol.Empty(), System: pol.System, SystemFound: pol.SystemFound,
+		Layers: []policyLayerJSON{}, Capabilities: map[string]*limitJSON{}, Hooks: map[string]*hooksJSON{}}
+	doc.Sources.Allow, doc.Sources.Deny = []allowJSON{}, []denyJSON{}
+	for _, l := range e.Layers {
+		doc.Layers = append(doc.Layers, policyLayerJSON(l))
+	}
+	for _, a := range e.Allow {
+		doc.Sources.Allow = append(doc.Sources.Allow, allowJSON{originJSON: originJSON(a.Origin), Patterns: a.Patterns})
+	}
+	for _, d := range e.Deny {
+		doc.Sources.Deny = append(doc.Sources.Deny, denyJSON{originJSON: originJSON(d.Origin), Pattern: d.Pattern})
+	}
+	for _, tier := range policy.Tiers {
+		doc.Capabilities[tier], doc.Hooks[tier] = nil, nil
+		if c := e.Capabilities[tier]; c != nil {
+			doc.Capabilities[tier] = &limitJSON{Allowed: c.Allowed, From: origins(c.From)}
+		}
+		if h := e.Hooks[tier]; h != nil {
+			doc.Hooks[tier] = &hooksJSON{Allowed: h.Allowed, From: origins(h.From)}
+		}
+	}
+	if r := e.Require; r != nil {
+		doc.Pins.Require = &settingJSON{Value: r.Value, From: originJSON(r.From)}
+	}
+	if a := e.MinTagAge; a != nil {
+		doc.Pins.MinTagAge = &settingJSON{Value: policy.FormatAge(a.Value), From: originJSON(a.From)}
+	}
+	if o := e.Owners; o != nil {
+		doc.Trust.Owners = &limitJSON{Allowed: o.Allowed, From: origins(o.From)}
+	}
+	if opts.JSON {
+		return writeJSON(f.IO.Out, doc)
+	}
+	printPolicy(f.IO.Out, doc)
+	return nil
+}
+
+func printPolicy(w io.Writer, doc policyDoc) {
+	sys := "not present"
+	if doc.SystemFound {
+		sys = "applies"
+	}
+	if doc.System == "" {
+		fmt.Fprintln(w, "system policy: none")
+	} else {
+		fmt.Fprintf(w, "system policy: %s (%s)\n", termsafe.Escape(doc.System), sys)
+	}
+	if !doc.Active {
+		fmt.Fprintln(w, "No admin policy applies: nothing is narrowed.")
+		return
+	}
+	fmt.Fprintln(w, "layers (each can only narrow the ones before):")
+	for i, l := range doc.Layers {
+		fmt.Fprintf(w, "  %d. %s (%s)\n", i+1, termsafe.Escape(l.File), l.Scope)
+	}
+	from := func(list []originJSON) string {
+		var s []string
+		for _, o := range list {
+			s = append(s, o.Rule+" in "+o.File)
+		}
+		return termsafe.Escape(strings.Join(s, "; "))
+	}
+	fmt.Fprintln(w, "sources:")
+	if len(doc.Sources.Allow)+len(doc.Sources.Deny) == 0 {
+		fmt.Fprintln(w, "  any source")
+	}
+	for _, a := range doc.Sources.Allow {
+		list := "nothing"
+		if len(a.Patterns) > 0 {
+			list = strings.Join(a.Patterns, ", ")
+		}
+		fmt.Fprintf(w, "  allow only: %s   (%s)\n", termsafe.Escape(list), from([]originJSON{a.originJSON}))
+	}
+	for _, d := range doc.Sources.Deny {
+		fmt.Fprintf(w, "  deny:       %s   (%s)\n", termsafe.Escape(d.Pattern), from([]originJSON{d.originJSON}))
+	}
+	fmt.Fprintln(w, "the most each tier may be granted:")
+	for _, tier := range policy.Tiers {
+		c := doc.Capabilities[tier]
+		if c == nil {
+			fmt.Fprintf(w, "  %-11s no limit\n", tier+":")
+			continue
+		}
+		fmt.Fprintf(w, "  %-11s %s   (%s)\n", tier+":", itemsText(c.Allowed), from(c.From))
+	}
+	fmt.Fprintln(w, "hooks and build commands:")
+	for _, tier := range policy.Tiers {
+		h := doc.Hooks[tier]
+		switch {
+		case h == nil:
+			fmt.Fprintf(w, "  %-11s may run\n", tier+":")
+		case h.Allowed:
+			fmt.Fprintf(w, "  %-11s may run   (%s)\n", tier+":", from(h.From))
+		default:
+			fmt.Fprintf(w, "  %-11s never run   (%s)\n", tier+":", from(h.From))
+		}
+	}
+	fmt.Fprintln(w, "pins:")
+	if r := doc.Pins.Require; r != nil {
+		fmt.Fprintf(w, "  require:     %s   (%s)\n", r.Value, from([]originJSON{r.From}))
+	} else {
+		fmt.Fprintln(w, "  require:     any ref")
+	}
+	if a := doc.Pins.MinTagAge; a != nil {
+		fmt.Fprintf(w, "  min_tag_age: %s   (%s)\n", a.Value, from([]originJSON{a.From}))
+	} else {
+		fmt.Fprintln(w, "  min_tag_age: none")
+	}
+	fmt.Fprintln(w, "owners config.toml may trust:")
+	if o := doc.Trust.Owners; o != nil {
+		fmt.Fprintf(w, "  %s   (%s)\n", termsafe.Escape(itemsText(o.Allowed)), from(o.From))
+	} else {
+		fmt.Fprintln(w, "  any")
+	}
+}

@@ -1,0 +1,26 @@
+// Package policy reads administrators' policy files and decides what they
+// allow: which sources may be installed, the most each trust tier may be
+// granted, whether hooks and build commands may run, what an install must
+// be pinned to, how old a tag must be, and which GitHub owners a user's
+// config.toml may trust.
+//
+// A Set is a stack of layers: the system file (always applied when
+// present; its path is injected, never read from the environment), the
+// files listed in FLEDGE_POLICY, and a [policy] table in config.toml. Layers
+// only ever narrow: a source must pass every layer's allow list and no
+// layer's deny list, a capability must be allowed by every layer that
+// limits its tier, hooks run only where every layer lets them, the
+// strictest pin and the longest tag age win, and trusted owners are the
+// intersection. So no user, project or environment setting can widen what
+// the system policy forbids. Each decision is made layer by layer, so a
+// refusal names the rule and the file it came from.
+//
+// It fails closed: an unknown key, an unknown tier or capability, a bad
+// pattern or duration, or a file that cannot be read (other than a missing
+// system file) is an error naming the file, and callers refuse everything
+// the policy governs until it is fixed.
+//
+// It does not decide tiers (package registry does, from a TrustConfig this
+// package may narrow), ask anyone anything, or record what it refused
+// (package grantlog does); install, runner and the command layer apply it.
+package policy

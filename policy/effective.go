@@ -1,0 +1,123 @@
+package policy
+
+import (
+	"slices"
+	"time"
+)
+
+// Origin names where a rule is: its file (with [policy] for config.toml)
+// and the rule as written there.
+type Origin struct {
+	File string
+	Rule string
+}
+
+// Effective is the policy in force, rule by rule, with where each rule
+// comes from: what `fledge plugins policy` shows.
+type Effective struct {
+	// Layers lists each layer's file and scope, system first.
+	Layers []LayerInfo
+	// Allow lists every layer's allow list: a source must match one
+	// pattern of each. Deny lists every denied pattern: a source matching
+	// any is refused.
+	Allow []PatternList
+	Deny  []PatternRule
+	// Capabilities and Hooks hold, per tier, the limit in force (nil: no
+	// limit).
+	Capabilities map[string]*TierCaps
+	Hooks        map[string]*TierHooks
+	// Require is the strictest pin rule and MinTagAge the longest
+	// cooldown; nil when no layer sets one.
+	Require   *Setting[string]
+	MinTagAge *Setting[time.Duration]
+	// Owners are the GitHub owners config.toml may trust (nil: any).
+	Owners *TierCaps
+}
+
+// LayerInfo is one layer's file and scope.
+type LayerInfo struct{ File, Scope string }
+
+// PatternList is one layer's allow list.
+type PatternList struct {
+	Origin
+	Patterns []string
+}
+
+// PatternRule is one denied pattern.
+type PatternRule struct {
+	Origin
+	Pattern string
+}
+
+// TierCaps is what a tier may be granted (or which owners may be trusted):
+// the intersection of every layer's list, and the rules that set it.
+type TierCaps struct {
+	Allowed []string
+	From    []Origin
+}
+
+// TierHooks says whether a tier's hooks may run, and which rules say so.
+type TierHooks struct {
+	Allowed bool
+	From    []Origin
+}
+
+// Setting is a single-valued rule in force and where it comes from.
+type Setting[T any] struct {
+	Value T
+	From  Origin
+}
+
+// Effective computes the policy in force from the layers.
+func (s *Set) Effective() Effective {
+	e := Effective{Capabilities: map[string]*TierCaps{}, Hooks: map[string]*TierHooks{}}
+	for _, l := range s.Layers() {
+		e.Layers = append(e.Layers, LayerInfo{File: l.Where(), Scope: l.Scope})
+		if l.hasAllow {
+			pl := PatternList{Origin: Origin{l.Where(), l.Rule("sources", "allow")}, Patterns: []string{}}
+			for _, p := range l.allow {
+				pl.Patterns = append(pl.Patterns, p.text)
+			}
+			e.Allow = append(e.Allow, pl)
+		}
+		for _, p := range l.deny {
+			e.Deny = append(e.Deny, PatternRule{Origin: Origin{l.Where(), l.Rule("sources", "deny")}, Pattern: p.text})
+		}
+		for _, tier := range Tiers {
+			if allowed := l.allowedItems(tier); allowed != nil {
+				o := Origin{l.Where(), l.Rule("capabilities", tier)}
+				if cur := e.Capabilities[tier]; cur == nil {
+					e.Capabilities[tier] = &TierCaps{Allowed: allowed, From: []Origin{o}}
+				} else {
+					cur.Allowed = slices.DeleteFunc(cur.Allowed, func(c string) bool { return !slices.Contains(allowed, c) })
+					cur.From = append(cur.From, o)
+				}
+			}
+			if v, ok := l.hooks[tier]; ok {
+				o := Origin{l.Where(), l.Rule("hooks", tier)}
+				if cur := e.Hooks[tier]; cur == nil {
+					e.Hooks[tier] = &TierHooks{Allowed: v, From: []Origin{o}}
+				} else {
+					cur.Allowed = cur.Allowed && v
+					cur.From = append(cur.From, o)
+				}
+			}
+		}
+		if l.require != "" && (e.Require == nil || rank(l.require) > rank(e.Require.Value)) {
+			e.Require = &Setting[string]{Value: l.require, From: Origin{l.Where(), l.Rule("pins", "require")}}
+		}
+		if l.minAge > 0 && (e.MinTagAge == nil || l.minAge > e.MinTagAge.Value) {
+			e.MinTagAge = &Setting[time.Duration]{Value: l.minAge, From: Origin{l.Where(), l.Rule("pins", "min_tag_age")}}
+		}
+		if l.hasOwner {
+			o := Origin{l.Where(), l.Rule("trust", "owners")}
+			if e.Owners == nil {
+				e.Owners = &TierCaps{Allowed: slices.Clone(l.owners), From: []Origin{o}}
+			} else {
+				e.Owners.Allowed = slices.DeleteFunc(e.Owners.Allowed, func(x string) bool { return !ownerIn(l.owners, x) })
+				e.Owners.From = append(e.Owners.From, o)
+			}
+		}
+	}
+	return e
+}

@@ -1,0 +1,48 @@
+package policy
+
+import (
+	"testing"
+	"time"
+
+	"github.com/corvidlabs/fledge-go/manifest"
+)
+
+// Any policy file either fails to parse with an InvalidError naming it, or
+// parses into a layer every check can use.
+func FuzzParse(f *testing.F) {
+	for _, seed := range []string{
+		example,
+		"[sources]\ndeny = [\"registry:x*\", \"git@github.com:o/*\", \"/srv/**\", \"C:\\\\p\\\\*\"]\n",
+		"[trust]\nowners = []\n[hooks]\nlocal = true\nteam = false\n",
+		"[pins]\nrequire = \"commit\"\nmin_tag_age = \"0.5d\"\n",
+		"[capabilities]\nlocal = [\"filesystem\", \"NETWORK\"]\n",
+		"[policy]\n", "", "[sources\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := Parse("p.toml", data)
+		if err != nil {
+			if _, ok := err.(*InvalidError); !ok {
+				t.Fatalf("not an InvalidError: %T %v", err, err)
+			}
+			return
+		}
+		s := &Set{layers: []*Layer{l}}
+		for _, tier := range append(Tiers, "") {
+			for _, it := range []string{"exec", "store", "metadata", "network", "filesystem", ItemHooks} {
+				s.Allows(tier, it)
+			}
+			s.Narrow(tier, manifest.Capabilities{Exec: true, Filesystem: "project"}, true)
+		}
+		for _, src := range []Source{{URL: "https://github.com/o/r"}, {URL: "file:///srv/x"}, {Path: "/srv/x"}, {Registry: "x"}, {}} {
+			s.CheckSource(src)
+		}
+		for _, k := range []string{"tag", "branch", "commit", "default", "constraint", ""} {
+			s.CheckPin(k, "x")
+		}
+		s.CheckTagAge("v1", time.Unix(0, 0), time.Now())
+		s.Trusted([]string{"a", "B"})
+		s.Effective()
+	})
+}
