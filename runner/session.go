@@ -11,10 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/project"
+	"github.com/corvidlabs/fledge-go/project/gitstate"
 	"github.com/corvidlabs/fledge-go/runner/protocol"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -52,9 +51,10 @@ type session struct {
 	capture *capBuffer
 
 	cwd     string
-	project *project.Info // the directory fledge runs in; nil if unknown
-	repo    *git.Repository
+	project *project.Info  // the directory fledge runs in; nil if unknown
+	repo    *gitstate.Repo // the project's repository, once gitRepo has looked
 	repoSet bool
+	gitWarn string // why the git state failed closed, shown once init is sent
 	confine *confinement
 
 	granted  manifest.Capabilities
@@ -98,6 +98,9 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 		return err
 	}
 	init := <-initc
+	if s.gitWarn != "" {
+		s.warnOnce("git", termsafe.Line(s.gitWarn))
+	}
 	res.Started = true
 	if err := s.in.send(init); err != nil {
 		s.fail(CodeMalformedResponse, err)
