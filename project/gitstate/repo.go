@@ -34,9 +34,10 @@ type Repo struct {
 	// directory above the nearest .git when git could not say).
 	Root string
 
-	g       *gitRunner
-	remotes []remote // in config order
-	failure error    // why git cannot answer for this repository
+	g         *gitRunner
+	remotes   []remote    // in config order
+	insteadOf [][2]string // url.<base>.insteadOf: prefix, base
+	failure   error       // why git cannot answer for this repository
 }
 
 type remote struct{ name, url string }
@@ -128,11 +129,11 @@ func Open(ctx context.Context, dir string, opts Options) *Repo {
 // git runs them for every status the user asks for.
 func (r *Repo) inspect(ctx context.Context) error {
 	names := map[string]bool{}
-	remotes, err := inspectOne(ctx, r.g, names, 0, new(int))
-	if err != nil {
+	top := &inspection{names: names}
+	if err := inspectOne(ctx, r.g, top, 0, new(int)); err != nil {
 		return err
 	}
-	r.remotes = remotes
+	r.remotes, r.insteadOf = top.remotes, top.insteadOf
 	var cfg []string
 	for n := range names {
 		if strings.ContainsAny(n, "=\n\x00") {
@@ -145,9 +146,17 @@ func (r *Repo) inspect(ctx context.Context) error {
 	return nil
 }
 
+// inspection is what inspectOne finds: the filter drivers of a
+// repository and its submodules, and the top repository's remotes.
+type inspection struct {
+	names     map[string]bool
+	remotes   []remote
+	insteadOf [][2]string
+}
+
 // inspectOne inspects the repository git finds from g.dir, then its
 // checked-out submodules; count bounds the submodules seen in all.
-func inspectOne(ctx context.Context, g *gitRunner, names map[string]bool, depth int, count *int) ([]remote, error) {
+func inspectOne(ctx context.Context, g *gitRunner, ins *inspection, depth int, count *int) error {
 	var (
 		cfgOut, lsOut []byte
 		cfgErr, lsErr error
@@ -160,16 +169,15 @@ func inspectOne(ctx context.Context, g *gitRunner, names map[string]bool, depth 
 	}()
 	var cut bool
 	cfgOut, cut, cfgErr = g.run(ctx, maxInspect, nil, []int{1}, "config", "-z", "--show-scope", "--get-regexp",
-		`^(filter\..+\.(clean|process)|remote\..+\.url)$`)
+		`^(filter\..+\.(clean|process)|remote\..+\.url|url\..+\.insteadof)$`)
 	wg.Wait()
 	if cfgErr != nil {
-		return nil, cfgErr
+		return cfgErr
 	}
 	if cut {
-		return nil, errors.New("git config printed more than fledge reads")
+		return errors.New("git config printed more than fledge reads")
 	}
 	// Records are scope NUL key LF value NUL.
-	var remotes []remote
 	recs := bytes.Split(cfgOut, []byte{0})
 	for i := 0; i+1 < len(recs); i += 2 {
 		scope := string(recs[i])
@@ -183,16 +191,20 @@ func inspectOne(ctx context.Context, g *gitRunner, names map[string]bool, depth 
 		switch section {
 		case "filter":
 			if scope != "system" && scope != "global" && scope != "command" {
-				names[sub] = true
+				ins.names[sub] = true
 			}
 		case "remote":
-			if name == "url" && !hasRemote(remotes, sub) {
-				remotes = append(remotes, remote{sub, value})
+			if depth == 0 && name == "url" && !hasRemote(ins.remotes, sub) {
+				ins.remotes = append(ins.remotes, remote{sub, value})
+			}
+		case "url":
+			if depth == 0 {
+				ins.insteadOf = append(ins.insteadOf, [2]string{value, sub})
 			}
 		}
 	}
 	if lsErr != nil {
-		return nil, lsErr
+		return lsErr
 	}
 	for _, path := range gitlinks(lsOut) {
 		dir := filepath.Join(g.dir, filepath.FromSlash(path))
@@ -200,17 +212,32 @@ func inspectOne(ctx context.Context, g *gitRunner, names map[string]bool, depth 
 			continue // not checked out: git does not look inside
 		}
 		if depth+1 > maxSubmoduleDepth {
-			return nil, fmt.Errorf("submodules nest deeper than %d", maxSubmoduleDepth)
+			return fmt.Errorf("submodules nest deeper than %d", maxSubmoduleDepth)
 		}
 		if *count++; *count > maxSubmodules {
-			return nil, fmt.Errorf("more than %d submodules", maxSubmodules)
+			return fmt.Errorf("more than %d submodules", maxSubmodules)
 		}
 		sub := &gitRunner{bin: g.bin, dir: dir, env: gitEnv(g.env, true), timeout: g.timeout}
-		if _, err := inspectOne(ctx, sub, names, depth+1, count); err != nil {
-			return nil, fmt.Errorf("submodule %s: %w", path, err)
+		if err := inspectOne(ctx, sub, ins, depth+1, count); err != nil {
+			return fmt.Errorf("submodule %s: %w", path, err)
 		}
 	}
-	return remotes, nil
+	return nil
+}
+
+// rewrite applies url.<base>.insteadOf to a remote URL as git does: the
+// longest matching prefix is replaced by its base.
+func (r *Repo) rewrite(url string) string {
+	best := -1
+	for i, p := range r.insteadOf {
+		if strings.HasPrefix(url, p[0]) && (best < 0 || len(p[0]) > len(r.insteadOf[best][0])) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return url
+	}
+	return r.insteadOf[best][1] + url[len(r.insteadOf[best][0]):]
 }
 
 func hasRemote(rs []remote, name string) bool {

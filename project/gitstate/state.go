@@ -3,8 +3,6 @@ package gitstate
 import (
 	"bytes"
 	"context"
-	"strings"
-	"sync"
 )
 
 // State is what the init message's project.git says: the branch (HEAD
@@ -30,31 +28,17 @@ func (r *Repo) State(ctx context.Context) State {
 		st.Warning = r.closedWarning(r.failure)
 		return st
 	}
-	var (
-		url    []byte
-		urlErr error
-		wg     sync.WaitGroup
-	)
 	if rem := r.primaryRemote(); rem != nil {
-		st.Remote = rem.name
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// get-url applies url.<base>.insteadOf as git fetch would.
-			url, _, urlErr = r.g.run(ctx, 64<<10, nil, nil, "remote", "get-url", "--", st.Remote)
-		}()
+		// As `git remote get-url` gives it: insteadOf applied.
+		st.Remote, st.RemoteURL = rem.name, stripCredentials(r.rewrite(rem.url))
 	}
 	// One entry is enough to know the worktree is dirty: git is stopped
 	// there. The headers come first (branch.oid, branch.head, ...).
 	out, _, err := r.g.run(ctx, 64<<10, hasEntry, nil, "status", "--porcelain=v2", "-z", "--branch")
-	wg.Wait()
 	if err != nil {
 		st.Dirty = true
 		st.Warning = r.closedWarning(err)
 		return st
-	}
-	if urlErr == nil {
-		st.RemoteURL = stripCredentials(strings.TrimSpace(string(url)))
 	}
 	st.Dirty = hasEntry(out)
 	for _, rec := range bytes.Split(out, []byte{0}) {
