@@ -19,6 +19,9 @@ import (
 func requireGit(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("git is not installed: .ci/run installs it, and these tests need it")
+		}
 		t.Skip("git is not installed")
 	}
 }
