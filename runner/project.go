@@ -42,13 +42,12 @@ func (s *session) wireProject() *protocol.Project {
 // leaves out a repository whose work tree is the user's home or above
 // it: a dotfiles repository is not the project's).
 func (s *session) gitRepo() *gitstate.Repo {
-	if !s.repoSet {
-		s.repoSet = true
+	s.repoOnce.Do(func() {
 		if s.project != nil {
 			s.repo = gitstate.Open(s.ctx, s.project.Root, gitstate.Options{
 				Env: s.r.Environ(), Home: s.r.UserHome, Timeout: s.r.Timeouts.Git,
 			})
 		}
-	}
+	})
 	return s.repo
 }

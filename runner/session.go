@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,12 +51,12 @@ type session struct {
 	msg     protocol.Outbound
 	capture *capBuffer
 
-	cwd     string
-	project *project.Info  // the directory fledge runs in; nil if unknown
-	repo    *gitstate.Repo // the project's repository, once gitRepo has looked
-	repoSet bool
-	gitWarn string // why the git state failed closed, shown once init is sent
-	confine *confinement
+	cwd      string
+	project  *project.Info  // the directory fledge runs in; nil if unknown
+	repo     *gitstate.Repo // the project's repository, once gitRepo has looked
+	repoOnce sync.Once      // init and a wasm plugin's start both ask, at once
+	gitWarn  string         // why the git state failed closed, shown once init is sent
+	confine  *confinement
 
 	granted  manifest.Capabilities
 	denied   map[manifest.Capability]bool
