@@ -368,3 +368,23 @@ func TestStateTimeout(t *testing.T) {
 		t.Errorf("State = %+v", st)
 	}
 }
+
+// A repository owned by someone else, which git refuses to read
+// (safe.directory), is reported dirty with git's reason. Only root can
+// give a repository away.
+func TestStateRefusedRepository(t *testing.T) {
+	t.Parallel()
+	requireGit(t)
+	if runtime.GOOS == "windows" || os.Geteuid() != 0 {
+		t.Skip("needs root to change a repository's owner")
+	}
+	env := testEnv(t)
+	dir := newRepo(t, env)
+	if out, err := exec.Command("chown", "-R", "65534:65534", dir).CombinedOutput(); err != nil {
+		t.Fatalf("chown: %v %s", err, out)
+	}
+	st := open(t, env, dir).State(context.Background())
+	if !st.Dirty || st.Root != dir || !strings.Contains(st.Warning, "dubious ownership") {
+		t.Errorf("State = %+v", st)
+	}
+}

@@ -69,13 +69,19 @@ func Open(ctx context.Context, dir string, opts Options) *Repo {
 		home = realOrAbs(opts.Home)
 	}
 	// What a repository looks like without git's help: the nearest
-	// .git, or GIT_DIR.
+	// .git, or GIT_DIR. Without either git finds no work tree either, and
+	// is not asked: most runs outside a repository (or under a dotfiles
+	// repository in the home directory) start no process.
 	dotRoot := findDotGit(dir)
-	if dotRoot == "" && hasVar(opts.Env, "GIT_DIR") {
-		dotRoot = realOrAbs(dir)
+	if hasVar(opts.Env, "GIT_DIR") {
+		if dotRoot == "" {
+			dotRoot = realOrAbs(dir)
+		}
+	} else if dotRoot == "" || (home != "" && within(dotRoot, home)) {
+		return nil
 	}
 	failClosed := func(err error) *Repo {
-		if dotRoot == "" || (home != "" && within(dotRoot, home)) {
+		if home != "" && within(dotRoot, home) {
 			return nil
 		}
 		return &Repo{Root: dotRoot, failure: err}

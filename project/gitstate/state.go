@@ -34,13 +34,13 @@ func (r *Repo) State(ctx context.Context) State {
 	}
 	// One entry is enough to know the worktree is dirty: git is stopped
 	// there. The headers come first (branch.oid, branch.head, ...).
-	out, _, err := r.g.run(ctx, 64<<10, hasEntry, nil, "status", "--porcelain=v2", "-z", "--branch")
+	out, cut, err := r.g.run(ctx, 64<<10, hasEntry, nil, "status", "--porcelain=v2", "-z", "--branch")
 	if err != nil {
 		st.Dirty = true
 		st.Warning = r.closedWarning(err)
 		return st
 	}
-	st.Dirty = hasEntry(out)
+	st.Dirty = cut || hasEntry(out) // cut: an entry, or more output than any header
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		if head, ok := bytes.CutPrefix(rec, []byte("# branch.head ")); ok {
 			st.Branch = string(head)
