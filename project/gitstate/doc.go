@@ -18,18 +18,23 @@
 // and init's dirty and git_status cannot disagree, being one command.
 //
 // This replaced an in-process reader of git's index, ignore files and
-// config (internal/gitdirty, 2,271 lines and 3,900 of tests that took a
-// third of the test suite's time) behind go-git, whose Status answered
-// git_status and the reader's own fallback. Its edges failed open: go-git
+// config (2,271 lines, 4,098 of tests taking 20–30 s, a third of the
+// suite), which answered dirty beside go-git, whose Status answered
+// git_status and was the reader's fallback. Its edges failed open: go-git
 // refuses the repositories above, which then had no git state at all; its
-// Status called a worktree clean that git calls dirty; and the two engines
-// gave plugins two answers. What it bought was speed, and measured on the
-// same machine in the same run the gain was small: on a clean 5,000-file
-// repository it took 10–15 ms a call against 13–20 ms for `git status
-// --porcelain` as a process, with the same CPU time, and `fledge
-// <command>` end to end (bench/all.sh) costs a few ms more now (see the
-// README's Performance section). Exactness for every repository is worth
-// those milliseconds; the reader is gone.
+// Status called a worktree clean that git calls dirty (`build[!o]` and an
+// untracked buildo); and the two engines gave plugins two answers. What it
+// bought was speed, and measured in the same runs the gain was small: on a
+// clean 5,000-file repository the reader took 10–15 ms a call against
+// 13–20 ms for `git status --porcelain` as a process, for about the same
+// CPU time. Open and State take 1.1–1.35x the time of `git status` alone
+// (BenchmarkState) and, being four processes, about 1.6x the reader's CPU
+// time (31–35 ms against 19–21 ms a call); `fledge <command>` in that
+// repository took 53–76 ms with this package against 56–61 ms with the
+// reader, in interleaved runs on a loaded 2-core machine (bench/all.sh's
+// rows: git's processes run beside the plugin's start). Exactness for
+// every repository git opens is worth that CPU; the reader is gone, and
+// with it its split-index, sparse-index, includeIf and wildmatch code.
 //
 // # Running git in a repository fledge does not control
 //
