@@ -224,8 +224,44 @@ func TestStateEnvironmentConfig(t *testing.T) {
 	dir := newRepo(t, env)
 	write(t, filepath.Join(dir, "new.txt"), "x")
 	check(t, env, dir, []string{"?? new.txt"})
-	quiet := append(env[:len(env):len(env)], "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=status.showUntrackedFiles", "GIT_CONFIG_VALUE_0=no")
-	check(t, quiet, dir, []string{})
+	// Each way git takes config that a reader of config files misses.
+	sysConfig := filepath.Join(t.TempDir(), "gitconfig")
+	write(t, sysConfig, "[status]\n\tshowUntrackedFiles = no\n")
+	noSystem := []string{}
+	for _, kv := range env {
+		if kv != "GIT_CONFIG_NOSYSTEM=1" {
+			noSystem = append(noSystem, kv)
+		}
+	}
+	hasConfig := filepath.Join(t.TempDir(), "hasconfig")
+	write(t, hasConfig, "[status]\n\tshowUntrackedFiles = no\n")
+	git(t, env, dir, "config", "remote.origin.url", "https://example.com/o/r.git")
+	for name, extra := range map[string][]string{
+		"GIT_CONFIG_COUNT":      {"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=status.showUntrackedFiles", "GIT_CONFIG_VALUE_0=no"},
+		"GIT_CONFIG_PARAMETERS": {"GIT_CONFIG_PARAMETERS='status.showuntrackedfiles'='no'"},
+		"GIT_CONFIG_SYSTEM":     {"GIT_CONFIG_SYSTEM=" + sysConfig},
+	} {
+		base := env
+		if name == "GIT_CONFIG_SYSTEM" {
+			base = noSystem
+		}
+		t.Run(name, func(t *testing.T) {
+			check(t, append(base[:len(base):len(base)], extra...), dir, []string{})
+		})
+	}
+	// includeIf "hasconfig:", evaluated against the repository's remotes.
+	home := filepath.Join(t.TempDir(), "home")
+	write(t, filepath.Join(home, ".gitconfig"), `[includeIf "hasconfig:remote.*.url:https://example.com/**"]`+"\n\tpath = "+hasConfig+"\n")
+	withHome := []string{}
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "HOME=") {
+			withHome = append(withHome, kv)
+		}
+	}
+	withHome = append(withHome, "HOME="+home)
+	check(t, withHome, dir, []string{})
+	git(t, env, dir, "config", "remote.origin.url", "https://elsewhere.example/o/r.git")
+	check(t, withHome, dir, []string{"?? new.txt"})
 
 	// A work tree whose git directory is elsewhere, named by GIT_DIR.
 	gitDir := filepath.Join(filepath.Dir(dir), "elsewhere.git")
