@@ -57,6 +57,9 @@
 // output is read only until the answer is known (one status entry decides
 // dirty).
 //
+// The options used need git 2.26 or later (git config --show-scope); an
+// older git fails closed, naming the option it does not know.
+//
 // # Failing closed
 //
 // A directory below a .git (or with GIT_DIR set) is a repository for this

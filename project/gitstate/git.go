@@ -108,8 +108,8 @@ func (e *Error) Error() string { return fmt.Sprintf("git %s: %s", e.Args, e.Mess
 // limit is reached, git is stopped and what was read is returned with
 // cut set. okCodes are exit codes that are not failures (git config's 1:
 // nothing matched).
-func (g *gitRunner) run(ctx context.Context, limit int, stop func([]byte) bool, okCodes []int, args ...string) (out []byte, cut bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+func (g *gitRunner) run(parent context.Context, limit int, stop func([]byte) bool, okCodes []int, args ...string) (out []byte, cut bool, err error) {
+	ctx, cancel := context.WithTimeout(parent, g.timeout)
 	defer cancel()
 	full := make([]string, 0, 2*len(hardening)+2*len(g.config)+len(args)+1)
 	full = append(full, "--no-pager")
@@ -161,6 +161,9 @@ func (g *gitRunner) run(ctx context.Context, limit int, stop func([]byte) bool, 
 		return buf, true, nil
 	}
 	werr := cmd.Wait()
+	if parent.Err() != nil {
+		return buf, false, &Error{Args: what, Code: -1, Message: "stopped: " + parent.Err().Error()}
+	}
 	if ctx.Err() != nil {
 		return buf, false, &Error{Args: what, Code: -1, Message: fmt.Sprintf("no answer within %s", g.timeout)}
 	}
