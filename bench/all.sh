@@ -12,6 +12,8 @@
 #                <command> inside a clean 5,000-file git project (the init
 #                message carries its git state) vs outside any repo, and vs
 #                git status --porcelain there (what the Rust fledge runs)
+#   git state    project/gitstate's Open+State (what a run asks in a git
+#                project) at 500 and 5,000 files vs git status --porcelain
 #   stream       a plugin streaming 100k and 1M messages through fledge vs
 #                the same bytes straight to a pipe, and fledge's peak RSS
 #   runner       (bench/runner.sh, in process) output msgs/s vs a raw pipe,
@@ -35,13 +37,15 @@ echo "# go test -bench ./bench/ (benchtime $benchtime)" >&2
 e2e=$(go test -run '^$' -bench . -benchtime "$benchtime" -count 1 -timeout 30m ./bench/)
 echo "# go test -bench Store ./kvstore/" >&2
 store=$(go test -run '^$' -bench '^BenchmarkStore' -benchtime "$benchtime" -count 1 ./kvstore/)
+echo "# go test -bench ./project/gitstate/" >&2
+gitstate=$(go test -run '^$' -bench . -benchtime "$benchtime" -count 1 ./project/gitstate/)
 echo "# bench/runner.sh" >&2
 runner=$(bench/runner.sh "$benchtime")
 
-printf '%s\n%s\n%s\n' "$e2e" "$store" "$runner" | grep '^Benchmark' >&2
+printf '%s\n%s\n%s\n%s\n' "$e2e" "$store" "$gitstate" "$runner" | grep '^Benchmark' >&2
 echo >&2
 
-printf '%s\n%s\n%s\n' "$e2e" "$store" "$runner" | awk '
+printf '%s\n%s\n%s\n%s\n' "$e2e" "$store" "$gitstate" "$runner" | awk '
 /^Benchmark/ {
   name = $1; sub(/-[0-9]+$/, "", name); sub(/^Benchmark/, "", name)
   ns[name] = $3
@@ -77,6 +81,8 @@ END {
   timed("fledge <command>, 100 plugins installed", "CommandFledge/plugins=100", "CommandDirect", "(exec plugin)")
   timed("fledge <command> in a 5,000-file repo", "CommandFledgeInRepo/files=5000", "CommandFledge/plugins=1", "(outside a repo)")
   timed("fledge <command> in a 5,000-file repo", "CommandFledgeInRepo/files=5000", "GitStatusPorcelain/files=5000", "(git status --porcelain)")
+  timed("git state, 500 files (in process)", "State/files=500", "GitStatus/files=500", "(git status --porcelain)")
+  timed("git state, 5,000 files (in process)", "State/files=5000", "GitStatus/files=5000", "(git status --porcelain)")
   rate("stream 100k msgs, fledge <command>", "StreamFledge/msgs=100000", "StreamDirect/msgs=100000", "msgs/s", "(direct)")
   rate("stream 1M msgs, fledge <command>", "StreamFledge/msgs=1000000", "StreamDirect/msgs=1000000", "msgs/s", "(direct)")
   if (("StreamFledge/msgs=100000", "peak-KiB") in m && ("StreamFledge/msgs=1000000", "peak-KiB") in m)

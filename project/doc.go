@@ -11,6 +11,6 @@
 // under the Rust fledge. Detection looks at that one directory only; it
 // never reads a file's contents or touches the network.
 //
-// It does not own the project's git state (package runner reads it) nor
+// It does not own the project's git state (package project/gitstate) nor
 // what a plugin may touch (the runner's confinement).
 package project

@@ -9,8 +9,9 @@
 // wasmhost instance standing in for the process, behind the same engine,
 // its wall clock stopped while a question waits), the message loop with
 // its limits and timeouts, the use of the plugin's key/value store (package
-// kvstore keeps it), confined exec, project metadata (read with go-git,
-// never by running git) and the environment filter. Separately, it finds
+// kvstore keeps it), confined exec, project metadata (the git state is
+// package project/gitstate's answer) and the environment filter.
+// Separately, it finds
 // and runs fledge-<name> programs on PATH (FindExternal, RunExternal), which
 // the command layer falls back to when no plugin provides a command: they
 // are not plugins and get no protocol and no grants.
@@ -74,9 +75,11 @@
 //     that only a name gives away.
 //   - init.project is the directory fledge runs in, as the Rust fledge
 //     sends it (package project names it and its languages), with the git
-//     state of the repository holding it; git is null outside a
-//     repository, and for a repository whose work tree is the user's home
-//     or above it (a dotfiles repository is not the project's).
+//     state of the repository holding it (package project/gitstate: git's
+//     own answer, dirty with a warning when git cannot give one); git is
+//     null outside a repository, and for a repository whose work tree is
+//     the user's home or above it (a dotfiles repository is not the
+//     project's).
 //   - exec runs `sh -c` (cmd /C on Windows) with stdin closed, in its own
 //     process group, with the filtered environment (see FilterEnv). Its
 //     default working directory is the directory fledge runs in, and a

@@ -93,7 +93,7 @@ func (s *session) confinement() *confinement {
 			runDir = s.project.Root
 		}
 		if r := s.gitRepo(); r != nil {
-			gitRoot = worktreeRoot(r)
+			gitRoot = r.Root
 		}
 		s.confine = newConfinement(runDir, gitRoot, s.t.Root, s.r.Paths.Root(), s.r.UserHome)
 	}

@@ -19,7 +19,7 @@ func (s *session) initMessage() protocol.Init {
 		Protocol: protocol.Version,
 		Command:  s.req.Command,
 		Args:     args,
-		Project:  wireProject(s.project, s.gitRepo()),
+		Project:  s.wireProject(),
 		Plugin: protocol.PluginInfo{
 			Name:    s.t.Manifest.Plugin.Name,
 			Version: s.t.Manifest.Plugin.Version,

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/corvidlabs/fledge-go/internal/bounded"
@@ -49,42 +48,36 @@ func (s *session) metadataKey(k string) any {
 			return nil
 		}
 		return s.fledgeConfig()
-	case protocol.MetaGitTags:
-		if r := s.gitRepo(); r != nil {
-			return gitTags(r)
-		}
-		return []string{}
-	case protocol.MetaGitStatus:
-		if r := s.gitRepo(); r != nil {
-			return gitStatusLines(r)
-		}
-		return []string{}
-	case protocol.MetaGitLog:
-		if r := s.gitRepo(); r != nil {
-			return gitLog(r)
-		}
-		return []string{}
+	case protocol.MetaGitTags, protocol.MetaGitStatus, protocol.MetaGitLog:
+		return s.gitMetadata(k)
 	}
 	return nil
 }
 
-// gitRepo opens the project's repository once per run: the one holding
-// the project root, unless its work tree is the user's home or above it (a
-// dotfiles repository is not the project's).
-func (s *session) gitRepo() *git.Repository {
-	if !s.repoSet {
-		s.repoSet = true
-		if s.project != nil {
-			s.repo = openRepo(s.project.Root)
-		}
-		if s.repo != nil {
-			wt, err := s.repo.Worktree()
-			if err != nil || (s.r.UserHome != "" && manifest.Within(realOrAbs(wt.Filesystem.Root()), realOrAbs(s.r.UserHome))) {
-				s.repo = nil
-			}
-		}
+// gitMetadata answers git_tags, git_status or git_log with git's own
+// lines (package gitstate): [] outside a repository, as the Rust fledge
+// answers, and null when git cannot answer for the project's repository,
+// with the reason shown once: an empty list would claim a clean worktree.
+func (s *session) gitMetadata(k string) any {
+	r := s.gitRepo()
+	if r == nil {
+		return []string{}
 	}
-	return s.repo
+	var lines []string
+	var err error
+	switch k {
+	case protocol.MetaGitTags:
+		lines, err = r.Tags(s.ctx)
+	case protocol.MetaGitStatus:
+		lines, err = r.Status(s.ctx)
+	default:
+		lines, err = r.Log(s.ctx)
+	}
+	if err != nil {
+		s.warnOnce("git:"+k, k+" answered with null: "+termsafe.Line(err.Error()))
+		return nil
+	}
+	return lines
 }
 
 // fledgeConfig is the project's fledge.toml as JSON-able values. A missing

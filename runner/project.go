@@ -1,11 +1,8 @@
 package runner
 
 import (
-	"path/filepath"
-
-	"github.com/go-git/go-git/v5"
-
 	"github.com/corvidlabs/fledge-go/project"
+	"github.com/corvidlabs/fledge-go/project/gitstate"
 	"github.com/corvidlabs/fledge-go/runner/protocol"
 )
 
@@ -23,27 +20,34 @@ func detectProject(cwd string) *project.Info {
 	return &p
 }
 
-// wireProject converts p and its repository (nil outside one) to the init
-// message's form: Rust's keys (name, root, language, git) and fledge's
-// beside them (languages, git.root).
-func wireProject(p *project.Info, r *git.Repository) *protocol.Project {
+// wireProject is the init message's project: Rust's keys (name, root,
+// language, git) and fledge's beside them (languages, git.root). The git
+// state is package gitstate's answer; when it fails closed, the reason is
+// kept for the warning shown once init is sent.
+func (s *session) wireProject() *protocol.Project {
+	p := s.project
 	if p == nil {
 		return nil
 	}
 	w := &protocol.Project{Name: p.Name, Root: p.Root, Language: p.Language, Languages: p.Languages}
-	if r != nil {
-		w.Git = gitState(r)
-		w.Git.Root = worktreeRoot(r)
+	if r := s.gitRepo(); r != nil {
+		st := r.State(s.ctx)
+		w.Git = &protocol.Git{Branch: st.Branch, Dirty: st.Dirty, Remote: st.Remote, RemoteURL: st.RemoteURL, Root: st.Root}
+		s.gitWarn = st.Warning
 	}
 	return w
 }
 
-// worktreeRoot is the top level of r's work tree with symlinks resolved,
-// or "" for a bare repository.
-func worktreeRoot(r *git.Repository) string {
-	wt, err := r.Worktree()
-	if err != nil {
-		return ""
-	}
-	return realOrAbs(filepath.Clean(wt.Filesystem.Root()))
+// gitRepo finds the project's repository once per run (package gitstate
+// leaves out a repository whose work tree is the user's home or above
+// it: a dotfiles repository is not the project's).
+func (s *session) gitRepo() *gitstate.Repo {
+	s.repoOnce.Do(func() {
+		if s.project != nil {
+			s.repo = gitstate.Open(s.ctx, s.project.Root, gitstate.Options{
+				Env: s.r.Environ(), Home: s.r.UserHome, Timeout: s.r.Timeouts.Git,
+			})
+		}
+	})
+	return s.repo
 }

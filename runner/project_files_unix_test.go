@@ -123,8 +123,9 @@ func relink(t *testing.T, target, path string) {
 }
 
 // A project whose .git holds a named pipe where HEAD should be (a hostile
-// archive, say) runs its plugins as if it had no repository, instead of
-// hanging every run made in it.
+// archive, say), on which git waits forever, does not hang the run: git is
+// stopped at its timeout and the git state fails closed, the worktree
+// dirty and the metadata keys null, with the reason shown.
 func TestProjectGitPipeDoesNotHang(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -135,10 +136,14 @@ func TestProjectGitPipeDoesNotHang(t *testing.T) {
 	}
 	dir := e.driver(manifest.Capabilities{Metadata: true},
 		`?{"type":"metadata","id":"1","keys":["git_tags","git_log","git_status"]}`)
+	r := e.runner()
+	r.Timeouts.Git = time.Second
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		e.mustRun(Request{Command: "drive"})
+		if _, err := e.runWith(r, Request{Command: "drive"}); err != nil {
+			t.Error(err)
+		}
 	}()
 	select {
 	case <-done:
@@ -151,8 +156,11 @@ func TestProjectGitPipeDoesNotHang(t *testing.T) {
 	}
 	v, _ := resps[0]["value"].(map[string]any)
 	for _, k := range []string{"git_tags", "git_log", "git_status"} {
-		if got, ok := v[k].([]any); !ok || len(got) != 0 {
-			t.Errorf("%s = %#v, want []", k, v[k])
+		if got, ok := v[k]; !ok || got != nil {
+			t.Errorf("%s = %#v, want null", k, got)
 		}
+	}
+	if w := e.ui.warnings(); !strings.Contains(w, "git_status answered with null") || !strings.Contains(w, "no answer within 1s") {
+		t.Errorf("warnings: %q", w)
 	}
 }

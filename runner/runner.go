@@ -85,6 +85,9 @@ type Timeouts struct {
 	ExitGrace time.Duration
 	// ExecDefault and ExecMax bound exec requests (30 s and 300 s).
 	ExecDefault, ExecMax time.Duration
+	// Git bounds each git command run for the project's git state
+	// (gitstate.DefaultTimeout, 10 s); past it the state fails closed.
+	Git time.Duration
 }
 
 // Limits bound what a plugin can make fledge hold in memory.

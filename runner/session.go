@@ -8,13 +8,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/project"
+	"github.com/corvidlabs/fledge-go/project/gitstate"
 	"github.com/corvidlabs/fledge-go/runner/protocol"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -51,11 +51,12 @@ type session struct {
 	msg     protocol.Outbound
 	capture *capBuffer
 
-	cwd     string
-	project *project.Info // the directory fledge runs in; nil if unknown
-	repo    *git.Repository
-	repoSet bool
-	confine *confinement
+	cwd      string
+	project  *project.Info  // the directory fledge runs in; nil if unknown
+	repo     *gitstate.Repo // the project's repository, once gitRepo has looked
+	repoOnce sync.Once      // init and a wasm plugin's start both ask, at once
+	gitWarn  string         // why the git state failed closed, shown once init is sent
+	confine  *confinement
 
 	granted  manifest.Capabilities
 	denied   map[manifest.Capability]bool
@@ -98,6 +99,9 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 		return err
 	}
 	init := <-initc
+	if s.gitWarn != "" {
+		s.warnOnce("git", termsafe.Line(s.gitWarn))
+	}
 	res.Started = true
 	if err := s.in.send(init); err != nil {
 		s.fail(CodeMalformedResponse, err)

@@ -8,38 +8,6 @@ import (
 	"testing"
 )
 
-func TestStripCredentials(t *testing.T) {
-	t.Parallel()
-	tests := map[string]string{
-		"https://user:ghp_x@github.com/o/r.git":  "https://github.com/o/r.git",
-		"https://ghp_x@github.com/o/r.git":       "https://github.com/o/r.git",
-		"http://h/o/r?private_token=abc#frag":    "http://h/o/r",
-		"ssh://git:pw@host/o/r.git":              "ssh://git@host/o/r.git",
-		"ssh://git@host/o/r.git":                 "ssh://git@host/o/r.git",
-		"git@github.com:o/r.git":                 "git@github.com:o/r.git",
-		"/local/path":                            "/local/path",
-		"https://us%er:p%zz@h/x":                 "https://h/x",
-		"https://github.com/CorvidLabs/fledge":   "https://github.com/CorvidLabs/fledge",
-		"file:///tmp/repo":                       "file:///tmp/repo",
-		"HTTPS://User:Pass@Example.com/Repo.git": "https://Example.com/Repo.git",
-	}
-	for in, want := range tests {
-		if got := StripCredentials(in); got != want {
-			t.Errorf("StripCredentials(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestVersionSort(t *testing.T) {
-	t.Parallel()
-	pairs := [][2]string{{"v1.2.0", "v1.10.0"}, {"v1.9", "v1.10"}, {"1", "2"}, {"v1.0.0", "v1.0.0.1"}, {"a", "b"}, {"v01", "v2"}}
-	for _, p := range pairs {
-		if !versionLess(p[0], p[1]) || versionLess(p[1], p[0]) {
-			t.Errorf("versionLess(%q, %q) wrong", p[0], p[1])
-		}
-	}
-}
-
 func TestLineReader(t *testing.T) {
 	t.Parallel()
 	in := "a\r\n\n" + strings.Repeat("x", 100) + "\nlast"
