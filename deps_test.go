@@ -45,6 +45,7 @@ func TestImportRules(t *testing.T) {
 		{"manifest", []string{module + "/"}, "manifest is a leaf (but for termsafe, whose classifier decides which hooks can be shown)"},
 		{"termsafe", []string{module + "/"}, "termsafe is a leaf"},
 		{"internal/bounded", []string{module + "/"}, "the bounded reader is a leaf that leaves may use"},
+		{"internal/redact", []string{module + "/"}, "the one redactor is a leaf, so the lowest packages may use it"},
 		{"internal/procgroup", []string{module + "/"}, "process groups are a leaf that install and runner share"},
 		{"lockfile", []string{module + "/install", module + "/runner", module + "/registry"}, "lockfile sits below the orchestrators"},
 		{"runner/protocol", []string{module + "/"}, "the wire types depend on nothing of fledge"},

@@ -2,28 +2,8 @@ package gitstate
 
 import (
 	"bytes"
-	"strings"
 	"testing"
 )
-
-// FuzzStripCredentials: a password put into an http(s) URL's user info
-// never comes out, whatever surrounds it.
-func FuzzStripCredentials(f *testing.F) {
-	for _, s := range []string{"github.com/o/r.git", "h/x?private_token=abc#frag", "us%er@h", "[::1]:8080/x", "host:22/o/r"} {
-		f.Add("https", "user", s)
-	}
-	f.Add("ssh", "git", "host/o/r.git")
-	f.Add("HTTP", "", "Example.com/Repo.git")
-	f.Fuzz(func(t *testing.T, scheme, user, rest string) {
-		const secret = "S3CRETpw"
-		raw := scheme + "://" + user + ":" + secret + "@" + rest
-		got := stripCredentials(raw)
-		s := strings.ToLower(scheme)
-		if (s == "http" || s == "https") && !strings.ContainsAny(user+rest, "@/?#%"+secret[:1]) && strings.Contains(got, secret) {
-			t.Fatalf("%q kept the password: %q", raw, got)
-		}
-	})
-}
 
 // FuzzGitOutput: the readers of git's output never panic, and agree with
 // a plain reading of the records.

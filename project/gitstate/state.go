@@ -3,6 +3,8 @@ package gitstate
 import (
 	"bytes"
 	"context"
+
+	"github.com/corvidlabs/fledge-go/internal/redact"
 )
 
 // State is what the init message's project.git says: the branch (HEAD
@@ -30,7 +32,7 @@ func (r *Repo) State(ctx context.Context) State {
 	}
 	if rem := r.primaryRemote(); rem != nil {
 		// As `git remote get-url` gives it: insteadOf applied.
-		st.Remote, st.RemoteURL = rem.name, stripCredentials(r.rewrite(rem.url))
+		st.Remote, st.RemoteURL = rem.name, redact.URL(r.rewrite(rem.url))
 	}
 	// One entry is enough to know the worktree is dirty: git is stopped
 	// there. The headers come first (branch.oid, branch.head, ...).
