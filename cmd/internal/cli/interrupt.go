@@ -77,7 +77,10 @@ func (i *interrupts) interrupt() {
 	}
 }
 
-// abandoned counts a question abandoned with Ctrl+C as the first interrupt.
+// abandoned counts a question abandoned with Ctrl+C as the first
+// interrupt, so the next Ctrl+C kills. It cancels nothing itself: the
+// runner that asked answers the question with its cancel and only then
+// stops the run, so the plugin hears the two in that order.
 func (i *interrupts) abandoned() {
 	if i == nil {
 		return
@@ -86,9 +89,6 @@ func (i *interrupts) abandoned() {
 	defer i.mu.Unlock()
 	if i.n == 0 {
 		i.n = 1
-		if i.cancel != nil {
-			i.cancel()
-		}
 	}
 }
 
