@@ -96,11 +96,7 @@ type auditDoc struct {
 }
 
 func auditRun(f *Factory, opts *auditOptions) error {
-	file, cfg, err := loadState(f)
-	if err != nil {
-		return err
-	}
-	paths, err := f.Paths()
+	file, cfg, paths, err := loadState(f)
 	if err != nil {
 		return err
 	}

@@ -286,11 +286,7 @@ func printLog(f *Factory, recs []grantlog.Record, bad int) {
 
 // auditSBOMRun is audit --format cyclonedx.
 func auditSBOMRun(f *Factory, opts *auditOptions) error {
-	file, cfg, err := loadState(f)
-	if err != nil {
-		return err
-	}
-	paths, err := f.Paths()
+	file, cfg, paths, err := loadState(f)
 	if err != nil {
 		return err
 	}

@@ -68,11 +68,7 @@ type infoDoc struct {
 }
 
 func infoRun(f *Factory, opts *infoOptions) error {
-	file, cfg, err := loadState(f)
-	if err != nil {
-		return err
-	}
-	paths, err := f.Paths()
+	file, cfg, paths, err := loadState(f)
 	if err != nil {
 		return err
 	}

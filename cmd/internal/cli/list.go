@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/runner"
@@ -129,21 +130,22 @@ func listRun(f *Factory, opts *listOptions) error {
 	return nil
 }
 
-// loadState reads plugins.toml and config.toml.
-func loadState(f *Factory) (*lockfile.File, *config.Config, error) {
+// loadState reads plugins.toml and config.toml, and returns the paths
+// they were read from.
+func loadState(f *Factory) (*lockfile.File, *config.Config, home.Paths, error) {
 	store, paths, err := f.Lockfile()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, home.Paths{}, err
 	}
 	file, err := store.Load()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, home.Paths{}, err
 	}
 	cfg, err := config.Load(paths.ConfigFile())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, home.Paths{}, err
 	}
-	return file, cfg, nil
+	return file, cfg, paths, nil
 }
 
 // namedPlugins returns the entries names name (a name or its short form

@@ -54,11 +54,7 @@ type verifyDoc struct {
 }
 
 func verifyRun(f *Factory, opts *verifyOptions) error {
-	file, _, err := loadState(f)
-	if err != nil {
-		return err
-	}
-	paths, err := f.Paths()
+	file, _, paths, err := loadState(f)
 	if err != nil {
 		return err
 	}
