@@ -7,7 +7,8 @@
 #   mcp          a tools/call round trip to a running fledge mcp vs fledge
 #                plugins run of the same command
 #   install      install of a file:// plugin repo (20 commits) vs
-#                git clone --depth 1 of it; a warm reinstall (--force)
+#                git clone --depth 1 of it; a warm reinstall (--force); the
+#                same for repos of 300 and 3,000 files
 #   command      fledge <command> vs exec'ing the plugin directly; fledge
 #                <command> inside a clean 5,000-file git project (the init
 #                message carries its git state) vs outside any repo, and vs
@@ -77,6 +78,8 @@ END {
   timed("list --json, 1,000 plugins", "ListJSON/plugins=1000", "StartupVersion", "(--version)")
   timed("install file:// (20 commits)", "InstallFledge", "InstallGitClone", "(git clone --depth 1)")
   timed("reinstall --force", "InstallReinstall", "InstallGitClone", "(git clone --depth 1)")
+  timed("install file://, 300 files", "InstallTree/files=300", "InstallTreeGitClone/files=300", "(git clone --depth 1)")
+  timed("install file://, 3,000 files", "InstallTree/files=3000", "InstallTreeGitClone/files=3000", "(git clone --depth 1)")
   timed("fledge <command> (one output, exit)", "CommandFledge/plugins=1", "CommandDirect", "(exec plugin)")
   timed("fledge <command>, 100 plugins installed", "CommandFledge/plugins=100", "CommandDirect", "(exec plugin)")
   timed("fledge <command> in a 5,000-file repo", "CommandFledgeInRepo/files=5000", "CommandFledge/plugins=1", "(outside a repo)")
