@@ -7,7 +7,8 @@
 #   mcp          a tools/call round trip to a running fledge mcp vs fledge
 #                plugins run of the same command
 #   install      install of a file:// plugin repo (20 commits) vs
-#                git clone --depth 1 of it; a warm reinstall (--force)
+#                git clone --depth 1 of it; a warm reinstall (--force); repos
+#                of 300 and 3,000 files vs git clone --depth 1, run alternately
 #   command      fledge <command> vs exec'ing the plugin directly; fledge
 #                <command> inside a clean 5,000-file git project (the init
 #                message carries its git state) vs outside any repo, and vs
@@ -57,6 +58,11 @@ function timed(figure, f, base, basename) {
   if (!(f in ns) || !(base in ns)) return
   row(figure, ms(ns[f]), ms(ns[base]) " " basename, sprintf("%.2fx (%+.2f ms)", ns[f] / ns[base], (ns[f] - ns[base]) / 1e6))
 }
+function paired(figure, f, unit, baseunit, basename) {
+  if (!((f, unit) in m) || !((f, baseunit) in m)) return
+  row(figure, sprintf("%.2f ms", m[f, unit]), sprintf("%.2f ms", m[f, baseunit]) " " basename,
+      sprintf("%.2fx (%+.2f ms)", m[f, unit] / m[f, baseunit], m[f, unit] - m[f, baseunit]))
+}
 function rate(figure, f, base, unit, basename) {
   if (!((f, unit) in m) || !((base, unit) in m)) return
   row(figure, sprintf("%.0f %s", m[f, unit], unit), sprintf("%.0f %s", m[base, unit], unit) " " basename,
@@ -77,6 +83,8 @@ END {
   timed("list --json, 1,000 plugins", "ListJSON/plugins=1000", "StartupVersion", "(--version)")
   timed("install file:// (20 commits)", "InstallFledge", "InstallGitClone", "(git clone --depth 1)")
   timed("reinstall --force", "InstallReinstall", "InstallGitClone", "(git clone --depth 1)")
+  paired("install file://, 300 files", "InstallTree/files=300", "ms-fledge", "ms-git", "(git clone --depth 1)")
+  paired("install file://, 3,000 files", "InstallTree/files=3000", "ms-fledge", "ms-git", "(git clone --depth 1)")
   timed("fledge <command> (one output, exit)", "CommandFledge/plugins=1", "CommandDirect", "(exec plugin)")
   timed("fledge <command>, 100 plugins installed", "CommandFledge/plugins=100", "CommandDirect", "(exec plugin)")
   timed("fledge <command> in a 5,000-file repo", "CommandFledgeInRepo/files=5000", "CommandFledge/plugins=1", "(outside a repo)")

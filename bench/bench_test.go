@@ -297,6 +297,103 @@ func BenchmarkInstallReinstall(b *testing.B) {
 	}
 }
 
+// ---- install of larger trees ----
+
+// treeSizes are the file counts of the larger install rows: a plugin with
+// a few hundred files and one with a few thousand.
+var treeSizes = []int{300, 3000}
+
+var (
+	treeMu    sync.Mutex
+	treeRepos = map[int]string{}
+)
+
+// treeRepo is a plugin repository of files files (a shell plugin, an
+// executable, a symlink, nested directories of 1-4 KiB text files) in
+// three commits, its objects loose as a repository made by committing
+// locally has them; made once per size and shared, so fledge and git clone
+// read the same repository.
+func treeRepo(b *testing.B, files int) string {
+	b.Helper()
+	treeMu.Lock()
+	defer treeMu.Unlock()
+	if url, ok := treeRepos[files]; ok {
+		return url
+	}
+	dir := filepath.Join(tmpRoot, "trees", strconv.Itoa(files))
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		b.Fatal(err)
+	}
+	write := func(path, data string, mode os.FileMode) {
+		p := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), mode); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write(manifest.FileName, "[plugin]\nname = \"fledge-plugin-tree\"\nversion = \"0.1.0\"\ndescription = \"bench plugin\"\n\n[[commands]]\nname = \"tree\"\nbinary = \"bin/run\"\n", 0o644)
+	write("bin/run", "#!/bin/sh\necho hello\n", 0o755)
+	if err := os.Symlink("bin/run", filepath.Join(dir, "run")); err != nil {
+		b.Fatal(err)
+	}
+	sig := &object.Signature{Name: "bench", Email: "bench@example.com", When: time.Unix(1700000000, 0)}
+	for c := 0; c < 3; c++ {
+		for f := 0; f < files-3; f++ {
+			if c > 0 && f%10 != c {
+				continue // later commits touch a tenth of the files
+			}
+			line := fmt.Sprintf("revision %d, file %d: some source or documentation text.\n", c, f)
+			write(fmt.Sprintf("src/d%02d/e%d/f%04d.txt", f%40, f%3, f), strings.Repeat(line, 20+f%60), 0o644)
+		}
+		if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := wt.Commit(fmt.Sprintf("revision %d", c), &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+			b.Fatal(err)
+		}
+		sig.When = sig.When.Add(time.Minute)
+	}
+	url := "file://" + dir
+	treeRepos[files] = url
+	return url
+}
+
+// BenchmarkInstallTree: fledge plugins install of a repository of n files
+// into an empty FLEDGE_HOME, against git clone --depth 1 of it. The two
+// run alternately, so a machine whose load drifts slows both alike; each
+// one's median is reported (ms-fledge, ms-git).
+func BenchmarkInstallTree(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("git is not installed")
+	}
+	for _, n := range treeSizes {
+		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
+			e := newEnv(b)
+			url := treeRepo(b, n)
+			var fledge, clone []float64
+			for i := 0; i < b.N; i++ {
+				c := e.cmd(fledgeBin, "plugins", "install", url, "--yes")
+				c.Env = append(c.Env, "FLEDGE_HOME="+filepath.Join(e.root, "homes", strconv.Itoa(i)))
+				start := time.Now()
+				run(b, c)
+				fledge = append(fledge, float64(time.Since(start))/1e6)
+				start = time.Now()
+				run(b, e.cmd("git", "clone", "-q", "--depth", "1", url, filepath.Join(e.root, "clones", strconv.Itoa(i))))
+				clone = append(clone, float64(time.Since(start))/1e6)
+			}
+			b.ReportMetric(median(fledge), "ms-fledge")
+			b.ReportMetric(median(clone), "ms-git")
+		})
+	}
+}
+
 // ---- the runner, through the fledge binary ----
 
 // goEnv installs the Go test plugin (a local copy) as command "gp".

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage/memory"
@@ -204,19 +205,45 @@ func CheckRef(ref string) error {
 // Checkout fetches rev from url into dir (which must not exist) and checks
 // it out. It returns the full commit checked out, which is verified to be
 // rev.Commit when that was known. Submodules are never fetched.
+//
+// A repository on this machine (file://, or a plain path) is not cloned:
+// its objects are read in place, and dir/.git records only the commit (and
+// the tag) checked out, enough for Made. See localsource.go.
 func Checkout(ctx context.Context, url string, rev Revision, dir string, o Options) (string, error) {
-	return checkout(ctx, url, rev, dir, o, 1) // file:// too: peelingSession serves depth 1
+	h, _, err := checkout(ctx, url, rev, dir, o, 1)
+	if err != nil {
+		return "", err
+	}
+	return h.String(), nil
 }
 
 // checkout is Checkout fetching depth commits of a branch or tag's history
-// (0: all of it).
-func checkout(ctx context.Context, url string, rev Revision, dir string, o Options, depth int) (string, error) {
+// (0: all of it). It returns the commit checked out and where its history
+// can be read: the clone, or a local source.
+func checkout(ctx context.Context, url string, rev Revision, dir string, o Options, depth int) (plumbing.Hash, storer.EncodedObjectStorer, error) {
+	if ep, err := transport.NewEndpoint(url); err == nil && ep.Protocol == "file" {
+		defer o.track(url)()
+		return checkoutLocal(ctx, url, ep, rev, dir, o)
+	}
+	h, err := clonedCheckout(ctx, url, rev, dir, o, depth)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	return h, repo.Storer, nil
+}
+
+// clonedCheckout clones url into dir and checks rev out.
+func clonedCheckout(ctx context.Context, url string, rev Revision, dir string, o Options, depth int) (plumbing.Hash, error) {
 	w := watch(ctx, o.IdleTimeout)
 	w.maxDownload, w.maxTreeBytes = o.maxDownload(), o.maxTreeBytes()
 	defer w.stop()
 	op, err := newOp(url, o.auth(url), w)
 	if err != nil {
-		return "", fmt.Errorf("clone %s: %w", url, err)
+		return plumbing.ZeroHash, fmt.Errorf("clone %s: %w", url, err)
 	}
 	defer o.track(url)()
 	opts := &git.CloneOptions{
@@ -240,41 +267,41 @@ func checkout(ctx context.Context, url string, rev Revision, dir string, o Optio
 	}
 	repo, err := clone(w.ctx, dir, opts)
 	if err = w.result(err); err != nil {
-		return "", explain("clone", url, err)
+		return plumbing.ZeroHash, explain("clone", url, err)
 	}
 	var want plumbing.Hash
 	if rev.RefName == "" {
 		h, err := repo.ResolveRevision(plumbing.Revision(rev.Ref))
 		if err != nil {
-			return "", fmt.Errorf("commit %q in %s: %w", rev.Ref, url, ErrRefNotFound)
+			return plumbing.ZeroHash, fmt.Errorf("commit %q in %s: %w", rev.Ref, url, ErrRefNotFound)
 		}
 		want = *h
 	} else {
 		if rev.Object != "" {
 			if r, err := repo.Reference(rev.RefName, false); err == nil && r.Hash().String() != rev.Object {
-				return "", fmt.Errorf("%s: %s moved while fetching (listed %s, fetched %s)", url, rev.RefName.Short(), rev.Object, r.Hash())
+				return plumbing.ZeroHash, fmt.Errorf("%s: %s moved while fetching (listed %s, fetched %s)", url, rev.RefName.Short(), rev.Object, r.Hash())
 			}
 		}
 		head, err := repo.Head()
 		if err != nil {
-			return "", fmt.Errorf("read HEAD of clone: %w", err)
+			return plumbing.ZeroHash, fmt.Errorf("read HEAD of clone: %w", err)
 		}
 		want = head.Hash()
 	}
 	if rev.Commit != "" && want.String() != rev.Commit {
-		return "", fmt.Errorf("%s moved while fetching: expected commit %s, got %s", url, rev.Commit, want)
+		return plumbing.ZeroHash, fmt.Errorf("%s moved while fetching: expected commit %s, got %s", url, rev.Commit, want)
 	}
 	if err := checkTree(repo, want, o); err != nil {
-		return "", fmt.Errorf("%s at %s: %w", url, want, err)
+		return plumbing.ZeroHash, fmt.Errorf("%s at %s: %w", url, want, err)
 	}
 	wt, err := repo.Worktree()
 	if err != nil {
-		return "", err
+		return plumbing.ZeroHash, err
 	}
 	if err := wt.Checkout(&git.CheckoutOptions{Hash: want, Force: true}); err != nil {
-		return "", fmt.Errorf("check out %s: %w", want, err)
+		return plumbing.ZeroHash, fmt.Errorf("check out %s: %w", want, err)
 	}
-	return want.String(), nil
+	return want, nil
 }
 
 // largeObject is the size above which an object is streamed between the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
@@ -13,23 +12,20 @@ import (
 
 // CheckoutFrom is Checkout for following a branch from a commit installed
 // earlier (since): it fetches the branch's whole history, because a shallow
-// fetch cannot tell a fast-forward from a rewrite, checks rev out, and
+// fetch cannot tell a fast-forward from a rewrite (a local source's is read
+// where it is), checks rev out, and
 // reports whether since is the commit checked out or one of its ancestors.
 // When it is not, the branch was force-pushed: rewritten, or moved back.
 func CheckoutFrom(ctx context.Context, url string, rev Revision, dir string, o Options, since string) (commit string, descends bool, err error) {
-	commit, err = checkout(ctx, url, rev, dir, o, 0)
+	h, history, err := checkout(ctx, url, rev, dir, o, 0)
 	if err != nil {
 		return "", false, err
 	}
-	repo, err := git.PlainOpen(dir)
+	descends, err = isAncestor(ctx, history, plumbing.NewHash(since), h)
 	if err != nil {
-		return "", false, err
+		return "", false, incomplete(url, fmt.Errorf("history of %s: %w", url, err))
 	}
-	descends, err = isAncestor(ctx, repo.Storer, plumbing.NewHash(since), plumbing.NewHash(commit))
-	if err != nil {
-		return "", false, fmt.Errorf("history of %s: %w", url, err)
-	}
-	return commit, descends, nil
+	return h.String(), descends, nil
 }
 
 var errFound = errors.New("found")

@@ -77,7 +77,8 @@ func TestCheckoutLimits(t *testing.T) {
 
 // What the server sends is bounded too: installing a commit by hash fetches
 // its history, and a large file deleted long ago counts against the bound
-// though the tree itself is small.
+// though the tree itself is small. A local source sends nothing: only its
+// tree counts.
 func TestCheckoutDownloadBound(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -95,8 +96,9 @@ func TestCheckoutDownloadBound(t *testing.T) {
 	}
 	rev := Revision{Ref: small.String(), Kind: KindCommit, Commit: small.String()}
 	o := Options{MaxTreeBytes: 64 << 10, MaxTreeFiles: 10}
+	remote := gitProtocolServer(t, f.dir, pace{})
 	dir := filepath.Join(t.TempDir(), "tree")
-	_, err = Checkout(context.Background(), f.url, rev, dir, o)
+	_, err = Checkout(context.Background(), remote, rev, dir, o)
 	var tl *TooLargeError
 	if !errors.As(err, &tl) || tl.What != "download" || !strings.Contains(err.Error(), "the server sent more than 1.1 MiB") || !strings.Contains(err.Error(), "install limit of 64 KiB") {
 		t.Fatalf("Checkout: %v, want the download bound", err)
@@ -106,8 +108,13 @@ func TestCheckoutDownloadBound(t *testing.T) {
 	}
 	// With room for the history, the same commit installs.
 	dir = filepath.Join(t.TempDir(), "tree")
-	if _, err := Checkout(context.Background(), f.url, rev, dir, Options{MaxTreeBytes: 8 << 20}); err != nil {
+	if _, err := Checkout(context.Background(), remote, rev, dir, Options{MaxTreeBytes: 8 << 20}); err != nil {
 		t.Fatalf("Checkout with room: %v", err)
+	}
+	// From the repository on disk, within the first limits.
+	dir = filepath.Join(t.TempDir(), "tree")
+	if got, err := Checkout(context.Background(), f.url, rev, dir, o); err != nil || got != small.String() {
+		t.Fatalf("Checkout from file:// = %s, %v; want %s", got, err, small)
 	}
 }
 

@@ -76,15 +76,15 @@ func (pw *pacedWriter) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// uploadPack is the session serving the repository at dir, as file://
-// serves it (with depth-1 clones).
+// uploadPack is the session serving the repository at dir: file://'s, with
+// depth-1 clones served as a real server serves them.
 func uploadPack(t *testing.T, dir string) transport.UploadPackSession {
 	t.Helper()
 	s, err := peelingTransport{server.NewServer(repoLoader{})}.NewUploadPackSession(&transport.Endpoint{Path: dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return shallowSession{s.(*peelingSession)}
 }
 
 // httpGitServer serves the repository at dir over smart HTTP on loopback
