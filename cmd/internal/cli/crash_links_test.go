@@ -15,6 +15,7 @@ import (
 // placed: recovery removes the links with the tree, so no dangling
 // $FLEDGE_HOME/bin/fledge-<command> is left.
 func TestCrashBeforeRecordRemovesLinks(t *testing.T) {
+	t.Parallel()
 	e := newHEnv(t)
 	e.local("cp", hPlugin("fledge-plugin-cp", "1.0.0", "\n[hooks]\npost_install = '"+killSelf("cp-killed")+"'\n"))
 	e.crashed("plugins", "install", "./cp", "--copy", "--yes", "--grant", "hooks")
@@ -27,6 +28,7 @@ func TestCrashBeforeRecordRemovesLinks(t *testing.T) {
 // post_install: the old version comes back, and the new command's link
 // goes with the new tree.
 func TestCrashInReinstallRemovesNewCommandLink(t *testing.T) {
+	t.Parallel()
 	e := newHEnv(t)
 	e.local("fr", hPlugin("fledge-plugin-fr", "1.0.0", ""))
 	e.ok("plugins", "install", "./fr", "--copy", "--json")
@@ -44,6 +46,7 @@ func TestCrashInReinstallRemovesNewCommandLink(t *testing.T) {
 // post_install (after the old link was removed): recovery brings the old
 // tree back with that link.
 func TestCrashInReinstallRestoresDroppedCommandLink(t *testing.T) {
+	t.Parallel()
 	e := newHEnv(t)
 	e.local("fr", hPlugin("fledge-plugin-fr", "1.0.0", "\n[[commands]]\nname = \"frold\"\nbinary = \"bin/fr\"\n"))
 	e.ok("plugins", "install", "./fr", "--copy", "--json")
@@ -58,6 +61,7 @@ func TestCrashInReinstallRestoresDroppedCommandLink(t *testing.T) {
 // recovery keeps no tree, neither the stray directory nor the
 // never-recorded new one.
 func TestCrashOverUnrecordedDirKeepsNoTree(t *testing.T) {
+	t.Parallel()
 	e := newHEnv(t)
 	hWrite(t, filepath.Join(e.fh, "plugins", "fledge-plugin-cp"), map[string]string{"stray.txt": "x"})
 	e.local("cp", hPlugin("fledge-plugin-cp", "1.0.0", "\n[hooks]\npost_install = '"+killSelf("cp-killed")+"'\n"))

@@ -213,6 +213,7 @@ func TestStateCorrupt(t *testing.T) {
 // fledge writes it), not renameio's 0600: a home provisioned read-only for
 // other users stays listable.
 func TestPluginsTomlIsReadableLikeTheHome(t *testing.T) {
+	t.Parallel()
 	e := newHEnv(t)
 	e.local("a", hPlugin("fledge-plugin-a", "1.0.0", ""))
 	e.ok("plugins", "install", "./a", "--copy", "--json")

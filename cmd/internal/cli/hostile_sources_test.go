@@ -239,6 +239,7 @@ func TestCredentialsNeverShown(t *testing.T) {
 
 // sync's errors name an entry's source without its credentials.
 func TestSyncNeverShowsCredentials(t *testing.T) {
+	t.Parallel()
 	e := newHEnv(t)
 	const secret = "s3cretTOKEN"
 	team := filepath.Join(e.work, "team.toml")
