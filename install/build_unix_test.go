@@ -89,6 +89,7 @@ func alive(pid int) bool {
 // tool's daemon that keeps stderr) does not fail the install, as it does
 // not with the Rust fledge, which inherits stdio.
 func TestHookLeavingDaemonSucceeds(t *testing.T) {
+	t.Parallel()
 	unixOnly(t)
 	dir := t.TempDir()
 	t.Cleanup(func() {

@@ -279,6 +279,7 @@ func TestRecoverCorruptStateTouchesNothing(t *testing.T) {
 // Pending (finding H1 in /work/notes/hardening-findings.md): recovery
 // restores trees, never links. Runs with FLEDGE_PENDING=1.
 func TestRecoverRemoveRestoresLinks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const name = "fledge-plugin-r"
 	final := e.paths.PluginDir(name)
@@ -308,6 +309,7 @@ func TestRecoverRemoveRestoresLinks(t *testing.T) {
 // marker pass skips it, the aside is deleted and the unrecorded new tree
 // stays. Runs with FLEDGE_PENDING=1.
 func TestRecoverUnrecordedSwap(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const name = "fledge-plugin-u"
 	if err := os.MkdirAll(e.paths.TrashDir(), 0o755); err != nil {

@@ -12,6 +12,7 @@ import (
 // still removed: nothing can run the hook, so Remove goes on without it,
 // as it does for a plugin with no hook (TestRemoveWithMissingDir).
 func TestRemoveWithHookAndMissingDir(t *testing.T) {
+	t.Parallel()
 	unixOnly(t)
 	e := newEnv(t)
 	g := newGitRepo(t)
@@ -34,6 +35,7 @@ func TestRemoveWithHookAndMissingDir(t *testing.T) {
 // Rust fledge's own directory, whose command links live in plugins/bin
 // (rust-fledge.md §2), and users keep other things there.
 func TestRecoverKeepsUnknownDirs(t *testing.T) {
+	t.Parallel()
 	unixOnly(t)
 	e := newEnv(t)
 	rustBin := filepath.Join(e.paths.PluginsDir(), "bin")

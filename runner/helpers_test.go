@@ -23,6 +23,11 @@ import (
 var goPlugin string
 
 func TestMain(m *testing.M) {
+	// The tests wait on plugin processes far more than they compute.
+	if err := testutil.WaitingTests(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	dir, err := os.MkdirTemp("", "fledge-runner-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -324,9 +324,6 @@ func TestTTYApproval(t *testing.T) {
 	})
 }
 
-// buildFledge returns ./cmd/fledge, built once for the package.
-func buildFledge(t *testing.T) string { return builtFledge.get(t) }
-
 // ttyEnv is one test's FLEDGE_HOME, fixtures and tmux server.
 type ttyEnv struct {
 	t    *testing.T
