@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -191,9 +192,22 @@ func (e *env) entry(t *testing.T, name string) (*lockfile.Plugin, bool) {
 }
 
 // runCommand runs an installed command through its link, as a PATH user would.
+// The tests install in-process while parallel tests fork: a child forked
+// while this test's copy of the script was open for writing holds that
+// descriptor until it execs, and exec then fails with ETXTBSY
+// (go.dev/issue/22315). That is the test's sharing, not the install, so
+// it retries while the script is busy.
 func runCommand(t *testing.T, e *env, command string) string {
 	t.Helper()
-	out, err := exec.Command(e.paths.CommandLink(command)).CombinedOutput()
+	var out []byte
+	var err error
+	for range 50 {
+		out, err = exec.Command(e.paths.CommandLink(command)).CombinedOutput()
+		if !errors.Is(err, syscall.ETXTBSY) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatalf("run %s: %v\n%s", command, err, out)
 	}

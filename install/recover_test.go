@@ -275,10 +275,9 @@ func TestRecoverCorruptStateTouchesNothing(t *testing.T) {
 }
 
 // A remove that stopped after moving the tree aside and unlinking its
-// commands, before the record: the tree comes back, and so must its links.
-// Pending (finding H1 in /work/notes/hardening-findings.md): recovery
-// restores trees, never links. Runs with FLEDGE_PENDING=1.
+// commands, before the record: the tree comes back, and so do its links.
 func TestRecoverRemoveRestoresLinks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const name = "fledge-plugin-r"
 	final := e.paths.PluginDir(name)
@@ -303,11 +302,9 @@ func TestRecoverRemoveRestoresLinks(t *testing.T) {
 
 // A fresh install over a directory no record owns (moveOldAside put it in
 // the trash), killed after placing the new tree and before the record:
-// the never-recorded new tree must not survive as if installed.
-// Pending (finding H5): the trash entry marks the name pending, so the
-// marker pass skips it, the aside is deleted and the unrecorded new tree
-// stays. Runs with FLEDGE_PENDING=1.
+// the never-recorded new tree does not survive as if installed.
 func TestRecoverUnrecordedSwap(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const name = "fledge-plugin-u"
 	if err := os.MkdirAll(e.paths.TrashDir(), 0o755); err != nil {

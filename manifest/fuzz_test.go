@@ -30,8 +30,8 @@ func FuzzParse(f *testing.F) {
 		_ = ps.Err()
 		_ = m.CheckProtocol()
 		for _, p := range ps {
-			// An empty Field is possible for a key spelled "" (see
-			// pending_test.go); the message is never empty.
+			// Whatever the field (a key spelled "" is named quoted:
+			// TestUnknownEmptyKeyIsNamed), the message is never empty.
 			if p.Message == "" {
 				t.Errorf("problem without a message: %+v", p)
 			}

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -28,6 +29,23 @@ func FuzzHookShownIsRun(f *testing.F) {
 		"echo \U000e0041",
 	} {
 		f.Add(s)
+	}
+	// Every hook the published plugins declare.
+	for _, file := range corpusFiles(f) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		m, err := Parse(data)
+		if err != nil {
+			continue
+		}
+		h := m.Hooks
+		for _, s := range []string{h.Build, h.PostInstall, h.PostRemove, h.PreInit, h.PostWorkStart, h.PrePush} {
+			if s != "" {
+				f.Add(s)
+			}
+		}
 	}
 	base := Manifest{Plugin: Plugin{Name: "fledge-plugin-x", Version: "1.0.0"}, Commands: []Command{{Name: "x", Binary: "bin/x"}}}
 	f.Fuzz(func(t *testing.T, hook string) {

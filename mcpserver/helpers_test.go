@@ -28,6 +28,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The tests wait on plugin processes far more than they compute.
+	if err := testutil.WaitingTests(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
 	dir, err := os.MkdirTemp("", "fledge-mcp-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -85,11 +85,15 @@ func TestTimeout(t *testing.T) {
 		{mcp.Meta{mcpserver.MetaTimeout: "300ms"}, "after 300ms"},
 		{mcp.Meta{mcpserver.MetaTimeout: 3600}, "after 2s"},
 	} {
-		res := call(t, cs, "gocmd", map[string]any{"args": []string{"sleep", "60"}}, tc.meta)
-		if !res.IsError || errorCode(res) != runner.CodeTimeout || !strings.Contains(text(res), tc.want) ||
-			!strings.HasPrefix(text(res), "sleeping\n") {
-			t.Errorf("%v: %v %s %q", tc.meta, res.IsError, errorCode(res), text(res))
-		}
+		// Side by side on the one server: each call has its own timeout.
+		t.Run(tc.want, func(t *testing.T) {
+			t.Parallel()
+			res := call(t, cs, "gocmd", map[string]any{"args": []string{"sleep", "60"}}, tc.meta)
+			if !res.IsError || errorCode(res) != runner.CodeTimeout || !strings.Contains(text(res), tc.want) ||
+				!strings.HasPrefix(text(res), "sleeping\n") {
+				t.Errorf("%v: %v %s %q", tc.meta, res.IsError, errorCode(res), text(res))
+			}
+		})
 	}
 }
 

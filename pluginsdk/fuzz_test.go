@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -35,6 +36,12 @@ func FuzzInbound(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	// The protocol's real messages, one at a time and as one stream.
+	lines := fledgeV1Lines(f)
+	for _, l := range lines {
+		f.Add([]byte(l))
+	}
+	f.Add([]byte(strings.Join(lines, "\n") + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before := pluginsdk.NewIO(bytes.NewReader(data), io.Discard)
 		if init, err := before.RecvInit(); err == nil && init == nil {
@@ -62,6 +69,9 @@ func FuzzOutputEncoding(f *testing.F) {
 	for _, s := range []string{"hello\n", "quote \" back \\ tab\t", "<html>&", "\x00\x1f\x7f", "\xff\xfe", "line\u2028sep\u2029", "é✓🦀"} {
 		f.Add(s)
 	}
+	for _, l := range fledgeV1Lines(f) {
+		f.Add(l)
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		if text == "" || len(text) > 100<<10 {
 			return
@@ -77,4 +87,15 @@ func FuzzOutputEncoding(f *testing.F) {
 			t.Fatalf("Output wrote %q, encoding/json %q", fast.String(), slow.String())
 		}
 	})
+}
+
+// fledgeV1Lines are the protocol's real messages, both ways, as the
+// fledge-v1 reference shows them (../shared/seeds/001, one per line).
+func fledgeV1Lines(f *testing.F) []string {
+	f.Helper()
+	data, err := os.ReadFile("testdata/fledge-v1.ndjson")
+	if err != nil {
+		f.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -24,6 +25,10 @@ func FuzzConstraint(f *testing.F) {
 	} {
 		f.Add(s, false)
 		f.Add(s, true)
+	}
+	_, versions := realIndexFields(f)
+	for _, s := range versions {
+		f.Add(s, false)
 	}
 	f.Fuzz(func(t *testing.T, ref string, pre bool) {
 		isC := IsConstraint(ref)
@@ -110,4 +115,20 @@ func FuzzDecodeIndex(f *testing.F) {
 		_ = searchIn(entries, "a b")
 		_ = lookupIn(entries, "a")
 	})
+}
+
+// realIndexFields are the real index's sources, as users type them (the
+// install line's argument, the repo URL, owner/name, name@version) and its
+// versions: seeds for the source and constraint parsers.
+func realIndexFields(f *testing.F) (sources, versions []string) {
+	f.Helper()
+	var entries []struct{ Name, Version, Install, Repo string }
+	if err := json.Unmarshal(readRealIndex(f), &entries); err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		sources = append(sources, e.Repo, strings.TrimPrefix(e.Install, "fledge plugins install "), e.Name+"@"+e.Version, e.Repo+"@v"+e.Version)
+		versions = append(versions, e.Version, "^"+e.Version, "v"+e.Version)
+	}
+	return sources, versions
 }

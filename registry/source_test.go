@@ -190,6 +190,10 @@ func FuzzParseSource(f *testing.F) {
 	for _, s := range []string{"./x", "o/r@v1", "https://github.com/CorvidLabs/x@^1.2", "git@github.com:o/r@main", "file:///a/b@c", "name@~0.3", "ext::sh", "https://u:p@h/o/r"} {
 		f.Add(s)
 	}
+	sources, _ := realIndexFields(f)
+	for _, s := range sources {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		s, err := ParseSource(raw, "https://github.com")
 		if err != nil {

@@ -81,7 +81,7 @@ func checkFastDecode(t *testing.T, line string) bool {
 }
 
 func FuzzFastDecode(f *testing.F) {
-	for _, c := range decodeCases {
+	for _, c := range append(decodeCases, fledgeV1Lines(f)...) {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, line string) { checkFastDecode(t, line) })

@@ -67,7 +67,7 @@ func TestFastOutputAgreesWithJSON(t *testing.T) {
 }
 
 func FuzzFastOutput(f *testing.F) {
-	for _, c := range fastCases {
+	for _, c := range append(fastCases, fledgeV1Lines(f)...) {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, line string) {

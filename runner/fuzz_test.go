@@ -40,6 +40,9 @@ func FuzzHandle(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
+	for _, seed := range fledgeV1Lines(f) {
+		f.Add(seed)
+	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, line string) {
 		out, err := os.CreateTemp(dir, "in")

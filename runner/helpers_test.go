@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,17 @@ import (
 var goPlugin string
 
 func TestMain(m *testing.M) {
+	// The tests wait on plugin processes far more than they compute.
+	if err := testutil.WaitingTests(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	// A fuzz worker (every one runs TestMain) runs only its fuzz target,
+	// which needs none of the plugins built below: building them there
+	// used up -fuzztime before the first input ran.
+	if f := flag.Lookup("test.fuzzworker"); f != nil && f.Value.String() == "true" {
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "fledge-runner-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -91,6 +91,9 @@ func FuzzEscape(f *testing.F) {
 	for _, s := range []string{"", "cargo build", "a\\nb\n", "make #\u009d\ntouch x\n#\x07", "\x1b]0;t\x07", "\xff\xfe", "\\x41", "\U000e0041\u202e", "\\", "a\\\x00"} {
 		f.Add(s)
 	}
+	for _, s := range realText(f) {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		e := Escape(s)
 		back, err := Unescape(e)

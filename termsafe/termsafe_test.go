@@ -60,6 +60,9 @@ func FuzzText(f *testing.F) {
 		"make #\u009d\ntouch $HOME/pwned\n#\x07", "a\r\nb", "a\xffb", "\U000e0041"} {
 		f.Add(s)
 	}
+	for _, s := range realText(f) {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, out := range []string{Text(s), Line(s)} {
 			if strings.ContainsRune(out, 0x1b) {

@@ -1,7 +1,9 @@
 package redact
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -55,6 +57,24 @@ func FuzzURL(f *testing.F) {
 	}
 	f.Add("ssh", "git", "host/o/r.git")
 	f.Add("HTTP", "", "Example.com/Repo.git")
+	// The real index's repository URLs (registry/testdata), with and
+	// without a token as the user, as a private mirror's would carry.
+	data, err := os.ReadFile("../../registry/testdata/registry-plugins.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var index []struct{ Repo string }
+	if err := json.Unmarshal(data, &index); err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range index {
+		scheme, rest, ok := strings.Cut(e.Repo, "://")
+		if !ok {
+			continue
+		}
+		f.Add(scheme, "", rest)
+		f.Add(scheme, "ghp_token", rest+".git")
+	}
 	f.Fuzz(func(t *testing.T, scheme, user, rest string) {
 		const secret = "S3CRETpw"
 		raw := scheme + "://" + user + ":" + secret + "@" + rest

@@ -17,6 +17,7 @@ import (
 // commands, the installed plugin commands, plugin names and capability
 // names.
 func TestTTYBashCompletion(t *testing.T) {
+	t.Parallel()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not on PATH; the real-terminal tests need it (CI installs tmux)")

@@ -1,6 +1,10 @@
 package cli
 
-import "context"
+import (
+	"context"
+	"os"
+	"testing"
+)
 
 // MainWithSystemPolicy is Main with the system policy file at path ("" for
 // none): how tests give fledge a system policy without writing to /etc.
@@ -12,4 +16,14 @@ func MainWithSystemPolicy(args []string, s *IOStreams, version, path string) int
 	ctx, stop := f.interrupts.notify(context.Background())
 	defer stop()
 	return run(ctx, f, args)
+}
+
+// BuildFledge is the package's tests' one build of ./cmd/fledge, for the
+// external tests too; RemoveBuiltFledge deletes it when they are done.
+func BuildFledge(t *testing.T) string { return buildFledge(t) }
+
+func RemoveBuiltFledge() {
+	if builtFledge.dir != "" {
+		os.RemoveAll(builtFledge.dir)
+	}
 }

@@ -304,6 +304,7 @@ func TestListCacheSeesExternalsOnPath(t *testing.T) {
 // stored, and one rebuilt or upgraded in place (here: a new modification
 // time) renders the document again rather than trust another's output.
 func TestListCacheSeesANewBinary(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("buildFledge builds a Unix binary name")
 	}

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -16,31 +18,35 @@ import (
 // huh questions, Ctrl+C and the prompt timeout are exercised as a person
 // meets them.
 
-var (
-	fledgeBinOnce sync.Once
-	fledgeBin     string
-	fledgeBinErr  error
-)
-
+// buildFledge returns ./cmd/fledge, built once for the package's tests
+// (internal and external) that run the real command rather than the test
+// binary; RemoveBuiltFledge deletes it after the run.
 func buildFledge(t *testing.T) string {
 	t.Helper()
-	fledgeBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fledge-bin")
+	builtFledge.once.Do(func() {
+		goTool, err := exec.LookPath("go")
 		if err != nil {
-			fledgeBinErr = err
+			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		if builtFledge.dir, builtFledge.err = os.MkdirTemp("", "fledge-built"); builtFledge.err != nil {
 			return
 		}
-		fledgeBin = filepath.Join(dir, "fledge")
-		out, err := exec.Command("go", "build", "-o", fledgeBin, "github.com/corvidlabs/fledge-go/cmd/fledge").CombinedOutput()
-		if err != nil {
-			fledgeBinErr = err
-			t.Logf("%s", out)
+		builtFledge.bin = filepath.Join(builtFledge.dir, "fledge")
+		if out, err := exec.Command(goTool, "build", "-o", builtFledge.bin, "github.com/corvidlabs/fledge-go/cmd/fledge").CombinedOutput(); err != nil {
+			builtFledge.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if fledgeBinErr != nil {
-		t.Fatalf("building fledge: %v", fledgeBinErr)
+	if builtFledge.err != nil {
+		t.Fatalf("building fledge: %v", builtFledge.err)
 	}
-	return fledgeBin
+	return builtFledge.bin
+}
+
+var builtFledge struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
 }
 
 type tmuxSession struct {

@@ -29,7 +29,7 @@ import (
 // kills it with SIGKILL right after the grant log took a record and before
 // plugins.toml is written. Both are read by this test binary only.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(packageRun{m}, map[string]func(){
 		"fledge": func() {
 			if os.Getenv("FLEDGE_TEST_KILL_AFTER_LOG") != "" {
 				grantlog.AfterAppend = func() {
@@ -52,6 +52,7 @@ func TestMain(m *testing.M) {
 // (each says why); they run only with FLEDGE_PENDING=1, so CI stays green
 // until the fix lands and the file is renamed to .txtar.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                "testdata/script",
 		Setup:              scriptSetup,

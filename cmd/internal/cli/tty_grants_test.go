@@ -58,6 +58,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 }
 
 func TestTTYApprovalForm(t *testing.T) {
+	t.Parallel()
 	tmux := lookTmux(t)
 	bin := buildFledge(t)
 

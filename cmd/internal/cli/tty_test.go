@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +22,7 @@ import (
 const ttyWait = 30 * time.Second
 
 func TestTTYApproval(t *testing.T) {
+	t.Parallel()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not on PATH; the real-terminal approval tests need it (CI installs tmux)")
@@ -322,21 +322,6 @@ func TestTTYApproval(t *testing.T) {
 		e.wantErrorCode(e.out, "approval_required")
 		e.wantNothingInstalled("fledge-plugin-noerr")
 	})
-}
-
-// buildFledge builds ./cmd/fledge into a temporary directory.
-func buildFledge(t *testing.T) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(t.TempDir(), "fledge")
-	cmd := exec.Command(goTool, "build", "-o", bin, "github.com/corvidlabs/fledge-go/cmd/fledge")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // ttyEnv is one test's FLEDGE_HOME, fixtures and tmux server.

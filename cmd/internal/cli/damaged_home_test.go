@@ -41,7 +41,7 @@ func (e *hEnv) runFsize(limit int64, args ...string) hRes {
 
 // A disk that fills up mid-install or mid-remove: a clear error, plugins.toml
 // unchanged byte for byte, no half-installed plugin, nothing left over.
-func TestHardeningDiskFull(t *testing.T) {
+func TestDiskFull(t *testing.T) {
 	t.Parallel()
 	e := newHEnv(t)
 	for i := range 8 {
@@ -95,7 +95,7 @@ func TestHardeningDiskFull(t *testing.T) {
 
 // A FLEDGE_HOME the user cannot write (root's, mode 0755, fledge run as
 // nobody): a clear error, nothing changed.
-func TestHardeningReadOnlyHome(t *testing.T) {
+func TestReadOnlyHome(t *testing.T) {
 	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run fledge as another user against a home it cannot write")
@@ -169,7 +169,7 @@ func TestHardeningReadOnlyHome(t *testing.T) {
 
 // plugins.toml that is corrupt or from a newer fledge: every command that
 // reads it fails with state_corrupt and never rewrites it.
-func TestHardeningStateCorrupt(t *testing.T) {
+func TestStateCorrupt(t *testing.T) {
 	t.Parallel()
 	for name, text := range map[string]string{
 		"garbage":  "[[plugins]\nname = 'x\x00\xff",
@@ -206,5 +206,22 @@ func TestHardeningStateCorrupt(t *testing.T) {
 				t.Error("a plugin was installed over a corrupt plugins.toml")
 			}
 		})
+	}
+}
+
+// plugins.toml is 0644 like everything else in FLEDGE_HOME (and as the Rust
+// fledge writes it), not renameio's 0600: a home provisioned read-only for
+// other users stays listable.
+func TestPluginsTomlIsReadableLikeTheHome(t *testing.T) {
+	t.Parallel()
+	e := newHEnv(t)
+	e.local("a", hPlugin("fledge-plugin-a", "1.0.0", ""))
+	e.ok("plugins", "install", "./a", "--copy", "--json")
+	fi, err := os.Stat(filepath.Join(e.fh, "plugins.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm()&0o044 != 0o044 {
+		t.Errorf("plugins.toml is %v, want readable like the rest of FLEDGE_HOME (0644)", fi.Mode().Perm())
 	}
 }

@@ -23,7 +23,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// The hardening tests run fledge as real processes: the copy of the test
+// These tests run fledge as real processes: the copy of the test
 // binary that testscript.Main (see TestMain) puts on PATH as "fledge" runs
 // cli.Main exactly as cmd/fledge does. When it is not there (the test
 // binary was run some other way) fledge is built once with go build.
@@ -40,7 +40,7 @@ func hardFledge(t *testing.T) string {
 			hardBin = p
 			return
 		}
-		dir, err := os.MkdirTemp("", "fledge-hardening")
+		dir, err := os.MkdirTemp("", "fledge-process-test")
 		if err != nil {
 			hardBinErr = err
 			return

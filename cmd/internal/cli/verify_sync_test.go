@@ -13,7 +13,7 @@ import (
 
 // verify re-hashes installed trees: what changed is named, per plugin, with
 // exit 1; a live link is expected to change; a deleted tree is missing.
-func TestHardeningVerify(t *testing.T) {
+func TestVerifyNamesWhatChanged(t *testing.T) {
 	t.Parallel()
 	e := newHEnv(t)
 	files := hPlugin("fledge-plugin-vf", "1.0.0", "")
@@ -132,7 +132,7 @@ func newSyncFixture(t *testing.T) *syncFixture {
 func (f *syncFixture) machine(name string) *hEnv { return f.a.withHome(name) }
 
 // sync reproduces machine A's plugins on machine B exactly.
-func TestHardeningSync(t *testing.T) {
+func TestSyncReproducesAMachine(t *testing.T) {
 	t.Parallel()
 	f := newSyncFixture(t)
 	b := f.machine("fhB")
@@ -206,7 +206,7 @@ func TestHardeningSync(t *testing.T) {
 
 // Anything that cannot be reproduced exactly is an error naming the
 // plugin, and installs nothing of it.
-func TestHardeningSyncNotReproducible(t *testing.T) {
+func TestSyncRefusesWhatItCannotReproduce(t *testing.T) {
 	t.Parallel()
 	f := newSyncFixture(t)
 	team := string(f.a.pluginsToml())

@@ -18,7 +18,7 @@ const hostileTOML = `red \u001b[31m clip \u001b]52;c;cm0gLXJmIH4=\u0007 up \u001
 // hook output, file names, and (through the runner)
 // log, progress, prompt and output messages — never reaches stdout or
 // stderr raw.
-func TestHardeningHostileText(t *testing.T) {
+func TestHostileTextNeverRaw(t *testing.T) {
 	t.Parallel()
 	e := newHEnv(t)
 	manifest := `[plugin]

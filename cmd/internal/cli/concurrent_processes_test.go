@@ -15,7 +15,7 @@ import (
 // Many fledge processes at once: 8 installing 8 different plugins, 4
 // removing and reinstalling others, 1 updating, and 2 listing in a loop.
 // Nothing is lost, every listing parses, and every tree verifies.
-func TestHardeningConcurrentProcesses(t *testing.T) {
+func TestConcurrentProcesses(t *testing.T) {
 	t.Parallel()
 	e := newHEnv(t)
 	var fresh []string
@@ -148,7 +148,7 @@ func TestHardeningConcurrentProcesses(t *testing.T) {
 // Two processes installing the same plugin at once: without --force one
 // wins and the other is told it is installed; with --force both succeed.
 // Either way the result verifies and nothing is left over.
-func TestHardeningSamePluginTwice(t *testing.T) {
+func TestConcurrentInstallsOfOnePlugin(t *testing.T) {
 	t.Parallel()
 	e := newHEnv(t)
 	e.repo("fledge-plugin-same", hPlugin("fledge-plugin-same", "1.0.0", "\n[hooks]\npost_install = \"sleep 0.2\"\n"))

@@ -1,5 +1,3 @@
-// Regression tests for bugs found by the unit-test pass, fixed since.
-
 package treehash
 
 import (
@@ -9,16 +7,15 @@ import (
 	"testing"
 )
 
-// Was a bug: hashLink joins the link's directory and target with filepath.Join,
-// which cleans "x/.." lexically before symlinks are resolved. When x is
-// itself a link to a shallower directory, the kernel resolves ".." from
-// where x points, not lexically, so the link escapes while the check
-// passes. Here lib/a/up -> ../.. (the root: allowed) and
+// A link that escapes through an inner link is refused: joining the
+// link's directory and target lexically (filepath.Join cleans "x/.."
+// before symlinks are resolved) would pass it, but when x is itself a link
+// to a shallower directory the kernel resolves ".." from where x points. Here lib/a/up -> ../.. (the root: allowed) and
 // lib/a/hop -> up/../../plugins.toml, which the kernel resolves to the
 // file beside the plugin's directory (e.g. FLEDGE_HOME/plugins.toml when
 // the tree is at plugins/<name>), while the lexical form
 // root/lib/plugins.toml looks inside.
-func TestPendingSymlinkEscapeThroughInnerLink(t *testing.T) {
+func TestSymlinkEscapeThroughInnerLinkRefused(t *testing.T) {
 	home := t.TempDir()
 	root := filepath.Join(home, "plugins", "p")
 	if err := os.MkdirAll(filepath.Join(root, "lib", "a"), 0o755); err != nil {

@@ -1,6 +1,3 @@
-// Tests for known bugs, kept out of the normal run until they are fixed.
-// Run with: go test -tags pending -run Pending ./install
-
 package install
 
 import (
@@ -10,13 +7,12 @@ import (
 	"testing"
 )
 
-// BUG: a plugin with an approved post_remove hook whose directory has
-// vanished (deleted by hand, a crashed run, a live-linked source that was
-// moved) can never be removed: Remove fails resolving the dir to run the
-// hook and leaves the entry. The same plugin without a post_remove hook is
-// removed fine (TestRemoveWithMissingDir). Nothing can run the hook, so
-// Remove should warn and go on.
-func TestRegressionRemoveWithHookAndMissingDir(t *testing.T) {
+// A plugin with an approved post_remove hook whose directory has vanished
+// (deleted by hand, a crashed run, a live-linked source that was moved) is
+// still removed: nothing can run the hook, so Remove goes on without it,
+// as it does for a plugin with no hook (TestRemoveWithMissingDir).
+func TestRemoveWithHookAndMissingDir(t *testing.T) {
+	t.Parallel()
 	unixOnly(t)
 	e := newEnv(t)
 	g := newGitRepo(t)
@@ -33,15 +29,13 @@ func TestRegressionRemoveWithHookAndMissingDir(t *testing.T) {
 	assertGone(t, e)
 }
 
-// BUG (in the uncommitted install/recover.go as of 16:10 UTC): recoverLocked
-// deletes every directory in plugins/ that plugins.toml does not record.
-// The default FLEDGE_HOME is <UserConfigDir>/fledge, the Rust fledge's own
-// directory, whose command links live in plugins/bin (rust-fledge.md §2);
-// the first Go install or remove deletes them, breaking the Rust fledge's
-// commands. Anything else a user keeps there goes too. Only what fledge
-// itself created (a staging/trash leftover, or a tree it can prove it
-// placed) should be removed.
-func TestRegressionRecoverKeepsUnknownDirs(t *testing.T) {
+// Recovery deletes only what fledge itself created in plugins/ (a
+// staging or trash leftover, or a tree it can prove it placed), never a
+// directory plugins.toml does not record: the default FLEDGE_HOME is the
+// Rust fledge's own directory, whose command links live in plugins/bin
+// (rust-fledge.md §2), and users keep other things there.
+func TestRecoverKeepsUnknownDirs(t *testing.T) {
+	t.Parallel()
 	unixOnly(t)
 	e := newEnv(t)
 	rustBin := filepath.Join(e.paths.PluginsDir(), "bin")

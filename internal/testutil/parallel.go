@@ -1,0 +1,22 @@
+package testutil
+
+import (
+	"flag"
+	"runtime"
+	"strconv"
+)
+
+// WaitingTests sets -test.parallel to four per CPU unless the command line
+// set it. Call it from TestMain before m.Run, in packages whose tests
+// spend their time waiting on processes (plugins, hooks, git, terminals)
+// or on timeouts, not computing: go test's default of one per CPU leaves
+// the CPUs idle while they wait.
+func WaitingTests() error {
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if explicit {
+		return nil
+	}
+	return flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+}
