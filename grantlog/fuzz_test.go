@@ -55,9 +55,9 @@ func FuzzVerify(f *testing.F) {
 			return
 		}
 		var offset int64
-		err = eachLine(bytes.NewReader(data), func(line []byte, complete bool) error {
+		err = eachLine(bytes.NewReader(data), func(line []byte, n int64, complete bool) error {
 			start := offset
-			offset += int64(len(line)) + 1
+			offset += n + 1
 			if anchor != nil && start >= anchor.Size {
 				return nil
 			}

@@ -276,3 +276,40 @@ func TestRecordsAreBounded(t *testing.T) {
 		t.Error("plugins.toml written after the log refused its record")
 	}
 }
+
+// A line longer than a record (junk someone wrote into the log) is one
+// bad line, and what follows it keeps its place in the file: a record
+// past the anchor is still pending, not committed.
+func TestOverlongLineKeepsOffsets(t *testing.T) {
+	m := newMachine(t)
+	m.change(ActionGrant)
+	m.change(ActionGrant)
+	anchor := *m.anchor()
+	m.change(ActionGrant) // on disk, but beyond the anchor taken before it
+	data, err := os.ReadFile(m.log.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Chunks of the junk line are cut at bufio's 64 KiB and at MaxRecord;
+	// an odd size leaves a last piece that would fit after the cut.
+	junk := strings.Repeat("x", 2*MaxRecord+12345) + "\n"
+	if err := os.WriteFile(m.log.Path, append([]byte(junk), data...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	anchor.Size += int64(len(junk))
+	var seqs []int64
+	bad, err := Read(m.log.Path, &anchor, func(r Record) error { seqs = append(seqs, r.Seq); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad != 1 || len(seqs) != 2 || seqs[0] != 1 || seqs[1] != 2 {
+		t.Errorf("Read: bad %d, records %v; want 1 bad line and records [1 2]", bad, seqs)
+	}
+	rep, err := VerifyReader(bytes.NewReader(append([]byte(junk), data...)), &anchor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Pending != 1 || rep.Records != 2 {
+		t.Errorf("Verify: %d records, %d pending; want 2 and 1 (%+v)", rep.Records, rep.Pending, rep.Problems)
+	}
+}

@@ -82,10 +82,10 @@ func VerifyReader(r io.Reader, anchor *lockfile.LogAnchor) (*Report, error) {
 		hashes = map[int64]string{}
 		gaps   []gap
 	)
-	err := eachLine(r, func(line []byte, complete bool) error {
+	err := eachLine(r, func(line []byte, n int64, complete bool) error {
 		lineNo++
 		start := offset
-		offset += int64(len(line))
+		offset += n
 		if complete {
 			offset++
 		}
@@ -180,28 +180,32 @@ func span(from, to int64) string {
 	return fmt.Sprintf("records %d to %d are", from, to)
 }
 
-// eachLine calls fn with every line of r (without its newline); complete
-// is false for a last line that has none. A line longer than MaxRecord is
-// passed cut at that length.
-func eachLine(r io.Reader, fn func(line []byte, complete bool) error) error {
+// eachLine calls fn with every line of r (without its newline) and the
+// line's length in r; complete is false for a last line that has none. A
+// line longer than MaxRecord is passed as its first MaxRecord+1 bytes, so
+// it is never taken for a record, while n still counts all of it: offsets
+// after it stay those of the file.
+func eachLine(r io.Reader, fn func(line []byte, n int64, complete bool) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
+	var n int64
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(buf)+len(chunk) <= MaxRecord+1 {
-			buf = append(buf, chunk...)
+		n += int64(len(chunk))
+		if room := MaxRecord + 1 - len(buf); room > 0 {
+			buf = append(buf, chunk[:min(room, len(chunk))]...)
 		}
 		switch {
 		case err == nil:
-			if ferr := fn(bytes.TrimSuffix(buf, []byte("\n")), true); ferr != nil {
+			if ferr := fn(bytes.TrimSuffix(buf, []byte("\n")), n-1, true); ferr != nil {
 				return ferr
 			}
-			buf = buf[:0]
+			buf, n = buf[:0], 0
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case err == io.EOF:
-			if len(buf) > 0 {
-				return fn(buf, false)
+			if n > 0 {
+				return fn(buf, n, false)
 			}
 			return nil
 		default:
@@ -226,9 +230,9 @@ func Read(path string, anchor *lockfile.LogAnchor, fn func(Record) error) (bad i
 		return 0, fmt.Errorf("grant log %s is not a regular file", path)
 	}
 	var offset int64
-	err = eachLine(f, func(line []byte, complete bool) error {
+	err = eachLine(f, func(line []byte, n int64, complete bool) error {
 		start := offset
-		offset += int64(len(line)) + 1
+		offset += n + 1
 		if anchor != nil && start >= anchor.Size {
 			return nil
 		}
