@@ -95,22 +95,41 @@ func (in *Installer) decide(r Request) (Decision, []policy.Denial, error) {
 	if len(refused) > 0 {
 		return Decision{}, nil, policy.Deny(r.Plugin, refused...)
 	}
-	allowed := r
+	for _, d := range forbidden {
+		in.logf("policy: %s cannot be granted %s: %s\n", termsafe.Escape(r.Plugin), d.Item, termsafe.EscapeText(d.Text()))
+	}
+	dec, err := in.Consent.Decide(without(r, forbidden))
+	return dec, forbidden, err
+}
+
+// Offerable returns r without the items the policy forbids its tier, for
+// a form to offer, and the denials of those it took out.
+func (in *Installer) Offerable(r Request) (Request, []policy.Denial) {
+	if in.Policy.Empty() {
+		return r, nil
+	}
+	forbidden := in.forbidden(r)
+	return without(r, forbidden), forbidden
+}
+
+// without is r without the items denied.
+func without(r Request, denied []policy.Denial) Request {
+	if len(denied) == 0 {
+		return r
+	}
 	keep := map[manifest.Capability]bool{}
 	for _, c := range r.Capabilities.List() {
 		keep[c] = true
 	}
-	for _, d := range forbidden {
+	for _, d := range denied {
 		if d.Item == GrantHooks {
-			allowed.Hooks = nil
+			r.Hooks = nil
 		} else {
 			keep[manifest.Capability(d.Item)] = false
 		}
-		in.logf("policy: %s cannot be granted %s: %s\n", termsafe.Escape(r.Plugin), d.Item, termsafe.EscapeText(d.Text()))
 	}
-	allowed.Capabilities = r.Capabilities.Only(keep)
-	dec, err := in.Consent.Decide(allowed)
-	return dec, forbidden, err
+	r.Capabilities = r.Capabilities.Only(keep)
+	return r
 }
 
 // forbidden lists the denials of the items r requests, in display order.

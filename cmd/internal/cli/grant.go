@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -165,8 +166,18 @@ func askGrantChange(ctx context.Context, f *Factory, in *install.Installer, name
 	if r.Empty() {
 		return install.GrantChange{}, fmt.Errorf("%s requests nothing that can be granted", p.Name)
 	}
+	requested := r.Capabilities
+	// The form offers only what the admin policy allows: choosing a
+	// forbidden item could only be refused.
+	r, denied := in.Offerable(r)
+	for _, d := range denied {
+		fmt.Fprintf(f.IO.ErrOut, "policy: %s cannot be granted %s: %s\n", termsafe.Escape(p.Name), d.Item, termsafe.EscapeText(d.Text()))
+	}
+	if r.Empty() {
+		return install.GrantChange{}, policy.Deny(p.Name, denied...)
+	}
 	now := install.Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}
-	r.Installed = &install.Installed{Version: p.Version, Commit: p.Commit, Grants: now, Requested: r.Capabilities}
+	r.Installed = &install.Installed{Version: p.Version, Commit: p.Commit, Grants: now, Requested: requested}
 	r.Source = entrySourceArg(p)
 	showRequest(f.IO.ErrOut, r)
 	fmt.Fprintf(f.IO.ErrOut, "  granted now: %s\n", itemsText(now.Items()))
