@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -9,8 +10,10 @@ import (
 
 	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -50,17 +53,19 @@ func listRun(f *Factory, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	// The JSON document is a pure function of plugins.toml, config.toml
+	// The JSON document is a pure function of plugins.toml, config.toml,
+	// the admin policy's files (they narrow the trusted owners, so tiers)
 	// and the fledge-<name> programs on PATH: scripts and agents that list
-	// often get it from a derived file, after hashing the three (see
-	// package derived).
+	// often get it from a derived file, after hashing them (see package
+	// derived).
 	rawExt := runner.Externals(paths, f.Getenv("PATH"))
 	ed := externalsDigest(rawExt)
-	if opts.JSON && len(opts.Names) == 0 {
+	polDigest, polOK := policyDigest(f)
+	if opts.JSON && len(opts.Names) == 0 && polOK {
 		pd, ok1 := derived.DigestFile(store.Path(), lockfile.MaxSize)
 		cd, ok2 := derived.DigestFile(paths.ConfigFile(), config.MaxSize)
 		if ok1 && ok2 {
-			if hit, err := derived.New(paths.ListCacheFile(), listCacheKind, pd, cd, ed).CopyTo(f.IO.Out); hit {
+			if hit, err := derived.New(paths.ListCacheFile(), listCacheKind, pd, cd, ed, polDigest).CopyTo(f.IO.Out); hit {
 				return err
 			}
 		}
@@ -81,7 +86,16 @@ func listRun(f *Factory, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
+	// Tiers are those the admin policy leaves, as in audit and info; a
+	// policy that cannot be read is said, and the document not kept.
 	t := trustConfig(cfg)
+	pol, perr := adminPolicy(f, paths, cfgRaw)
+	if perr != nil {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", errorText(perr.Error()))
+		polOK = false
+	} else {
+		t, _ = install.PolicyTrust(t, pol)
+	}
 	plugins, err := namedPlugins(file, opts.Names)
 	if err != nil {
 		return err
@@ -103,8 +117,8 @@ func listRun(f *Factory, opts *listOptions) error {
 		}
 		// Keyed on the bytes just decoded, whatever the files hold now.
 		// With no plugins.toml there is nothing worth keeping.
-		if raw != nil {
-			derived.New(paths.ListCacheFile(), listCacheKind, derived.Sum(raw), derived.Sum(cfgRaw), ed).Put(out)
+		if raw != nil && polOK {
+			derived.New(paths.ListCacheFile(), listCacheKind, derived.Sum(raw), derived.Sum(cfgRaw), ed, polDigest).Put(out)
 		}
 		return nil
 	}
@@ -128,6 +142,30 @@ func listRun(f *Factory, opts *listOptions) error {
 	}
 	printExternals(f.IO.Out, doc.Externals)
 	return nil
+}
+
+// policyDigest is one digest of where the admin policy is read besides
+// config.toml: the system file's path and contents, FLEDGE_POLICY and the
+// contents of each file it names (a missing file digests as empty). It is
+// false when a file cannot be hashed; then nothing is cached.
+func policyDigest(f *Factory) (derived.Digest, bool) {
+	env := f.Getenv(policy.EnvPolicy)
+	sums := []byte(f.SystemPolicy + "\x00" + env + "\x00")
+	files := filepath.SplitList(env)
+	if f.SystemPolicy != "" {
+		files = append([]string{f.SystemPolicy}, files...)
+	}
+	for _, name := range files {
+		if name == "" {
+			continue
+		}
+		d, ok := derived.DigestFile(name, policy.MaxSize)
+		if !ok {
+			return derived.Digest{}, false
+		}
+		sums = append(sums, d[:]...)
+	}
+	return derived.Sum(sums), true
 }
 
 // loadState reads plugins.toml and config.toml, and returns the paths

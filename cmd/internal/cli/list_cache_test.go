@@ -348,3 +348,47 @@ func TestListCacheSeesANewBinary(t *testing.T) {
 		t.Fatalf("a rebuilt fledge printed another binary's document:\n%s", got)
 	}
 }
+
+// The admin policy narrows the owners config.toml trusts, so list's tiers
+// follow it, as audit's and info's do; a change to a policy file is seen
+// through the cache, and a policy that cannot be read is said, with
+// nothing cached.
+func TestListFollowsThePolicy(t *testing.T) {
+	f := newListFixture(t, 2)
+	f.writeConfig("[trust]\norgs = [\"example\"]\n")
+	if doc := f.list(); !strings.Contains(doc, `"trust_tier": "team"`) {
+		t.Fatalf("expected team plugins:\n%s", doc)
+	}
+	pol := filepath.Join(t.TempDir(), "policy.toml")
+	if err := os.WriteFile(pol, []byte("[trust]\nowners = [\"someone-else\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.env["FLEDGE_POLICY"] = pol
+	doc := f.list()
+	if strings.Contains(doc, `"trust_tier": "team"`) || !strings.Contains(doc, `"trust_tier": "unverified"`) {
+		t.Fatalf("the policy's owners rule did not narrow the tiers:\n%s", doc)
+	}
+	if doc != f.list() || doc != f.uncached() {
+		t.Fatal("the narrowed document differs between the cache and a render")
+	}
+	// The same path, new contents.
+	if err := os.WriteFile(pol, []byte("[trust]\nowners = [\"example\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if doc := f.list(); !strings.Contains(doc, `"trust_tier": "team"`) {
+		t.Fatalf("a change to the policy file was not seen:\n%s", doc)
+	}
+	if err := os.WriteFile(pol, []byte("[trust]\nownerz = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Dir(f.cache)); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := f.fledge("plugins", "list", "--json")
+	if code != 0 || !strings.Contains(errOut, "warning: ") || !strings.Contains(errOut, "policy.toml") {
+		t.Fatalf("unreadable policy: exit %d, stderr %q; want a warning naming the file", code, errOut)
+	}
+	if _, err := os.Stat(f.cache); !os.IsNotExist(err) {
+		t.Errorf("a document was cached under a policy that cannot be read (%v)", err)
+	}
+}
