@@ -447,19 +447,7 @@ func (e *hEnv) runOnTTY(args ...string) (tty []byte, r hRes) {
 	cmd := e.command(ctx, args...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = slave, &stderr
-	done := make(chan []byte)
-	go func() {
-		var b bytes.Buffer
-		buf := make([]byte, 4096)
-		for b.Len() < 1<<20 {
-			n, err := master.Read(buf)
-			b.Write(buf[:n])
-			if err != nil {
-				break
-			}
-		}
-		done <- b.Bytes()
-	}()
+	done := drainPTY(master)
 	err = cmd.Run()
 	slave.Close()
 	r = hRes{args: args, err: stderr.Bytes()}
@@ -472,4 +460,23 @@ func (e *hEnv) runOnTTY(args ...string) (tty []byte, r hRes) {
 	tty = <-done
 	r.out = tty
 	return tty, r
+}
+
+// drainPTY reads what the terminal's master side shows (up to 1 MiB) until
+// it closes, and then sends it.
+func drainPTY(master *os.File) <-chan []byte {
+	done := make(chan []byte, 1)
+	go func() {
+		var b bytes.Buffer
+		buf := make([]byte, 4096)
+		for b.Len() < 1<<20 {
+			n, err := master.Read(buf)
+			b.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		done <- b.Bytes()
+	}()
+	return done
 }

@@ -38,19 +38,7 @@ func (e *hEnv) runOnControllingTTY(args ...string) ([]byte, hRes) {
 	cmd := e.command(ctx, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	done := make(chan []byte)
-	go func() {
-		var b bytes.Buffer
-		buf := make([]byte, 4096)
-		for b.Len() < 1<<20 {
-			n, err := master.Read(buf)
-			b.Write(buf[:n])
-			if err != nil {
-				break
-			}
-		}
-		done <- b.Bytes()
-	}()
+	done := drainPTY(master)
 	err = cmd.Run()
 	slave.Close()
 	out := <-done
