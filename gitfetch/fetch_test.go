@@ -294,17 +294,10 @@ func TestResolveMissing(t *testing.T) {
 func TestCheckoutNoticesMovedRef(t *testing.T) {
 	t.Parallel()
 	f, _ := pluginRepo(t)
-	refs, err := ListRefs(context.Background(), f.url, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rev, err := Resolve(refs, "dev")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rev := revisionOf(t, f.url, "dev")
 	f.checkout(t, "dev", false)
 	f.commit(t, "c5", map[string]string{"VERSION": "moved"})
-	_, err = Checkout(context.Background(), f.url, rev, filepath.Join(t.TempDir(), "t"), Options{})
+	_, err := Checkout(context.Background(), f.url, rev, filepath.Join(t.TempDir(), "t"), Options{})
 	if err == nil || !strings.Contains(err.Error(), "moved") {
 		t.Errorf("Checkout after the branch moved = %v, want a 'moved' error", err)
 	}
@@ -429,4 +422,19 @@ func sortTreeEntries(es []object.TreeEntry) {
 			es[j], es[j-1] = es[j-1], es[j]
 		}
 	}
+}
+
+// revisionOf lists url's refs and resolves ref among them, as install
+// does before a checkout.
+func revisionOf(t *testing.T, url, ref string) Revision {
+	t.Helper()
+	refs, err := ListRefs(context.Background(), url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := Resolve(refs, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rev
 }

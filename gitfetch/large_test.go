@@ -22,14 +22,7 @@ func TestCheckoutStreamsLargeFiles(t *testing.T) {
 	f := newFixture(t)
 	big := randomText(3*largeObject + 17)
 	want := f.commit(t, "c", map[string]string{"plugin.toml": "[plugin]\nname = \"p\"\n", "big.bin": big})
-	refs, err := ListRefs(context.Background(), f.url, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rev, err := Resolve(refs, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rev := revisionOf(t, f.url, "")
 	dir := filepath.Join(t.TempDir(), "tree")
 	got, err := Checkout(context.Background(), f.url, rev, dir, Options{})
 	if err != nil || got != want.String() {

@@ -38,14 +38,7 @@ func TestCheckoutLimits(t *testing.T) {
 	}
 	f.commit(t, "c", files)
 	total := int64(len(files["plugin.toml"]) + 4*10<<10)
-	refs, err := ListRefs(context.Background(), f.url, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rev, err := Resolve(refs, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rev := revisionOf(t, f.url, "")
 	for _, c := range []struct {
 		name string
 		o    Options

@@ -82,18 +82,11 @@ func TestLocalCheckoutBareCommit(t *testing.T) {
 func TestLocalCheckoutRefGone(t *testing.T) {
 	t.Parallel()
 	f, _ := pluginRepo(t)
-	refs, err := ListRefs(context.Background(), f.url, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rev, err := Resolve(refs, "dev")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rev := revisionOf(t, f.url, "dev")
 	if err := f.repo.Storer.RemoveReference(rev.RefName); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Checkout(context.Background(), f.url, rev, filepath.Join(t.TempDir(), "t"), Options{})
+	_, err := Checkout(context.Background(), f.url, rev, filepath.Join(t.TempDir(), "t"), Options{})
 	if !errors.Is(err, ErrRefNotFound) || !strings.Contains(err.Error(), "deleted while fetching") {
 		t.Errorf("Checkout of a deleted branch = %v, want ErrRefNotFound", err)
 	}
@@ -188,14 +181,7 @@ func TestLocalCheckoutCancel(t *testing.T) {
 		files[filepath.Join("data", string(rune('a'+i%26)), strings.Repeat("f", 1+i/26))] = randomText(100)
 	}
 	f.commit(t, "c", files)
-	refs, err := ListRefs(context.Background(), f.url, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rev, err := Resolve(refs, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rev := revisionOf(t, f.url, "")
 	count := func(dir string) int {
 		n := 0
 		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -223,7 +209,7 @@ func TestLocalCheckoutCancel(t *testing.T) {
 	// Resolving and bounding the tree take about one check a file; writing
 	// it about three.
 	dir = filepath.Join(t.TempDir(), "tree")
-	_, err = Checkout(newCountdown(250), f.url, rev, dir, Options{})
+	_, err := Checkout(newCountdown(250), f.url, rev, dir, Options{})
 	var te *TimeoutError
 	if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
 		t.Errorf("Checkout cancelled part way = %v, want context.Canceled", err)

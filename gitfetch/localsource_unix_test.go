@@ -143,14 +143,7 @@ func TestLocalCheckoutMatchesClone(t *testing.T) {
 	if _, _, err := checkoutRef(t, context.Background(), f.url, want[:9], Options{}); err != nil {
 		t.Fatal(err)
 	}
-	refs, err := ListRefs(context.Background(), f.url, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rev, err := Resolve(refs, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rev := revisionOf(t, f.url, "main")
 	if _, descends, err := CheckoutFrom(context.Background(), f.url, rev, filepath.Join(t.TempDir(), "h"), Options{}, f.commits["old"].String()); err != nil || !descends {
 		t.Fatalf("CheckoutFrom = %v, %v", descends, err)
 	}
