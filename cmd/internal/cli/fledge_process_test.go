@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -22,40 +21,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/pelletier/go-toml/v2"
 )
-
-// These tests run fledge as real processes: the copy of the test
-// binary that testscript.Main (see TestMain) puts on PATH as "fledge" runs
-// cli.Main exactly as cmd/fledge does. When it is not there (the test
-// binary was run some other way) fledge is built once with go build.
-var (
-	hardBinOnce sync.Once
-	hardBin     string
-	hardBinErr  error
-)
-
-func hardFledge(t *testing.T) string {
-	t.Helper()
-	hardBinOnce.Do(func() {
-		if p, err := exec.LookPath("fledge"); err == nil && strings.Contains(p, "testscript-main") {
-			hardBin = p
-			return
-		}
-		dir, err := os.MkdirTemp("", "fledge-process-test")
-		if err != nil {
-			hardBinErr = err
-			return
-		}
-		hardBin = filepath.Join(dir, "fledge")
-		out, err := exec.Command("go", "build", "-o", hardBin, "github.com/corvidlabs/fledge-go/cmd/fledge").CombinedOutput()
-		if err != nil {
-			hardBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if hardBinErr != nil {
-		t.Fatal(hardBinErr)
-	}
-	return hardBin
-}
 
 // hardTimeout bounds every fledge process: a hang is a failure, not a stuck
 // test run.
@@ -74,7 +39,7 @@ type hEnv struct {
 func newHEnv(t *testing.T) *hEnv {
 	t.Helper()
 	work := t.TempDir()
-	e := &hEnv{t: t, work: work, fh: filepath.Join(work, "fh"), gh: filepath.Join(work, "gh"), bin: hardFledge(t)}
+	e := &hEnv{t: t, work: work, fh: filepath.Join(work, "fh"), gh: filepath.Join(work, "gh"), bin: buildFledge(t)}
 	for _, d := range []string{e.gh, filepath.Join(work, "home")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)

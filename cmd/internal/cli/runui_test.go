@@ -18,12 +18,19 @@ import (
 // huh questions, Ctrl+C and the prompt timeout are exercised as a person
 // meets them.
 
-// buildFledge returns ./cmd/fledge, built once for the package's tests
-// (internal and external) that run the real command rather than the test
-// binary; RemoveBuiltFledge deletes it after the run.
+// buildFledge returns the fledge the package's tests (internal and
+// external) run as a real process: the copy of the test binary that
+// testscript.Main (see TestMain) puts on PATH as "fledge", which runs
+// cli.Main exactly as cmd/fledge does. When it is not there (the test binary
+// was run some other way) ./cmd/fledge is built once with go build, and
+// RemoveBuiltFledge deletes it after the run.
 func buildFledge(t *testing.T) string {
 	t.Helper()
 	builtFledge.once.Do(func() {
+		if p, err := exec.LookPath("fledge"); err == nil && strings.Contains(p, "testscript-main") {
+			builtFledge.bin = p
+			return
+		}
 		goTool, err := exec.LookPath("go")
 		if err != nil {
 			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")

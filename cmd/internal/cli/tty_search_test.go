@@ -19,7 +19,7 @@ func TestTTYSearchInteractive(t *testing.T) {
 		t.Skip("tmux is not on PATH; the real-terminal tests need it (CI installs tmux)")
 	}
 	t.Parallel()
-	bin := hardFledge(t)
+	bin := buildFledge(t)
 	e := newTTYEnv(t, tmux, bin)
 	a := e.repo("fledge-plugin-alpha", "", "")
 	b := e.repo("fledge-plugin-beta", "", "")
