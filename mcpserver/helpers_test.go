@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -42,15 +41,11 @@ func TestMain(m *testing.M) {
 	fledgeBin = filepath.Join(dir, "fledge")
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
-	for i, b := range [][]string{{"-o", goPlugin, "../runner/testdata/goplugin"}, {"-o", fledgeBin, "../cmd/fledge"}} {
+	for i, b := range [][2]string{{goPlugin, "../runner/testdata/goplugin"}, {fledgeBin, "../cmd/fledge"}} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cmd := exec.Command("go", append([]string{"build"}, b...)...)
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				errs[i] = fmt.Errorf("go build %v: %v\n%s", b, err, out)
-			}
+			errs[i] = testutil.BuildGo(b[0], b[1])
 		}()
 	}
 	wg.Wait()

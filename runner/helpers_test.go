@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -41,8 +40,6 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	goPlugin = filepath.Join(dir, "goplugin")
-	build := exec.Command("go", "build", "-o", goPlugin, "./testdata/goplugin")
-	build.Stderr = os.Stderr
 	wasmc := make(chan error, 1)
 	go func() {
 		err := buildWasmDriver(dir)
@@ -51,7 +48,7 @@ func TestMain(m *testing.M) {
 		}
 		wasmc <- err
 	}()
-	if err := build.Run(); err != nil {
+	if err := testutil.BuildGo(goPlugin, "./testdata/goplugin"); err != nil {
 		fmt.Fprintln(os.Stderr, "building the Go test plugin:", err)
 		os.Exit(1)
 	}

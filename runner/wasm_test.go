@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/kvstore"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/wasmhost"
@@ -23,10 +23,7 @@ var wasmDriver, wasmCache string
 func buildWasmDriver(dir string) error {
 	wasmDriver = filepath.Join(dir, "driver.wasm")
 	wasmCache = filepath.Join(dir, "wasm-cache")
-	cmd := exec.Command("go", "build", "-o", wasmDriver, "./testdata/wasmdriver")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := testutil.BuildGo(wasmDriver, "./testdata/wasmdriver", "GOOS=wasip1", "GOARCH=wasm"); err != nil {
 		return err
 	}
 	module, err := os.ReadFile(wasmDriver)
@@ -411,15 +408,10 @@ var sdkNative, sdkWasm string
 func buildSDKPlugin(dir string) error {
 	sdkNative = filepath.Join(dir, "sdkplugin")
 	sdkWasm = filepath.Join(dir, "sdkplugin.wasm")
-	native := exec.Command("go", "build", "-o", sdkNative, "./testdata/sdkplugin")
-	native.Stderr = os.Stderr
-	if err := native.Run(); err != nil {
+	if err := testutil.BuildGo(sdkNative, "./testdata/sdkplugin"); err != nil {
 		return err
 	}
-	wasm := exec.Command("go", "build", "-o", sdkWasm, "./testdata/sdkplugin")
-	wasm.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	wasm.Stderr = os.Stderr
-	if err := wasm.Run(); err != nil {
+	if err := testutil.BuildGo(sdkWasm, "./testdata/sdkplugin", "GOOS=wasip1", "GOARCH=wasm"); err != nil {
 		return err
 	}
 	module, err := os.ReadFile(sdkWasm)

@@ -1,16 +1,15 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -22,7 +21,7 @@ import (
 // external) run as a real process: the copy of the test binary that
 // testscript.Main (see TestMain) puts on PATH as "fledge", which runs
 // cli.Main exactly as cmd/fledge does. When it is not there (the test binary
-// was run some other way) ./cmd/fledge is built once with go build, and
+// was run some other way) ./cmd/fledge is built once (testutil.BuildGo), and
 // RemoveBuiltFledge deletes it after the run.
 func buildFledge(t *testing.T) string {
 	t.Helper()
@@ -31,17 +30,11 @@ func buildFledge(t *testing.T) string {
 			builtFledge.bin = p
 			return
 		}
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
 		if builtFledge.dir, builtFledge.err = os.MkdirTemp("", "fledge-built"); builtFledge.err != nil {
 			return
 		}
 		builtFledge.bin = filepath.Join(builtFledge.dir, "fledge")
-		if out, err := exec.Command(goTool, "build", "-o", builtFledge.bin, "github.com/corvidlabs/fledge-go/cmd/fledge").CombinedOutput(); err != nil {
-			builtFledge.err = fmt.Errorf("go build: %v\n%s", err, out)
-		}
+		builtFledge.err = testutil.BuildGo(builtFledge.bin, "github.com/corvidlabs/fledge-go/cmd/fledge")
 	})
 	if builtFledge.err != nil {
 		t.Fatalf("building fledge: %v", builtFledge.err)
