@@ -106,6 +106,12 @@ func checkCommand(name, command string) error {
 	return nil
 }
 
+// hookOutputGrace is how long a hook's output is still read once the hook
+// has exited. Only a process the hook left in the background can still be
+// writing then (a build daemon, a server started with &): the install does
+// not wait on it longer than this.
+const hookOutputGrace = time.Second
+
 // runHook runs a hook command in dir with its output streamed, sanitised, to
 // out. A command that names a file inside dir is executed directly (as the
 // Rust fledge does for script hooks); anything else runs through the shell,
@@ -124,7 +130,7 @@ func runHook(ctx context.Context, name, command, dir string, env []string, out i
 	cmd.Stdout, cmd.Stderr = w, w
 	procgroup.Isolate(cmd)
 	procgroup.KillOnCancel(cmd)
-	cmd.WaitDelay = 5 * time.Second
+	cmd.WaitDelay = hookOutputGrace
 	err := cmd.Run()
 	w.Flush()
 	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
