@@ -9,11 +9,15 @@ import (
 )
 
 // TestMain lets four tests run to a CPU: most of these wait on slow and
-// silent servers, idle windows and cancellations, not on the CPU.
+// silent servers, idle windows and cancellations, not on the CPU. Their
+// scratch files go to memory where the machine allows (testutil.Scratch).
 func TestMain(m *testing.M) {
 	if err := testutil.WaitingTests(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	os.Exit(m.Run())
+	scratchDone := testutil.Scratch()
+	code := m.Run()
+	scratchDone()
+	os.Exit(code)
 }

@@ -17,8 +17,9 @@ import (
 const shortIdle = 300 * time.Millisecond
 
 // fetchBoth lists url's refs and, when that works, checks out its default
-// branch: the two network operations an install makes.
-func fetchBoth(ctx context.Context, url string, o Options) (string, error) {
+// branch into a directory of t's: the two network operations an install
+// makes.
+func fetchBoth(t *testing.T, ctx context.Context, url string, o Options) (string, error) {
 	refs, err := ListRefs(ctx, url, o)
 	if err != nil {
 		return "", err
@@ -27,7 +28,7 @@ func fetchBoth(ctx context.Context, url string, o Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return Checkout(ctx, url, rev, filepath.Join(os.TempDir(), "unused-"+rand.Text()), o)
+	return Checkout(ctx, url, rev, filepath.Join(t.TempDir(), "tree"), o)
 }
 
 // wantTimeout checks err is the idle timeout, saying so and for how long.
@@ -85,7 +86,7 @@ func TestStallInThePackTimesOut(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			_, err := fetchBoth(context.Background(), url, Options{IdleTimeout: shortIdle})
+			_, err := fetchBoth(t, context.Background(), url, Options{IdleTimeout: shortIdle})
 			wantTimeout(t, "fetch", err, shortIdle)
 		})
 	}

@@ -9,11 +9,15 @@ import (
 )
 
 // TestMain runs the tests four to a CPU: they wait on git, hooks and
-// plugin processes far more than they compute.
+// plugin processes far more than they compute. Their scratch files go to
+// memory where the machine allows (testutil.Scratch).
 func TestMain(m *testing.M) {
 	if err := testutil.WaitingTests(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	os.Exit(m.Run())
+	scratchDone := testutil.Scratch()
+	code := m.Run()
+	scratchDone()
+	os.Exit(code)
 }

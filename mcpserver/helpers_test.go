@@ -55,7 +55,9 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
+	scratchDone := testutil.Scratch()
 	code := m.Run()
+	scratchDone()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -40,23 +40,31 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	goPlugin = filepath.Join(dir, "goplugin")
-	wasmc := make(chan error, 1)
-	go func() {
-		err := buildWasmDriver(dir)
-		if err == nil {
-			err = buildSDKPlugin(dir)
+	wasmCache = filepath.Join(dir, "wasm-cache")
+	// Compiling the two wasm modules is most of this: each on its own CPU.
+	builds := []struct {
+		what  string
+		build func(dir string) error
+	}{
+		{"the Go test plugin", func(dir string) error { return testutil.BuildGo(goPlugin, "./testdata/goplugin") }},
+		{"the wasm test plugin", buildWasmDriver},
+		{"the SDK test plugin", buildSDKPlugin},
+	}
+	errs := make([]error, len(builds))
+	var wg sync.WaitGroup
+	for i, b := range builds {
+		wg.Go(func() { errs[i] = b.build(dir) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "building %s: %v\n", builds[i].what, err)
+			os.Exit(1)
 		}
-		wasmc <- err
-	}()
-	if err := testutil.BuildGo(goPlugin, "./testdata/goplugin"); err != nil {
-		fmt.Fprintln(os.Stderr, "building the Go test plugin:", err)
-		os.Exit(1)
 	}
-	if err := <-wasmc; err != nil {
-		fmt.Fprintln(os.Stderr, "building the wasm test plugin:", err)
-		os.Exit(1)
-	}
+	scratchDone := testutil.Scratch()
 	code := m.Run()
+	scratchDone()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

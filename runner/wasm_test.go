@@ -16,13 +16,13 @@ import (
 )
 
 // wasmDriver is testdata/wasmdriver built for wasip1 by TestMain, and
-// wasmCache the compilation cache it was compiled into, shared by every
-// test's FLEDGE_HOME so that the module is compiled once.
+// wasmCache the compilation cache it (and the SDK plugin) was compiled
+// into, shared by every test's FLEDGE_HOME so that each module is compiled
+// once.
 var wasmDriver, wasmCache string
 
 func buildWasmDriver(dir string) error {
 	wasmDriver = filepath.Join(dir, "driver.wasm")
-	wasmCache = filepath.Join(dir, "wasm-cache")
 	if err := testutil.BuildGo(wasmDriver, "./testdata/wasmdriver", "GOOS=wasip1", "GOARCH=wasm"); err != nil {
 		return err
 	}

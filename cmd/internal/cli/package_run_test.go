@@ -13,7 +13,8 @@ import (
 // drive fledge, plugins, git fixtures and terminals as real processes and
 // spend their time waiting on them, not computing, so by default they run
 // four to a CPU instead of go test's one (an explicit -parallel still
-// wins). Afterwards it removes what the tests shared.
+// wins), with their scratch files in memory where the machine allows
+// (testutil.Scratch). Afterwards it removes what the tests shared.
 type packageRun struct{ m *testing.M }
 
 func (p packageRun) Run() int {
@@ -21,6 +22,7 @@ func (p packageRun) Run() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	defer testutil.Scratch()()
 	defer cli.RemoveBuiltFledge()
 	return p.m.Run()
 }

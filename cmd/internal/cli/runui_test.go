@@ -59,13 +59,21 @@ func startTmux(t *testing.T, command string) *tmuxSession {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed; terminal tests need it")
 	}
-	s := &tmuxSession{t: t, name: "fledge-test-" + strings.ReplaceAll(t.Name(), "/", "-")}
-	socket := filepath.Join(t.TempDir(), "tmux.sock")
-	s.name = socket
+	// A short directory, not t.TempDir (which holds the test's name): the
+	// socket's path must fit in sun_path (108 bytes).
+	dir, err := os.MkdirTemp("", "tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(dir, "s")
+	s := &tmuxSession{t: t, name: socket}
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-S", socket, "kill-server").Run()
+		os.RemoveAll(dir)
+	})
 	if out, err := exec.Command("tmux", "-S", socket, "new-session", "-d", "-x", "100", "-y", "30", command).CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v: %s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", socket, "kill-server").Run() })
 	return s
 }
 
