@@ -14,20 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
 func writeFile(t *testing.T, path, data string, mode os.FileMode) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), mode); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(path, mode); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, path, []byte(data), mode)
 }
 
 func unixOnly(t *testing.T) {

@@ -114,10 +114,7 @@ func mustMkdir(t testing.TB, dir string) {
 
 func writeFile(t testing.TB, path, data string, mode os.FileMode) {
 	t.Helper()
-	mustMkdir(t, filepath.Dir(path))
-	if err := os.WriteFile(path, []byte(data), mode); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, path, []byte(data), mode)
 }
 
 // plugin describes a plugin to install straight into FLEDGE_HOME.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // ulimitBlock is the unit of the shell's ulimit -f, measured.
@@ -114,9 +116,7 @@ func TestReadOnlyHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, bin, data, 0o755)
 	e.local("a", hPlugin("fledge-plugin-a", "1.0.0", ""))
 	e.local("b", hPlugin("fledge-plugin-b", "1.0.0", ""))
 	e.ok("plugins", "install", "./a", "--copy", "--json")

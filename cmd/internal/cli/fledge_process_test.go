@@ -20,6 +20,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // hardTimeout bounds every fledge process: a hang is a failure, not a stuck
@@ -212,17 +214,11 @@ func hByName(v any, name string, path ...any) map[string]any {
 func hWrite(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
 		mode := os.FileMode(0o644)
 		if strings.HasPrefix(name, "bin/") {
 			mode = 0o755
 		}
-		if err := os.WriteFile(p, []byte(body), mode); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), []byte(body), mode)
 	}
 }
 

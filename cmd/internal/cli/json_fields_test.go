@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5"
 
 	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/publish/publishtest"
 )
 
@@ -326,15 +327,11 @@ func diffSets(got, want map[string]bool) (added, missing []string) {
 	return added, missing
 }
 
+// writeTree writes files (slash-separated paths) under dir, each
+// executable.
 func writeTree(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	for p, body := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, filepath.Join(dir, filepath.FromSlash(p)), []byte(body), 0o755)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
 )
@@ -277,9 +278,7 @@ func TestListCacheSeesExternalsOnPath(t *testing.T) {
 		t.Fatalf("no externals expected:\n%s", doc)
 	}
 	prog := filepath.Join(bin, "fledge-figma")
-	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, prog, []byte("#!/bin/sh\n"), 0o755)
 	doc := f.list()
 	if !strings.Contains(doc, `"name": "figma"`) || !strings.Contains(doc, `"path": "`+prog+`"`) {
 		t.Fatalf("the program on PATH is not listed:\n%s", doc)
@@ -314,9 +313,7 @@ func TestListCacheSeesANewBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFile(t, bin, data, 0o755)
 	list := func() string {
 		t.Helper()
 		cmd := exec.Command(bin, "plugins", "list", "--json")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/publish/publishtest"
 )
 
@@ -24,13 +25,7 @@ func newPublishFixture(t *testing.T) (*e2eFixture, *publishtest.API, string) {
 	files := e2ePluginToml("pub", "0.3.0")
 	files["plugin.toml"] = strings.Replace(files["plugin.toml"], "version", "description = \"Publishes things\"\nversion", 1)
 	for p, body := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
+		testutil.WriteFile(t, filepath.Join(dir, p), []byte(body), 0o755)
 	}
 	return f, api, dir
 }

@@ -24,7 +24,7 @@ func (e *ttyEnv) hooksRepo(name, version, caps, hooks string) string {
 			name, version, strings.TrimPrefix(name, "fledge-plugin-"), caps, hooks),
 		"bin/x": "#!/bin/sh\necho hi\n",
 	}
-	writeFiles(e.t, dir, files)
+	writeTree(e.t, dir, files)
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
 		if _, err := commitAllIn(dir, "v"+version); err != nil {
 			e.t.Fatal(err)
@@ -42,19 +42,6 @@ func lookTmux(t *testing.T) string {
 		t.Skip("tmux is not on PATH; the real-terminal approval tests need it (CI installs tmux)")
 	}
 	return tmux
-}
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, body := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 func TestTTYApprovalForm(t *testing.T) {

@@ -377,15 +377,7 @@ func (e *ttyEnv) repo(name, caps, buildHook string) string {
 	} else {
 		files["bin/x"] = "#!/bin/sh\necho hi\n"
 	}
-	for p, body := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			e.t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o755); err != nil {
-			e.t.Fatal(err)
-		}
-	}
+	writeTree(e.t, dir, files)
 	if _, err := initRepo(dir); err != nil {
 		e.t.Fatal(err)
 	}
