@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
@@ -14,7 +15,7 @@ import (
 
 const colourGolden = "testdata/golden/colour.golden"
 
-var sgrRe = regexp.MustCompile("\x1b\\[[0-9;]*m")
+var sgrRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x1b\\[[0-9;]*m") })
 
 // What fledge prints for people is painted when colour is forced
 // (CLICOLOR_FORCE, or a terminal), exactly as the golden file shows: marks,
@@ -100,7 +101,7 @@ func TestColour(t *testing.T) {
 	if strings.Contains(noColor, "\x1b") || strings.Contains(plain, "\x1b") {
 		t.Errorf("escape sequences with NO_COLOR or off a terminal:\n%s\n%s", noColor, plain)
 	}
-	if stripped := sgrRe.ReplaceAllString(coloured, ""); stripped != noColor || noColor != plain {
+	if stripped := sgrRe().ReplaceAllString(coloured, ""); stripped != noColor || noColor != plain {
 		t.Errorf("colour changed more than colour:\n--- forced, stripped\n%s\n--- NO_COLOR\n%s\n--- plain\n%s", stripped, noColor, plain)
 	}
 

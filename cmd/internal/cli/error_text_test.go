@@ -6,13 +6,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
 // rawErrorText is what Go, the OS and go-git say that a person cannot act
 // on: system calls, Go's own wording, HTTP requests, fledge's staging
 // directories.
-var rawErrorText = regexp.MustCompile(`\blstat |\bstat /|\bopen /|context canceled|\.staging|dial tcp|info/refs|\?service=|(^|[\s"])toml: |exit status|Get "|list refs of|\bclone file:`)
+var rawErrorText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\blstat |\bstat /|\bopen /|context canceled|\.staging|dial tcp|info/refs|\?service=|(^|[\s"])toml: |exit status|Get "|list refs of|\bclone file:`)
+})
 
 // The common failures, through the CLI, in text and in --json: each says
 // what is wrong in the user's terms, and none shows raw Go or OS error text
@@ -100,7 +103,7 @@ func TestErrorTextIsForPeople(t *testing.T) {
 			if !strings.Contains(all, c.want) {
 				t.Errorf("fledge %s does not say %q:\n%s", strings.Join(args, " "), c.want, all)
 			}
-			if m := rawErrorText.FindString(shown); m != "" {
+			if m := rawErrorText().FindString(shown); m != "" {
 				t.Errorf("fledge %s shows raw text %q:\n%s", strings.Join(args, " "), m, all)
 			}
 			usageInJSON := asJSON && code == 2 // the message says the fix; no "Run --help" under --json

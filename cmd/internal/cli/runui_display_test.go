@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/runner"
@@ -13,7 +14,7 @@ import (
 
 // controlRe matches what the progress display writes besides text: line
 // clearing and the cursor's visibility.
-var controlRe = regexp.MustCompile(`\r|\x1b\[2K|\x1b\[\?25[lh]`)
+var controlRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\r|\x1b\[2K|\x1b\[\?25[lh]`) })
 
 func TestProgressDisplay(t *testing.T) {
 	t.Parallel()
@@ -69,7 +70,7 @@ func TestProgressDisplay(t *testing.T) {
 		u := newRunUI(&IOStreams{ErrOut: &tty, ErrTTY: true, Getenv: env("1")}, nil)
 		u.Progress(runner.Progress{Plugin: "p", Message: "Up", Determinate: true, Current: 1, Total: 2})
 		u.close()
-		text := controlRe.ReplaceAllString(tty.String(), "")
+		text := controlRe().ReplaceAllString(tty.String(), "")
 		if strings.Contains(text, "\x1b") {
 			t.Errorf("colour under NO_COLOR: %q", tty.String())
 		}
@@ -97,7 +98,7 @@ func TestProgressDisplay(t *testing.T) {
 		u := newRunUI(&IOStreams{ErrOut: &tty, ErrTTY: true, Getenv: env("1")}, nil)
 		u.Progress(runner.Progress{Plugin: "p", Message: strings.Repeat("long ", 40), Determinate: true, Current: 1, Total: 3})
 		u.close()
-		for _, line := range controlRe.Split(tty.String(), -1) {
+		for _, line := range controlRe().Split(tty.String(), -1) {
 			if n := len([]rune(line)); n > 79 {
 				t.Errorf("a line of %d columns on an 80-column terminal: %q", n, line)
 			}

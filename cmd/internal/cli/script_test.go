@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -349,7 +350,9 @@ func decodeOneJSON(text string) (any, error) {
 	return v, nil
 }
 
-var pathTokenRe = regexp.MustCompile(`^(?:\.([A-Za-z0-9_]+)|\[(-?[0-9]+)\]|\[([A-Za-z0-9_]+)=([^\]]*)\])`)
+var pathTokenRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:\.([A-Za-z0-9_]+)|\[(-?[0-9]+)\]|\[([A-Za-z0-9_]+)=([^\]]*)\])`)
+})
 
 func jsonPath(v any, path string) (any, error) {
 	path, op, _ := strings.Cut(path, "|")
@@ -358,7 +361,7 @@ func jsonPath(v any, path string) (any, error) {
 		rest = ""
 	}
 	for rest != "" {
-		m := pathTokenRe.FindStringSubmatch(rest)
+		m := pathTokenRe().FindStringSubmatch(rest)
 		if m == nil {
 			return nil, fmt.Errorf("bad path at %q", rest)
 		}

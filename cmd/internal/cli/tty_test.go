@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -452,11 +453,13 @@ type option struct {
 }
 
 // optionRe matches a multi-select line: "┃ > ✓ store   keep data…".
-var optionRe = regexp.MustCompile(`(?m)^┃\s+(>\s+)?([✓•])\s+(exec|store|metadata|network|filesystem|hooks)\b`)
+var optionRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^┃\s+(>\s+)?([✓•])\s+(exec|store|metadata|network|filesystem|hooks)\b`)
+})
 
 func (p *pane) options() []option {
 	var out []option
-	for _, m := range optionRe.FindAllStringSubmatch(p.screen(), -1) {
+	for _, m := range optionRe().FindAllStringSubmatch(p.screen(), -1) {
 		out = append(out, option{name: m[3], selected: m[2] == "✓", cursor: m[1] != ""})
 	}
 	return out
