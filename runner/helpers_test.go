@@ -40,8 +40,15 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	goPlugin = filepath.Join(dir, "goplugin")
-	wasmCache = filepath.Join(dir, "wasm-cache")
-	// Compiling the two wasm modules is most of this: each on its own CPU.
+	// The compiled modules are kept between runs: compiling the two Go-built
+	// ones is most of this function's time.
+	if c, ok := testutil.CacheDir("wasm"); ok {
+		wasmCache = c
+	} else {
+		wasmCache = filepath.Join(dir, "wasm-cache")
+	}
+	// Compiling the two wasm modules, when they are not in wasmCache yet,
+	// is most of this: each on its own CPU.
 	builds := []struct {
 		what  string
 		build func(dir string) error

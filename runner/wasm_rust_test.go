@@ -2,12 +2,14 @@ package runner
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -15,23 +17,39 @@ import (
 // (Debian's rustc and libstd-rust-dev-wasm32, which .ci/run installs).
 // Without that toolchain the test is skipped locally but fails in CI, so
 // compatibility with Rust-built modules is never silently unchecked there.
+// The module is kept between runs (testutil.CachedFile), named by rustc's
+// version, the flags and the source.
 func buildRustPlugin(t *testing.T) string {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "rustplugin.wasm")
+	src := filepath.Join("testdata", "rustplugin", "main.rs")
+	source, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var errs []string
 	// rustup's rustc usually comes first on PATH but lacks the wasm target
 	// offline; Debian's is at /usr/bin/rustc.
 	for _, rustc := range []string{"/usr/bin/rustc", "rustc"} {
+		version, err := exec.Command(rustc, "--version", "--verbose").Output()
+		if err != nil {
+			errs = append(errs, rustc+": "+err.Error())
+			continue
+		}
 		for _, target := range []string{"wasm32-wasip1", "wasm32-wasi"} {
-			cmd := exec.Command(rustc, "--edition", "2021", "--target", target, "-C", "opt-level=s", "-C", "strip=symbols",
-				"-o", out, filepath.Join("testdata", "rustplugin", "main.rs"))
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Run(); err == nil {
-				return out
-			} else {
-				errs = append(errs, rustc+" --target "+target+": "+firstLines(stderr.String(), err))
+			args := []string{"--edition", "2021", "--target", target, "-C", "opt-level=s", "-C", "strip=symbols"}
+			module, err := testutil.CachedFile("rust", t.TempDir(), [][]byte{version, []byte(strings.Join(args, "\x00")), source}, func(out string) error {
+				cmd := exec.Command(rustc, append(args, "-o", out, src)...)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				if err := cmd.Run(); err != nil {
+					return errors.New(firstLines(stderr.String(), err))
+				}
+				return nil
+			})
+			if err == nil {
+				return module
 			}
+			errs = append(errs, rustc+" --target "+target+": "+err.Error())
 		}
 	}
 	msg := "no rustc with a wasm32-wasi target (apt-get install rustc libstd-rust-dev-wasm32):\n" + strings.Join(errs, "\n")

@@ -18,7 +18,7 @@ import (
 // wasmDriver is testdata/wasmdriver built for wasip1 by TestMain, and
 // wasmCache the compilation cache it (and the SDK plugin) was compiled
 // into, shared by every test's FLEDGE_HOME so that each module is compiled
-// once.
+// once (and kept between runs: testutil.CacheDir).
 var wasmDriver, wasmCache string
 
 func buildWasmDriver(dir string) error {
