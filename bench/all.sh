@@ -34,8 +34,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 benchtime=${1:-1s}
 
-echo "# go test -bench ./bench/ (benchtime $benchtime)" >&2
-e2e=$(go test -run '^$' -bench . -benchtime "$benchtime" -count 1 -timeout 30m ./bench/)
+echo "# go test -tags bench -bench ./bench/ (benchtime $benchtime)" >&2
+e2e=$(go test -tags bench -run '^$' -bench . -benchtime "$benchtime" -count 1 -timeout 30m ./bench/)
 echo "# go test -bench Store ./kvstore/" >&2
 store=$(go test -run '^$' -bench '^BenchmarkStore' -benchtime "$benchtime" -count 1 ./kvstore/)
 echo "# go test -bench ./project/gitstate/" >&2

@@ -1,10 +1,5 @@
-// Package bench measures the fledge binary end to end against physical
-// baselines measured in the same run: start-up against a trivial Go
-// program, install against git clone --depth 1, `fledge <command>` against
-// exec'ing the plugin directly and, inside a 5,000-file git project,
-// against running outside one and against `git status --porcelain`, peak
-// memory while a plugin streams, and update of many plugins against one.
-// bench/all.sh prints the ratios.
+//go:build bench
+
 package bench
 
 import (

@@ -1,0 +1,15 @@
+// Package bench measures the fledge binary end to end against physical
+// baselines measured in the same run: start-up against a trivial Go
+// program, install against git clone --depth 1, `fledge <command>` against
+// exec'ing the plugin directly and, inside a 5,000-file git project,
+// against running outside one and against `git status --porcelain`, peak
+// memory while a plugin streams, and update of many plugins against one.
+// bench/all.sh prints the ratios.
+//
+// The benchmarks build only with -tags bench:
+//
+//	go test -tags bench -run '^$' -bench . ./bench/
+//
+// They have no tests, and without the tag go test ./... does not link a
+// test binary for them (1.7 CPU-seconds of every run, for nothing to run).
+package bench
