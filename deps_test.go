@@ -6,6 +6,7 @@ package fledge_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -85,6 +86,23 @@ func TestImportRules(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// The fledge binary does not link the man page renderer: it costs start-up
+// on every invocation and only cmd/internal/gendocs needs it.
+func TestFledgeDoesNotLinkDocs(t *testing.T) {
+	fledge, ok := deps(t)[module+"/cmd/fledge"]
+	if !ok {
+		t.Fatal("go list did not list cmd/fledge")
+	}
+	if !slices.Contains(fledge, "github.com/spf13/cobra") {
+		t.Fatalf("cmd/fledge's dependencies lack cobra: %v", fledge)
+	}
+	for _, pkg := range fledge {
+		if pkg == "github.com/spf13/cobra/doc" || strings.HasPrefix(pkg, "github.com/cpuguy83/go-md2man") || strings.HasPrefix(pkg, "github.com/russross/blackfriday") {
+			t.Errorf("cmd/fledge links %s", pkg)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli_test
 
 import (
 	"os"
@@ -10,15 +10,37 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
+
+// The release-docs generator (cmd/internal/gendocs) is tested here, run as
+// the program releases run, against the command tree it documents: a test
+// binary of its own would link all of fledge again on every test run.
+
+// buildGenDocs builds gendocs for t and returns a function that runs it
+// with env and args.
+func buildGenDocs(t *testing.T) func(env []string, args ...string) ([]byte, error) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "gendocs")
+	if err := testutil.BuildGo(bin, "github.com/corvidlabs/fledge-go/cmd/internal/gendocs"); err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	return func(env []string, args ...string) ([]byte, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, env...)
+		return cmd.CombinedOutput()
+	}
+}
 
 // The generator writes a man page for every command a user can type, with
 // the synopsis intact, and the completion script of every shell, as
 // `fledge completion <shell>` prints it.
-func TestGenerate(t *testing.T) {
+func TestGenDocs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	if err := generate(options{Dir: dir, Version: "9.8.7", Date: "2026-01-02T03:04:05Z", Getenv: func(string) string { return "" }}); err != nil {
-		t.Fatal(err)
+	if out, err := buildGenDocs(t)(nil, "-out", dir, "-version", "9.8.7", "-date", "2026-01-02T03:04:05Z"); err != nil {
+		t.Fatalf("gendocs: %v\n%s", err, out)
 	}
 	var pages int
 	var walk func(c *cobra.Command)
@@ -62,7 +84,7 @@ func TestGenerate(t *testing.T) {
 		t.Errorf("fledge.1 lost text:\n%s", root)
 	}
 
-	for shell, file := range completionFiles {
+	for shell, file := range map[string]string{"bash": "fledge.bash", "zsh": "_fledge", "fish": "fledge.fish", "powershell": "fledge.ps1"} {
 		data, err := os.ReadFile(filepath.Join(dir, "completions", file))
 		if err != nil || len(data) < 500 {
 			t.Errorf("%s completion: %v (%d bytes)", shell, err, len(data))
@@ -74,32 +96,20 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
-// Generation is reproducible: SOURCE_DATE_EPOCH dates the pages.
-func TestGenerateDate(t *testing.T) {
+// Generation is reproducible: SOURCE_DATE_EPOCH dates the pages; a bad
+// -date is refused.
+func TestGenDocsDate(t *testing.T) {
+	t.Parallel()
+	genDocs := buildGenDocs(t)
 	dir := t.TempDir()
-	env := map[string]string{"SOURCE_DATE_EPOCH": "1767225600"} // 2026-01-01
-	if err := generate(options{Dir: dir, Version: "1", Getenv: func(k string) string { return env[k] }}); err != nil {
-		t.Fatal(err)
+	if out, err := genDocs([]string{"SOURCE_DATE_EPOCH=1767225600"}, "-out", dir, "-version", "1"); err != nil { // 2026-01-01
+		t.Fatalf("gendocs: %v\n%s", err, out)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "man", "fledge.1"))
 	if !strings.Contains(string(data), `"Jan 2026"`) {
 		t.Errorf("SOURCE_DATE_EPOCH not used:\n%.200s", data)
 	}
-	if err := generate(options{Dir: dir, Version: "1", Date: "yesterday", Getenv: func(string) string { return "" }}); err == nil {
-		t.Error("a bad -date was accepted")
-	}
-}
-
-// The fledge binary does not link the man page renderer: it costs start-up
-// on every invocation and is only needed here.
-func TestFledgeDoesNotLinkDocs(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "github.com/corvidlabs/fledge-go/cmd/fledge").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
-	for _, pkg := range strings.Fields(string(out)) {
-		if pkg == "github.com/spf13/cobra/doc" || strings.HasPrefix(pkg, "github.com/cpuguy83/go-md2man") || strings.HasPrefix(pkg, "github.com/russross/blackfriday") {
-			t.Errorf("cmd/fledge links %s", pkg)
-		}
+	if out, err := genDocs(nil, "-out", dir, "-version", "1", "-date", "yesterday"); err == nil {
+		t.Errorf("a bad -date was accepted:\n%s", out)
 	}
 }
