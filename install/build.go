@@ -172,6 +172,7 @@ type lineSanitizer struct {
 	mu   sync.Mutex
 	w    io.Writer
 	buf  []byte
+	out  []byte // the lines of one Write, shown with one write to w
 	tail *tailBuffer
 }
 
@@ -193,14 +194,28 @@ func (l *lineSanitizer) Write(p []byte) (int, error) {
 		l.emit(l.buf[:i])
 		l.buf = l.buf[i+1:]
 	}
+	l.show()
 	return len(p), nil
 }
 
+// emit sanitises one line into the tail and into what is shown next.
 func (l *lineSanitizer) emit(line []byte) {
 	s := termsafe.Line(string(line))
 	l.tail.add(s)
 	if l.w != nil {
-		fmt.Fprintf(l.w, "  │ %s\n", s)
+		l.out = append(l.out, "  │ "...)
+		l.out = append(l.out, s...)
+		l.out = append(l.out, '\n')
+	}
+}
+
+// show writes the lines emitted since the last show: one write per chunk
+// the hook wrote, not one per line (a build printing 100,000 short lines
+// made 100,000 writes).
+func (l *lineSanitizer) show() {
+	if len(l.out) > 0 {
+		l.w.Write(l.out)
+		l.out = l.out[:0]
 	}
 }
 
@@ -212,6 +227,7 @@ func (l *lineSanitizer) Flush() {
 		l.emit(l.buf)
 		l.buf = nil
 	}
+	l.show()
 }
 
 type tailBuffer struct {
