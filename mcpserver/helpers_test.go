@@ -138,13 +138,7 @@ func (e *env) install(p plugin) string {
 	}
 	fmt.Fprintf(&b, "\n[capabilities]\nexec = %v\nstore = %v\nmetadata = %v\n", p.grants.Exec, p.grants.Store, p.grants.Metadata)
 	write := func(path, data string, mode os.FileMode) {
-		full := filepath.Join(dir, filepath.FromSlash(path))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			e.t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(data), mode); err != nil {
-			e.t.Fatal(err)
-		}
+		testutil.WriteFile(e.t, filepath.Join(dir, filepath.FromSlash(path)), []byte(data), mode)
 	}
 	write(manifest.FileName, b.String(), 0o644)
 	for path, data := range p.files {

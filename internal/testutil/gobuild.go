@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 )
 
 // BuildGo writes the executable of the Go main package pkg (a directory,
@@ -54,12 +55,17 @@ func BuildGo(dst, pkg string, env ...string) error {
 	return nil
 }
 
+// copyExecutable copies src to dst while nothing can fork (see WriteFile):
+// the copy is run by the tests, some in parallel with others starting
+// processes.
 func copyExecutable(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
 	if err != nil {
 		return err
