@@ -124,8 +124,8 @@ func TestAuditCycloneDX(t *testing.T) {
 // and a validator linked only for tests would run its init in every one of
 // them (santhosh-tekuri/jsonschema compiles its meta-schemas at init: 3.5 ms
 // of each process's 12 ms). That validator, with formats asserted, checks
-// the same writer in inventory's tests; here the formats the SBOM fills
-// (date-time, iri-reference) are checked by hand below.
+// the same writer in inventory's tests; TestAuditCycloneDX checks by hand
+// the formats the SBOM fills (date-time, iri-reference).
 func cycloneDXSchema(t *testing.T) *jsonschema.Resolved {
 	t.Helper()
 	dir := filepath.Join("..", "..", "..", "inventory", "testdata", "cyclonedx")
