@@ -211,10 +211,17 @@ func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
 
 // searchPick lets the user choose a result on the terminal and installs
 // it, asking for approval as install does.
+// Each row leads with the plugin's name: a long source (a file:// path)
+// is cut to its width, and its tail is where the name would be.
 func searchPick(ctx context.Context, f *Factory, results []searchResultJSON) error {
+	nameWidth := 0
+	for _, r := range results {
+		nameWidth = max(nameWidth, utf8.RuneCountInString(cell(r.PluginName, searchNameWidth)))
+	}
 	options := make([]string, len(results))
 	for i, r := range results {
-		options[i] = fmt.Sprintf("%-40s [%s]  %s", cell(r.Source, searchSourceWidth), r.TrustTier, cell(r.DescriptionText, searchDescTTYWidth))
+		options[i] = fmt.Sprintf("%-*s  %-40s [%s]  %s", nameWidth, cell(r.PluginName, searchNameWidth), cell(r.Source, searchSourceWidth),
+			r.TrustTier, cell(r.DescriptionText, searchDescTTYWidth))
 	}
 	i, err := f.Prompter.Select(ctx, Question{Title: "Select a plugin to install", Description: "enter installs it; Esc cancels"}, options, 0)
 	if errors.Is(err, errPromptAborted) {

@@ -30,10 +30,9 @@ func TestTTYSearchInteractive(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := e.start(fmt.Sprintf("FLEDGE_REGISTRY_URL=file://%s %s plugins search --interactive", index, sq(bin)))
-	// The rows show each source, cut to the pane's width, and the
-	// description: wait on the descriptions, which the temp path's length
-	// cannot push off the screen.
-	p.waitFor("Select a plugin to install", "first", "second")
+	// Each row leads with the plugin's name, which a long source (the temp
+	// path) cannot push off the screen.
+	p.waitFor("Select a plugin to install", "fledge-plugin-alpha  ", "fledge-plugin-beta   ", "first", "second")
 	p.send("Down")
 	p.send("Enter")
 	if rc := p.exitCode(); rc != 0 {
