@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -148,7 +149,7 @@ func TestChangeGrantsReadsTheInstalledManifest(t *testing.T) {
 		t.Parallel()
 		e := newEnv(t)
 		dir := t.TempDir()
-		writeTree(t, dir, pluginFiles("1.0.0", "\n[capabilities]\nstore = true\n"))
+		testutil.WriteTree(t, dir, pluginFiles("1.0.0", "\n[capabilities]\nstore = true\n"))
 		if _, err := e.installer(Consent{Yes: true}).Install(context.Background(), dir); err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
@@ -45,17 +46,6 @@ func pluginFiles(version, extraToml string, commands ...string) map[string]strin
 	}
 	files["plugin.toml"] = b.String()
 	return files
-}
-
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, data := range files {
-		mode := os.FileMode(0o644)
-		if strings.HasPrefix(p, "bin/") {
-			mode = 0o755
-		}
-		writeFile(t, filepath.Join(dir, filepath.FromSlash(p)), data, mode)
-	}
 }
 
 // gitRepo is a plugin repository built with go-git, reachable as file://.
@@ -87,7 +77,7 @@ func (g *gitRepo) commit(t *testing.T, files map[string]string, tag string) stri
 			os.RemoveAll(filepath.Join(g.dir, e.Name()))
 		}
 	}
-	writeTree(t, g.dir, files)
+	testutil.WriteTree(t, g.dir, files)
 	if err := wt.AddWithOptions(&git.AddOptions{All: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +211,7 @@ func TestInstallLocalLinkThenRemove(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	src := t.TempDir()
-	writeTree(t, src, pluginFiles("1.0.0", ""))
+	testutil.WriteTree(t, src, pluginFiles("1.0.0", ""))
 	realSrc, _ := filepath.EvalSymlinks(src)
 
 	res, err := e.installer(Consent{}).Install(context.Background(), src)
@@ -324,7 +314,7 @@ func TestInstallLocalCopyThenRemove(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	src := t.TempDir()
-	writeTree(t, src, pluginFiles("1.0.0", ""))
+	testutil.WriteTree(t, src, pluginFiles("1.0.0", ""))
 	in := e.installer(Consent{})
 	in.Copy = true
 	res, err := in.Install(context.Background(), src)
@@ -518,14 +508,14 @@ func TestInstallCommandConflict(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	a := t.TempDir()
-	writeTree(t, a, pluginFiles("1.0.0", ""))
+	testutil.WriteTree(t, a, pluginFiles("1.0.0", ""))
 	if _, err := e.installer(Consent{}).Install(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}
 	b := t.TempDir()
 	files := pluginFiles("1.0.0", "")
 	files["plugin.toml"] = strings.Replace(files["plugin.toml"], "fledge-plugin-hello", "fledge-plugin-other", 1)
-	writeTree(t, b, files)
+	testutil.WriteTree(t, b, files)
 	before := e.snapshot(t, name)
 	for _, force := range []bool{false, true} {
 		in := e.installer(Consent{Yes: true})
@@ -597,7 +587,7 @@ func TestUnapprovedHooksNeverRun(t *testing.T) {
 	g := newGitRepo(t)
 	g.commit(t, pluginFiles("1.0.0", hooks), "")
 	local := t.TempDir()
-	writeTree(t, local, pluginFiles("1.0.0", hooks))
+	testutil.WriteTree(t, local, pluginFiles("1.0.0", hooks))
 
 	cases := []struct {
 		src     string
@@ -676,7 +666,7 @@ func TestInstallRefusesUnsafeTrees(t *testing.T) {
 		for _, copy := range []bool{false, true} {
 			e := newEnv(t)
 			dir := t.TempDir()
-			writeTree(t, dir, pluginFiles("1.0.0", ""))
+			testutil.WriteTree(t, dir, pluginFiles("1.0.0", ""))
 			spoil(t, dir)
 			in := e.installer(Consent{Yes: true})
 			in.Copy = copy
@@ -735,7 +725,7 @@ func TestConcurrentInstalls(t *testing.T) {
 		dir := t.TempDir()
 		files := pluginFiles("1.0.0", "", "c"+string(rune('a'+i)))
 		files["plugin.toml"] = strings.Replace(files["plugin.toml"], "fledge-plugin-hello", "fledge-plugin-"+string(rune('a'+i)), 1)
-		writeTree(t, dir, files)
+		testutil.WriteTree(t, dir, files)
 		go func() {
 			in := e.installer(Consent{})
 			in.Copy = true
@@ -797,7 +787,7 @@ func TestInstallRefusesUnreadableLockfile(t *testing.T) {
 		}
 		writeFile(t, e.paths.PluginsFile(), data, 0o644)
 		src := t.TempDir()
-		writeTree(t, src, pluginFiles("1.0.0", ""))
+		testutil.WriteTree(t, src, pluginFiles("1.0.0", ""))
 		before := e.snapshot(t, name)
 		_, err := e.installer(Consent{Yes: true}).Install(context.Background(), src)
 		var ce *lockfile.CorruptError
@@ -855,7 +845,7 @@ func TestRacingInstallsOneWinner(t *testing.T) {
 		if i%2 == 1 { // same command "hello", different plugin names
 			files["plugin.toml"] = strings.Replace(files["plugin.toml"], "fledge-plugin-hello", "fledge-plugin-rival"+string(rune('0'+i)), 1)
 		}
-		writeTree(t, dirs[i], files)
+		testutil.WriteTree(t, dirs[i], files)
 	}
 	errs := make(chan error, n)
 	for _, d := range dirs {
@@ -922,7 +912,7 @@ func TestFirstInstallFailingPostInstallLeavesNothing(t *testing.T) {
 	for _, mode := range []string{"link", "copy", "git"} {
 		e := newEnv(t)
 		src := t.TempDir()
-		writeTree(t, src, pluginFiles("1.0.0", hook))
+		testutil.WriteTree(t, src, pluginFiles("1.0.0", hook))
 		source := src
 		if mode == "git" {
 			g := newGitRepo(t)

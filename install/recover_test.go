@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/lockedfile"
 
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/treehash"
@@ -41,7 +42,7 @@ func recordTree(t *testing.T, e *env, name, dir string, commands ...string) {
 
 func recTree(t *testing.T, dir, version string) {
 	t.Helper()
-	writeTree(t, dir, map[string]string{"VERSION": version, "plugin.toml": "[plugin]\nname = \"x\"\nversion = \"" + version + "\"\n"})
+	testutil.WriteTree(t, dir, map[string]string{"VERSION": version, "plugin.toml": "[plugin]\nname = \"x\"\nversion = \"" + version + "\"\n"})
 }
 
 func recVersion(t *testing.T, dir string) string {
@@ -282,7 +283,7 @@ func TestRecoverRemoveRestoresLinks(t *testing.T) {
 	const name = "fledge-plugin-r"
 	final := e.paths.PluginDir(name)
 	recTree(t, final, "1")
-	writeTree(t, final, map[string]string{"bin/r": "#!/bin/sh\n"})
+	testutil.WriteTree(t, final, map[string]string{"bin/r": "#!/bin/sh\n"})
 	recordTree(t, e, name, final, "r")
 	// The state remove leaves between moveOldAside/unlinkOwned and Update.
 	if err := os.MkdirAll(e.paths.TrashDir(), 0o755); err != nil {

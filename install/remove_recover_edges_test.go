@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // A plugin with an approved post_remove hook whose directory has vanished
@@ -48,7 +50,7 @@ func TestRecoverKeepsUnknownDirs(t *testing.T) {
 	notes := filepath.Join(e.paths.PluginsDir(), "my-notes")
 	writeFile(t, filepath.Join(notes, "todo.txt"), "keep me", 0o644)
 	src := t.TempDir()
-	writeTree(t, src, pluginFiles("1.0.0", ""))
+	testutil.WriteTree(t, src, pluginFiles("1.0.0", ""))
 	if _, err := e.installer(Consent{}).Install(context.Background(), src); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -93,7 +94,7 @@ func TestUpdateCheckConcurrency(t *testing.T) {
 	}
 	// A live-linked local plugin: skipped, never listed.
 	local := t.TempDir()
-	writeTree(t, local, updPlugin("loc", "0.1.0", ""))
+	testutil.WriteTree(t, local, updPlugin("loc", "0.1.0", ""))
 	if _, err := in.Install(ctx, local); err != nil {
 		t.Fatalf("install local: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
@@ -102,7 +103,7 @@ func TestVerifyLinked(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	src := t.TempDir()
-	writeTree(t, src, pluginFiles("1.0.0", ""))
+	testutil.WriteTree(t, src, pluginFiles("1.0.0", ""))
 	res, err := e.installer(Consent{}).Install(context.Background(), src)
 	if err != nil {
 		t.Fatal(err)

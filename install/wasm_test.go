@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	tu "github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
@@ -28,7 +29,7 @@ func TestInstallChecksWasmModules(t *testing.T) {
 
 	e := newEnv(t)
 	src := t.TempDir()
-	writeTree(t, src, wasmPlugin(foreign))
+	testutil.WriteTree(t, src, wasmPlugin(foreign))
 	in := e.installer(Consent{})
 	in.Copy = true
 	_, err := in.Install(context.Background(), src)
@@ -42,7 +43,7 @@ func TestInstallChecksWasmModules(t *testing.T) {
 
 	// A good module installs, is not required to be executable, and is
 	// compiled into the cache, so its first run starts warm.
-	writeTree(t, src, wasmPlugin(good))
+	testutil.WriteTree(t, src, wasmPlugin(good))
 	if err := os.Chmod(filepath.Join(src, "plugin.wasm"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package testutil
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -29,5 +30,18 @@ func WriteFile(tb testing.TB, path string, data []byte, mode os.FileMode) {
 	syscall.ForkLock.RUnlock()
 	if err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// WriteTree writes files (slash-separated paths, relative to dir) with
+// WriteFile: those under bin/ executable, the others not.
+func WriteTree(tb testing.TB, dir string, files map[string]string) {
+	tb.Helper()
+	for name, body := range files {
+		mode := os.FileMode(0o644)
+		if strings.HasPrefix(name, "bin/") {
+			mode = 0o755
+		}
+		WriteFile(tb, filepath.Join(dir, filepath.FromSlash(name)), []byte(body), mode)
 	}
 }

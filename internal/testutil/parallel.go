@@ -2,8 +2,11 @@ package testutil
 
 import (
 	"flag"
+	"fmt"
+	"os"
 	"runtime"
 	"strconv"
+	"testing"
 )
 
 // WaitingTests sets -test.parallel to four per CPU unless the command line
@@ -21,4 +24,16 @@ func WaitingTests() error {
 		return nil
 	}
 	return flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+}
+
+// RunWaiting is m.Run for a package whose tests wait on processes, servers
+// and timeouts more than they compute: four tests to a CPU (WaitingTests)
+// and their scratch files in memory where the machine allows (Scratch).
+func RunWaiting(m *testing.M) int {
+	if err := WaitingTests(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer Scratch()()
+	return m.Run()
 }

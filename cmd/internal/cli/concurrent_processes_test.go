@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // Many fledge processes at once: 8 installing 8 different plugins, 4
@@ -36,7 +38,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	e.repo("fledge-plugin-u", hPlugin("fledge-plugin-u", "1.0.0", ""))
 	e.ok("plugins", "install", "o/fledge-plugin-u", "--json")
 	urepo := openRepoT(t, e.gh+"/o/fledge-plugin-u")
-	hWrite(t, e.gh+"/o/fledge-plugin-u", hPlugin("fledge-plugin-u", "1.1.0", ""))
+	testutil.WriteTree(t, e.gh+"/o/fledge-plugin-u", hPlugin("fledge-plugin-u", "1.1.0", ""))
 	newU, err := commitAll(urepo, "1.1.0")
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // A crash between placing a plugin (tree and command links) and recording
@@ -63,7 +65,7 @@ func TestCrashInReinstallRestoresDroppedCommandLink(t *testing.T) {
 func TestCrashOverUnrecordedDirKeepsNoTree(t *testing.T) {
 	t.Parallel()
 	e := newHEnv(t)
-	hWrite(t, filepath.Join(e.fh, "plugins", "fledge-plugin-cp"), map[string]string{"stray.txt": "x"})
+	testutil.WriteTree(t, filepath.Join(e.fh, "plugins", "fledge-plugin-cp"), map[string]string{"stray.txt": "x"})
 	e.local("cp", hPlugin("fledge-plugin-cp", "1.0.0", "\n[hooks]\npost_install = '"+killSelf("cp-killed")+"'\n"))
 	e.crashed("plugins", "install", "./cp", "--copy", "--yes", "--grant", "hooks")
 	e.local("other", hPlugin("fledge-plugin-other", "1.0.0", ""))

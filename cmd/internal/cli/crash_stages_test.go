@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // killSelf is a hook that kill -9s the fledge process running it, once:
@@ -135,7 +137,7 @@ func TestCrashAtEachStage(t *testing.T) {
 		old := e.repo("fledge-plugin-cu", hPlugin("fledge-plugin-cu", "1.0.0", ""))
 		e.ok("plugins", "install", "o/fledge-plugin-cu", "--json")
 		dir := filepath.Join(e.gh, "o", "fledge-plugin-cu")
-		hWrite(t, dir, hPlugin("fledge-plugin-cu", "1.1.0", "\n[hooks]\npost_install = '"+killSelf("cu-killed")+"'\n"))
+		testutil.WriteTree(t, dir, hPlugin("fledge-plugin-cu", "1.1.0", "\n[hooks]\npost_install = '"+killSelf("cu-killed")+"'\n"))
 		if _, err := commitAll(openRepoT(t, dir), "1.1.0"); err != nil {
 			t.Fatal(err)
 		}

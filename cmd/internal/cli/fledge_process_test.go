@@ -210,18 +210,6 @@ func hByName(v any, name string, path ...any) map[string]any {
 	return nil
 }
 
-// hWrite writes files below dir; files under bin/ are executable.
-func hWrite(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		mode := os.FileMode(0o644)
-		if strings.HasPrefix(name, "bin/") {
-			mode = 0o755
-		}
-		testutil.WriteFile(t, filepath.Join(dir, filepath.FromSlash(name)), []byte(body), mode)
-	}
-}
-
 // hPlugin is a plugin tree: a manifest for name with one command (the short
 // name) and its script, plus extra manifest text and files.
 func hPlugin(name, version, extra string) map[string]string {
@@ -236,7 +224,7 @@ func hPlugin(name, version, extra string) map[string]string {
 func (e *hEnv) local(dir string, files map[string]string) string {
 	e.t.Helper()
 	p := filepath.Join(e.work, dir)
-	hWrite(e.t, p, files)
+	testutil.WriteTree(e.t, p, files)
 	return p
 }
 
@@ -245,7 +233,7 @@ func (e *hEnv) local(dir string, files map[string]string) string {
 func (e *hEnv) repo(name string, files map[string]string) string {
 	e.t.Helper()
 	p := filepath.Join(e.gh, "o", name)
-	hWrite(e.t, p, files)
+	testutil.WriteTree(e.t, p, files)
 	h, err := initRepo(p)
 	if err != nil {
 		e.t.Fatal(err)

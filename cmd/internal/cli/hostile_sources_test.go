@@ -17,6 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // A plugin.toml that is not a regular file (a FIFO a reader would block
@@ -38,7 +40,7 @@ func TestManifestSpecialFilesRefused(t *testing.T) {
 	}
 	for kind, mk := range special {
 		dir := filepath.Join(e.work, kind)
-		hWrite(t, dir, map[string]string{"bin/x": "#!/bin/sh\n"})
+		testutil.WriteTree(t, dir, map[string]string{"bin/x": "#!/bin/sh\n"})
 		if err := mk(filepath.Join(dir, "plugin.toml")); err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +91,7 @@ func TestManifestHugeAndDeepRefused(t *testing.T) {
 	for name, text := range cases {
 		i++
 		dir := filepath.Join(e.work, "m", string(rune('a'+i)))
-		hWrite(t, dir, map[string]string{"plugin.toml": text})
+		testutil.WriteTree(t, dir, map[string]string{"plugin.toml": text})
 		for _, args := range [][]string{
 			{"plugins", "validate", dir, "--json"},
 			{"plugins", "install", dir, "--copy", "--json"},
@@ -125,7 +127,7 @@ func TestSubmoduleNeverFetched(t *testing.T) {
 	dir := filepath.Join(e.gh, "o", "fledge-plugin-sm")
 	files := hPlugin("fledge-plugin-sm", "1.0.0", "")
 	files[".gitmodules"] = "[submodule \"vendor/sub\"]\n\tpath = vendor/sub\n\turl = file://" + filepath.Join(e.gh, "o", "sub") + "\n"
-	hWrite(t, dir, files)
+	testutil.WriteTree(t, dir, files)
 	r, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")}})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // verify re-hashes installed trees: what changed is named, per plugin, with
@@ -34,7 +36,7 @@ func TestVerifyNamesWhatChanged(t *testing.T) {
 	}
 
 	// A live link changes by design: still exit 0.
-	hWrite(t, filepath.Join(e.work, "lk"), map[string]string{"new.txt": "x"})
+	testutil.WriteTree(t, filepath.Join(e.work, "lk"), map[string]string{"new.txt": "x"})
 	r = e.ok("plugins", "verify", "lk", "--json")
 	if st := hStr(hJSON(t, r), "results", 0, "status"); st != "linked" {
 		t.Fatalf("edited live link: status %q\n%v", st, r)
@@ -42,7 +44,7 @@ func TestVerifyNamesWhatChanged(t *testing.T) {
 
 	// Modify one file, add one, delete one.
 	dir := filepath.Join(e.fh, "plugins", "fledge-plugin-vf")
-	hWrite(t, dir, map[string]string{"lib/data.txt": "tampered\n", "lib/added.txt": "new\n"})
+	testutil.WriteTree(t, dir, map[string]string{"lib/data.txt": "tampered\n", "lib/added.txt": "new\n"})
 	if err := os.Remove(filepath.Join(dir, "lib", "gone.txt")); err != nil {
 		t.Fatal(err)
 	}
