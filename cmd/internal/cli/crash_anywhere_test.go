@@ -53,15 +53,7 @@ func crashLoop(t *testing.T, rounds int) {
 		e.local("k", files(version))
 
 		delay := span * time.Duration(i) / time.Duration(rounds-1)
-		ctx, cancel := context.WithTimeout(context.Background(), hardTimeout)
-		cmd := e.command(ctx, "plugins", "install", "./k", "--copy", "--force", "--json")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(delay)
-		cmd.Process.Kill()
-		cmd.Wait()
-		cancel()
+		e.killAfter(delay, "plugins", "install", "./k", "--copy", "--force", "--json")
 
 		// The next command recovers, whether it commits or only reads.
 		e.nextCommand(i)
@@ -105,6 +97,20 @@ func crashLoop(t *testing.T, rounds int) {
 		e.leftoversAfter(i)
 	}
 	t.Logf("%d kill -9 rounds over a %v install: %v", rounds, span, states)
+}
+
+// killAfter starts fledge with args and kills it (-9) after delay.
+func (e *hEnv) killAfter(delay time.Duration, args ...string) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), hardTimeout)
+	defer cancel()
+	cmd := e.command(ctx, args...)
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	time.Sleep(delay)
+	cmd.Process.Kill()
+	cmd.Wait()
 }
 
 // nextCommand runs, after round i's kill, one of: an install of another
@@ -165,15 +171,7 @@ func TestCrashAnywhereInRemove(t *testing.T) {
 			e.ok("plugins", "install", "./k", "--copy", "--json")
 		}
 		delay := span * time.Duration(i) / time.Duration(rounds-1)
-		ctx, cancel := context.WithTimeout(context.Background(), hardTimeout)
-		cmd := e.command(ctx, "plugins", "remove", "k", "--json")
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(delay)
-		cmd.Process.Kill()
-		cmd.Wait()
-		cancel()
+		e.killAfter(delay, "plugins", "remove", "k", "--json")
 		e.nextCommand(i)
 		if _, ok := e.entries()["fledge-plugin-k"]; ok {
 			states["installed"]++
