@@ -9,7 +9,7 @@
 //
 //	import (
 //		"github.com/corvidlabs/fledge-go/pluginsdk"
-//		"github.com/corvidlabs/fledge-go/runner/protocol"
+//		"github.com/corvidlabs/fledge-go/protocol"
 //	)
 //
 //	func main() {

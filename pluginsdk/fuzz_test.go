@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/pluginsdk"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // FuzzInbound feeds arbitrary bytes to the inbound decoder, twice: as the

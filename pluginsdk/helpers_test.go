@@ -9,7 +9,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/pluginsdk"
 	"github.com/corvidlabs/fledge-go/pluginsdk/plugintest"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // connect returns a plugin connection that has read init, and the fake host

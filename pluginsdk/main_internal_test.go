@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 const testInit = `{"type":"init","protocol":"fledge-v1","command":"hello","args":[]}`

@@ -14,7 +14,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/pluginsdk"
 	"github.com/corvidlabs/fledge-go/pluginsdk/plugintest"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 const initLine = `{"type":"init","protocol":"fledge-v1","command":"hello","args":["a b","--x"],"project":null,"plugin":{"name":"fledge-plugin-hello","version":"0.1.0","dir":"/p"},"fledge":{"version":"0.1.0"},"capabilities":{"exec":true,"store":false,"metadata":true}}`

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 

@@ -17,7 +17,7 @@
 // are not plugins and get no protocol and no grants.
 //
 // It does not own: installing or granting (package install), the wire types
-// (runner/protocol, shared with the plugin SDK), or drawing on a terminal.
+// (package protocol, shared with the plugin SDK and the wasm host), or drawing on a terminal.
 // Everything that shows or asks something goes through the UI interface,
 // output goes to the writers in Runner, and timeouts and limits are fields,
 // so the command layer decides how a run looks and tests substitute all of

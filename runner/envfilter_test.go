@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // envCorpusEntry is one line of testdata/envfilter_corpus.txt.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/internal/procgroup"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // Exit codes of exec results fledge makes up.

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // execResults runs the driver with exec requests and decodes the results.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 var fastCases = []string{

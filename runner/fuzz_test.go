@@ -12,7 +12,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // FuzzHandle feeds arbitrary lines to the message loop of a plugin with no

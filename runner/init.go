@@ -1,7 +1,7 @@
 package runner
 
 import (
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // initMessage is the first message a protocol plugin reads: the command and

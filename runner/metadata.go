@@ -8,7 +8,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/internal/bounded"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 

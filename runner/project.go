@@ -3,7 +3,7 @@ package runner
 import (
 	"github.com/corvidlabs/fledge-go/project"
 	"github.com/corvidlabs/fledge-go/project/gitstate"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // detectProject describes the directory fledge runs in (package project

@@ -15,7 +15,7 @@ import (
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/project"
 	"github.com/corvidlabs/fledge-go/project/gitstate"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 

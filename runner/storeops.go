@@ -6,7 +6,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/kvstore"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // Validator returns the check for a prompt's "validate" field, and whether

@@ -9,7 +9,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // outbound is the plugin's side of the stream fledge's engine reads (the

@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/corvidlabs/fledge-go/pluginsdk"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 func main() { pluginsdk.Main(run) }

@@ -16,7 +16,7 @@ import (
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/pluginsdk"
 	"github.com/corvidlabs/fledge-go/pluginsdk/plugintest"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 func TestManifestIsValid(t *testing.T) {

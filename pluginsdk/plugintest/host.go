@@ -18,7 +18,7 @@ import (
 	"sync"
 
 	"github.com/corvidlabs/fledge-go/pluginsdk"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // Host is the fledge side of one connection.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/pluginsdk"
 	"github.com/corvidlabs/fledge-go/pluginsdk/plugintest"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 func TestDecode(t *testing.T) {

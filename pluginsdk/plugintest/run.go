@@ -6,7 +6,7 @@ import (
 	"os/exec"
 
 	"github.com/corvidlabs/fledge-go/pluginsdk"
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // Run runs a plugin's logic in-process against a Host: it sends init,

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/corvidlabs/fledge-go/runner/protocol"
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 var (
