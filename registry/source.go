@@ -100,8 +100,8 @@ func ParseSource(raw, githubBase string) (Source, error) {
 		s.Kind, s.Path, s.Display = SourceLocal, abs, abs
 		return s, nil
 	}
-	if strings.Contains(raw, "::") {
-		return s, fmt.Errorf("source %q uses a git transport helper (%s::), which fledge refuses: use an https:// or ssh:// URL", raw, strings.SplitN(raw, "::", 2)[0])
+	if helper, ok := repourl.TransportHelper(raw); ok {
+		return s, fmt.Errorf("source %q uses a git transport helper (%s::), which fledge refuses: use an https:// or ssh:// URL", raw, helper)
 	}
 	if i := strings.Index(raw, "://"); i > 0 {
 		return parseURLSource(s, raw, i)

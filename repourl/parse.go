@@ -163,7 +163,7 @@ func split(raw string, pattern bool) (parts, error) {
 			return p, fmt.Errorf("%q holds '?': a query names no repository", raw)
 		}
 	}
-	if helper, ok := transportHelper(raw); ok {
+	if helper, ok := TransportHelper(raw); ok {
 		return p, fmt.Errorf("%q uses a git transport helper (%s::), which fledge refuses", raw, helper)
 	}
 	if i := strings.Index(raw, "://"); i > 0 && !strings.ContainsAny(raw[:i], "/@:") {
@@ -227,9 +227,10 @@ func split(raw string, pattern bool) (parts, error) {
 	return p, nil
 }
 
-// transportHelper reports whether git reads raw as <helper>::<address>:
-// "::" right after the leading run of scheme characters.
-func transportHelper(raw string) (string, bool) {
+// TransportHelper reports whether git reads raw as <helper>::<address>
+// ("::" right after the leading run of scheme characters), which runs a
+// program named after helper: fledge refuses those.
+func TransportHelper(raw string) (string, bool) {
 	i := 0
 	for i < len(raw) && (raw[i] >= 'a' && raw[i] <= 'z' || raw[i] >= 'A' && raw[i] <= 'Z' || raw[i] >= '0' && raw[i] <= '9' || i > 0 && strings.IndexByte("+.-", raw[i]) >= 0) {
 		i++
