@@ -37,7 +37,7 @@ func canonicalHost(raw, h string, brackets, pattern bool) (string, error) {
 			return "", fmt.Errorf("%q: host %q holds %q: fledge accepts ASCII letters, digits, '.', '-' and '_' in host names (an internationalised name in its xn-- form)", raw, h, c)
 		}
 	}
-	if strings.Contains(h, "..") {
+	if strings.HasPrefix(h, ".") || strings.HasSuffix(h, ".") || strings.Contains(h, "..") {
 		return "", fmt.Errorf("%q: host %q has an empty label", raw, h)
 	}
 	// A host whose last label starts with a digit is read as a number by

@@ -42,28 +42,27 @@ func gitDir(p string) string {
 }
 
 // RealPath is p with every symlink of its deepest existing ancestor
-// resolved and the rest cleaned, in forward slashes: two paths of one
+// resolved (as the file system resolves them, ".." after a symlink
+// included) and the rest cleaned, in forward slashes: two paths of one
 // directory have one RealPath, and so do two paths of one directory that
 // does not exist yet.
 func RealPath(p string) string {
 	p = filepath.FromSlash(p)
-	if real, err := filepath.EvalSymlinks(p); err == nil {
-		return filepath.ToSlash(real)
-	}
-	// Walk up to the deepest ancestor that exists; what follows it cannot
-	// be resolved (it does not exist), so it is cleaned as written.
-	rest := []string{}
-	for dir := p; ; {
-		parent, base := filepath.Dir(dir), filepath.Base(dir)
-		if parent == dir {
-			return filepath.ToSlash(filepath.Clean(p))
+	sep := string(filepath.Separator)
+	segs := strings.Split(p, sep)
+	// The longest prefix that exists is resolved by the file system; what
+	// follows starts with a name that does not exist, so "x/.." there
+	// would fail in the file system and is cleaned as written.
+	for i := len(segs); i > 0; i-- {
+		prefix := strings.Join(segs[:i], sep)
+		if prefix == "" {
+			prefix = sep
 		}
-		rest = append([]string{base}, rest...)
-		if real, err := filepath.EvalSymlinks(parent); err == nil {
-			return filepath.ToSlash(filepath.Join(append([]string{real}, rest...)...))
+		if real, err := filepath.EvalSymlinks(prefix); err == nil {
+			return filepath.ToSlash(filepath.Join(append([]string{real}, segs[i:]...)...))
 		}
-		dir = parent
 	}
+	return filepath.ToSlash(filepath.Clean(p))
 }
 
 // RealPattern is RealPath of a path glob's literal prefix (the segments
