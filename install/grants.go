@@ -154,7 +154,7 @@ func EntryTier(p *lockfile.Plugin, t registry.TrustConfig) registry.Tier {
 		}
 		u = s.URL
 	}
-	return registry.TierOf(u, t)
+	return t.Of(u)
 }
 
 // InstalledRequest is what an installed plugin requests, read from its

@@ -14,6 +14,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // CodePolicyDenied: the admin policy denies the plugin's source, so it
@@ -35,7 +36,7 @@ func (r *Runner) applyPolicy(t *Target) error {
 		t.sourceDenial = d
 		return &Error{Code: CodePolicyDenied, Err: fmt.Errorf("plugin %s does not run: %w", e.Name, policy.Deny(e.Name, *d))}
 	}
-	tier := policy.TierUnverified
+	tier := string(trust.Unverified)
 	if r.Tier != nil {
 		tier = r.Tier(e)
 	}

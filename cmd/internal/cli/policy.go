@@ -14,6 +14,7 @@ import (
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // CodePolicyDenied: the admin policy refuses what was asked (or cannot be
@@ -181,7 +182,8 @@ func policyRun(f *Factory, opts *policyOptions) error {
 	for _, d := range e.Deny {
 		doc.Sources.Deny = append(doc.Sources.Deny, denyJSON{originJSON: originJSON(d.Origin), Pattern: d.Pattern})
 	}
-	for _, tier := range policy.Tiers {
+	for _, t := range trust.Tiers {
+		tier := string(t)
 		doc.Capabilities[tier], doc.Hooks[tier] = nil, nil
 		if c := e.Capabilities[tier]; c != nil {
 			doc.Capabilities[tier] = &limitJSON{Allowed: c.Allowed, From: origins(c.From)}
@@ -246,7 +248,8 @@ func printPolicy(w io.Writer, doc policyDoc) {
 		fmt.Fprintf(w, "  deny:       %s   (%s)\n", termsafe.Escape(d.Pattern), from([]originJSON{d.originJSON}))
 	}
 	fmt.Fprintln(w, "the most each tier may be granted:")
-	for _, tier := range policy.Tiers {
+	for _, t := range trust.Tiers {
+		tier := string(t)
 		c := doc.Capabilities[tier]
 		if c == nil {
 			fmt.Fprintf(w, "  %-11s no limit\n", tier+":")
@@ -255,7 +258,8 @@ func printPolicy(w io.Writer, doc policyDoc) {
 		fmt.Fprintf(w, "  %-11s %s   (%s)\n", tier+":", itemsText(c.Allowed), from(c.From))
 	}
 	fmt.Fprintln(w, "hooks and build commands:")
-	for _, tier := range policy.Tiers {
+	for _, t := range trust.Tiers {
+		tier := string(t)
 		h := doc.Hooks[tier]
 		switch {
 		case h == nil:
