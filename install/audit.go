@@ -15,7 +15,6 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
-	"github.com/corvidlabs/fledge-go/treehash"
 )
 
 // Audit is what an installed plugin's record and its installed plugin.toml
@@ -75,7 +74,7 @@ func AuditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) A
 		warn("installed manifest unreadable: %v", err)
 		return a
 	}
-	if p.ManifestHash != "" && treehash.FileDigest(data) != p.ManifestHash {
+	if p.ManifestEdited(data) {
 		if p.Kind == lockfile.KindLocalLink {
 			warn("plugin.toml changed since it was approved (live link: grants stay as approved)")
 		} else {

@@ -16,7 +16,6 @@ import (
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
-	"github.com/corvidlabs/fledge-go/treehash"
 )
 
 // How consent was given for a grant, as GrantResult.Consent records it.
@@ -167,7 +166,7 @@ func InstalledRequest(paths home.Paths, p *lockfile.Plugin, tier registry.Tier) 
 	if err != nil {
 		return Request{}, nil, &InstalledManifestError{Plugin: p.Name, Err: err}
 	}
-	if p.ManifestHash != "" && p.Kind != lockfile.KindLocalLink && treehash.FileDigest(data) != p.ManifestHash {
+	if !p.ApprovedManifest(data) {
 		return Request{}, nil, &InstalledManifestError{Plugin: p.Name, Changed: true}
 	}
 	m, err := manifest.Decode(data)
