@@ -44,7 +44,7 @@ type Target struct {
 func (t *Target) IsWasm() bool { return t.Manifest.IsWasm() }
 
 // Grants returns what plugins.toml records as granted, narrowed by the
-// admin policy (see Runner.Policy). The manifest never widens it.
+// admin policy (see Runner.Settings). The manifest never widens it.
 func (t *Target) Grants() manifest.Capabilities {
 	if t.granted != nil {
 		return *t.granted

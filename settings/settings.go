@@ -104,23 +104,28 @@ func (s *Settings) Trust() (trust.Config, []policy.Denial) {
 	return s.trust, s.dropped
 }
 
-// Files lists what the settings were read from that exists or was asked
-// for: config.toml, the system policy file and the files FLEDGE_POLICY
-// names. A watcher that sees one change reloads.
-func (s *Settings) Files() []string {
-	if s == nil {
-		return nil
+// Files lists what the settings are read from: config.toml, the system
+// policy file and the files FLEDGE_POLICY names, whether they exist or
+// not. A watcher that sees one change reloads.
+func (in Inputs) Files() []string {
+	files := []string{in.ConfigFile}
+	if in.SystemPolicy != "" {
+		files = append(files, in.SystemPolicy)
 	}
-	files := []string{s.in.ConfigFile}
-	if s.in.SystemPolicy != "" {
-		files = append(files, s.in.SystemPolicy)
-	}
-	for _, f := range filepath.SplitList(s.in.EnvPolicy) {
+	for _, f := range filepath.SplitList(in.EnvPolicy) {
 		if f != "" {
 			files = append(files, f)
 		}
 	}
 	return files
+}
+
+// Files lists the files the settings were read from (Inputs.Files).
+func (s *Settings) Files() []string {
+	if s == nil {
+		return nil
+	}
+	return s.in.Files()
 }
 
 // Tier is an installed plugin's trust tier under the trust in force.

@@ -150,10 +150,12 @@ func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Load(paths.ConfigFile())
+	// Results rank as installed plugins do: under the trust in force.
+	set, _, err := describeSettings(f, paths)
 	if err != nil {
 		return err
 	}
+	cfg := set.Config()
 	idx, o, err := openRegistry(f, paths, cfg)
 	if err != nil {
 		return err
@@ -162,7 +164,7 @@ func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
 	if err != nil {
 		return registryError(err, o)
 	}
-	trusted := trustConfig(cfg)
+	trusted, _ := set.Trust()
 	res.Narrow(tier, trusted, opts.Limit)
 	noteRegistryResult(f, res)
 
