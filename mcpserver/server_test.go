@@ -14,8 +14,8 @@ import (
 
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/mcpserver"
-	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/settings"
 )
 
 var allGrants = manifest.Capabilities{Exec: true, Store: true, Metadata: true}
