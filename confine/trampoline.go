@@ -1,0 +1,67 @@
+package confine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// Marker is the trampoline's argv[0]. fledge started under it is not the
+// CLI: cmd/fledge hands such a process to Trampoline before anything else
+// runs. No path a user types looks like it.
+const Marker = "[fledge confine]"
+
+// selfExe names the running fledge binary without a path lookup, and
+// without a window in which an upgrade could swap it.
+const selfExe = "/proc/self/exe"
+
+// Wrap makes cmd start through the trampoline, which confines itself to p
+// and then execs what cmd would have run, with the same arguments,
+// environment, directory and files. Call it after cmd is built and before
+// it starts.
+func Wrap(cmd *exec.Cmd, p Profile) error {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if cmd.Path == "" || len(cmd.Args) == 0 {
+		return errors.New("confine: nothing to run")
+	}
+	args := append([]string{Marker, string(data), cmd.Path}, cmd.Args...)
+	cmd.Path = selfExe
+	cmd.Args = args
+	return nil
+}
+
+// IsTrampoline reports whether the process was started by Wrap.
+func IsTrampoline(args []string) bool {
+	return len(args) > 0 && args[0] == Marker
+}
+
+// Trampoline is the whole life of a process started by Wrap: it applies
+// the profile to itself and execs the plugin, which inherits it. It
+// returns only on failure (exit code 126, as a shell's for a program it
+// cannot run), having said why on stderr: a plugin that cannot be
+// confined as the runner decided does not run unconfined.
+func Trampoline(args []string, stderr io.Writer) int {
+	if len(args) < 4 {
+		fmt.Fprintln(stderr, "fledge: the confinement trampoline was started without a plugin")
+		return 126
+	}
+	var p Profile
+	if err := json.Unmarshal([]byte(args[1]), &p); err != nil {
+		fmt.Fprintf(stderr, "fledge: the confinement trampoline got no profile: %v\n", err)
+		return 126
+	}
+	if err := Apply(p); err != nil {
+		fmt.Fprintf(stderr, "fledge: cannot confine %s: %v\n", args[2], err)
+		return 126
+	}
+	err := syscall.Exec(args[2], args[3:], os.Environ())
+	fmt.Fprintf(stderr, "fledge: start %s: %v\n", args[2], err)
+	return 126
+}
