@@ -105,18 +105,24 @@ func Derive(declared string, effective manifest.Capabilities, at Places) Profile
 			hidden = append(hidden, real(filepath.Join(at.Home, s)))
 		}
 	}
-	add := func(dst *[]string, paths ...string) {
+	addExcept := func(dst *[]string, except []string, paths ...string) {
 		for _, path := range paths {
-			for _, r := range allowed(path, hidden, &p.Dropped) {
+			for _, r := range allowed(path, append(except, hidden...), &p.Dropped) {
 				if !slices.Contains(*dst, r) {
 					*dst = append(*dst, r)
 				}
 			}
 		}
 	}
+	add := func(dst *[]string, paths ...string) { addExcept(dst, nil, paths...) }
 	add(&p.ReadExec, SystemDirs...)
 	add(&p.Read, "/proc")
-	add(&p.Devices, "/dev")
+	if scope == ScopeDefault {
+		add(&p.Devices, "/dev")
+	} else {
+		// /dev/shm is a shared temporary directory, like /tmp.
+		addExcept(&p.Devices, []string{"/dev/shm"}, "/dev")
+	}
 	add(&p.ReadExec, at.PluginRoot)
 	add(&p.ReadExec, toolDirs(at.Path)...)
 	add(&p.Write, at.Data, at.Temp)
