@@ -179,7 +179,7 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, trust registry.TrustConfig, inst
 		}
 		t.Args = declared(cmd.Args)
 		t.FreeForm = len(t.Args) == 0
-		t.ReadOnly = !t.Dangerous && protocol == manifest.ProtocolV1 && !p.Capabilities.Exec && len(p.Hooks) == 0
+		t.ReadOnly = !t.Dangerous && protocol == manifest.ProtocolV1 && !p.Capabilities.Modifies() && len(p.Hooks) == 0
 		t.InputSchema = inputSchema(t.Args)
 		s := t.InputSchema
 		t.resolve = sync.OnceValues(func() (*jsonschema.Resolved, error) { return s.Resolve(nil) })

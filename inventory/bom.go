@@ -173,14 +173,7 @@ func describe(p Plugin) component {
 	}
 	caps := func(prefix string, cs manifest.Capabilities) {
 		for _, k := range manifest.AllCapabilities {
-			v := fmt.Sprint(cs.Has(k))
-			if k == manifest.CapFilesystem {
-				v = "none"
-				if cs.Has(k) {
-					v = cs.Filesystem
-				}
-			}
-			add(prefix+string(k), v)
+			add(prefix+string(k), fmt.Sprint(cs.Shown(k)))
 		}
 	}
 	caps("granted:", e.Capabilities)

@@ -26,7 +26,7 @@ const (
 var Tiers = []string{TierLocal, TierOfficial, TierTeam, TierUnverified}
 
 // ItemHooks is the grant name of hooks and build commands.
-const ItemHooks = "hooks"
+const ItemHooks = manifest.GrantHooks
 
 // Pin levels, from loosest to strictest.
 const (

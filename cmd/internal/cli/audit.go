@@ -196,16 +196,8 @@ func printAudit(f *Factory, a auditEntry) {
 
 func capsText(c capsJSON) string {
 	var out []string
-	for _, x := range []struct {
-		n  string
-		on bool
-	}{{"exec", c.Exec}, {"store", c.Store}, {"metadata", c.Metadata}, {"network", c.Network}} {
-		if x.on {
-			out = append(out, x.n)
-		}
-	}
-	if c.Filesystem != "none" && c.Filesystem != "" {
-		out = append(out, "filesystem ("+termsafe.Escape(c.Filesystem)+")")
+	for _, k := range c.caps.List() {
+		out = append(out, c.caps.Label(k))
 	}
 	if len(out) == 0 {
 		return "none"

@@ -11,22 +11,13 @@ import (
 	"github.com/corvidlabs/fledge-go/registry"
 )
 
-// capsJSON is the capabilities object of list, install and audit output.
-type capsJSON struct {
-	Exec       bool   `json:"exec"`
-	Store      bool   `json:"store"`
-	Metadata   bool   `json:"metadata"`
-	Network    bool   `json:"network"`
-	Filesystem string `json:"filesystem"`
-}
+// capsJSON is the capabilities object of list, install and audit output:
+// every capability in manifest.Table's order (see Capabilities.ShownJSON).
+type capsJSON struct{ caps manifest.Capabilities }
 
-func toCapsJSON(c manifest.Capabilities) capsJSON {
-	fs := c.Filesystem
-	if fs == "" {
-		fs = "none"
-	}
-	return capsJSON{Exec: c.Exec, Store: c.Store, Metadata: c.Metadata, Network: c.Network, Filesystem: fs}
-}
+func toCapsJSON(c manifest.Capabilities) capsJSON { return capsJSON{c} }
+
+func (c capsJSON) MarshalJSON() ([]byte, error) { return c.caps.ShownJSON(), nil }
 
 // pluginJSON is one plugin in list and install output: a superset of the
 // Rust fledge's list entry (src/plugin/list.rs). Its field set is a
