@@ -152,7 +152,7 @@ type Capabilities struct {
 // FilesystemScopes are the filesystem scopes the Rust fledge defines:
 // "none" (no access), "project" (read the project) and "plugin" (read the
 // project, read and write the plugin's data).
-var FilesystemScopes = Table[len(Table)-1].Scopes
+var FilesystemScopes = func() []string { ci, _ := Info(CapFilesystem); return ci.Scopes }()
 
 // KnownFilesystemScope reports whether scope is empty or one of
 // FilesystemScopes. Any other value ("home", "/", "all") has no defined

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -66,10 +67,11 @@ func TestCapabilitySetOperations(t *testing.T) {
 	if got, want := req.Only(map[Capability]bool{CapFilesystem: true, CapStore: true}), (Capabilities{Filesystem: "project"}); got != want {
 		t.Errorf("Only = %+v, want %+v", got, want)
 	}
-	if got := string((Capabilities{Store: true, Filesystem: "<all>"}).ShownJSON()); got != `{"exec":false,"store":true,"metadata":false,"network":false,"filesystem":"<all>"}` {
+	// Rows added after filesystem extend the object; these keys lead it.
+	if got := string((Capabilities{Store: true, Filesystem: "<all>"}).ShownJSON()); !strings.HasPrefix(got, `{"exec":false,"store":true,"metadata":false,"network":false,"filesystem":"<all>"`) {
 		t.Errorf("ShownJSON = %s", got)
 	}
-	if got := string((Capabilities{}).ShownJSON()); !strings.HasSuffix(got, `"filesystem":"none"}`) {
+	if got := string((Capabilities{}).ShownJSON()); !strings.Contains(got, `"filesystem":"none"`) || !json.Valid([]byte(got)) {
 		t.Errorf("ShownJSON of nothing = %s", got)
 	}
 	if (Capabilities{Store: true, Metadata: true}).Modifies() || !(Capabilities{Exec: true}).Modifies() {
