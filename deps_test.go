@@ -60,6 +60,7 @@ func TestImportRules(t *testing.T) {
 		{"wasmhost", []string{module + "/runner", module + "/install", module + "/lockfile", module + "/home", module + "/manifest", module + "/registry"}, "the wasm sandbox speaks only the wire protocol; grants are the engine's"},
 		{"pluginsdk", []string{module + "/runner", module + "/install", module + "/lockfile", module + "/home", module + "/manifest"}, "the SDK needs only the wire types"},
 		{"project", []string{module + "/"}, "project is a leaf"},
+		{"repourl", []string{module + "/"}, "the one git-URL parser is a leaf that registry, policy and install share"},
 		{"binfmt", []string{module + "/"}, "binfmt is a leaf"},
 		{"kvstore", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest"}, "the plugin store needs only home: runner and install both use it"},
 		{"policy", []string{module + "/install", module + "/runner", module + "/registry", module + "/lockfile", module + "/grantlog", module + "/gitfetch"}, "policy is a leaf that install, runner and cmd all apply"},
