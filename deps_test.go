@@ -33,6 +33,7 @@ var sharedLeaves = map[string]bool{
 	module + "/termsafe":         true,
 	module + "/internal/bounded": true,
 	module + "/internal/redact":  true,
+	module + "/repourl":          true,
 }
 
 func TestImportRules(t *testing.T) {
@@ -50,6 +51,9 @@ func TestImportRules(t *testing.T) {
 		{"runner", []string{module + "/install"}, "runner never imports install"},
 		{"runner", []string{"github.com/modelcontextprotocol/"}, "the MCP SDK lives in mcpserver"},
 		{"catalog", []string{"github.com/modelcontextprotocol/"}, "the tool catalog is data: serving it is mcpserver's"},
+		{"catalog", []string{module + "/install"}, "the catalog asks settings for tiers and grants, never the orchestrator (and its git and wasm compiler)"},
+		{"trust", []string{module + "/"}, "trust is a leaf (but for termsafe and the one URL parser): registry and policy use its tier names"},
+		{"settings", []string{module + "/install", module + "/runner", module + "/registry", module + "/catalog", module + "/mcpserver"}, "settings answers everyone below cmd, and keeps the runner free of the HTTP stack"},
 		{"manifest", []string{module + "/"}, "manifest is a leaf (but for termsafe, whose classifier decides which hooks can be shown)"},
 		{"termsafe", []string{module + "/"}, "termsafe is a leaf"},
 		{"internal/bounded", []string{module + "/"}, "the bounded reader is a leaf that leaves may use"},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // CheckSource refuses a source that any layer denies or that a layer's
@@ -166,8 +167,8 @@ func FormatAge(d time.Duration) string {
 // the first rule that forbids it. A tier this package does not know is
 // judged as unverified.
 func (s *Set) Allows(tier, item string) *Denial {
-	if !slices.Contains(Tiers, tier) {
-		tier = TierUnverified
+	if !slices.Contains(trust.Tiers, trust.Tier(tier)) {
+		tier = string(trust.Unverified)
 	}
 	for _, l := range s.Layers() {
 		if item == ItemHooks {

@@ -20,7 +20,7 @@
 // system file) is an error naming the file, and callers refuse everything
 // the policy governs until it is fixed.
 //
-// It does not decide tiers (package registry does, from a TrustConfig this
-// package may narrow), ask anyone anything, or record what it refused
+// It does not decide tiers (package trust names and decides them, from a
+// trust.Config this package may narrow; package settings applies it), ask anyone anything, or record what it refused
 // (package grantlog does); install, runner and the command layer apply it.
 package policy
