@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -125,61 +124,6 @@ func (in *Installer) Install(ctx context.Context, raw string) (*Result, error) {
 	return res, hideStaging(err, stage)
 }
 
-func (in *Installer) fetch(ctx context.Context, src registry.Source, regName, tree string) (*fetched, error) {
-	tier := registry.TierOfSource(src, in.Trust)
-	switch {
-	case src.Kind == registry.SourceGit:
-		// A source the policy denies is never contacted.
-		if err := in.checkSource(src.String(), sourceOf(src, regName)); err != nil {
-			return nil, err
-		}
-		in.logf("Fetching %s (%s)...\n", termsafe.Escape(src.String()), tier)
-		refs, err := gitfetch.ListRefs(ctx, src.URL, in.git())
-		if err != nil {
-			return nil, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
-		}
-		rev, err := resolveRef(refs, src.Ref)
-		if err != nil {
-			return nil, &FetchError{Source: src.String(), Err: err}
-		}
-		if err := in.checkPin(src.String(), string(rev.Kind), src.Ref); err != nil {
-			return nil, err
-		}
-		f, err := in.checkout(ctx, src, rev, tree)
-		if f != nil {
-			f.registry = regName
-		}
-		return f, err
-	default:
-		real, err := filepath.EvalSymlinks(src.Path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s: %w", src.Raw, ErrNoSuchPath)}
-		}
-		if err != nil {
-			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s: %w", src.Raw, err)}
-		}
-		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s: %w", src.Raw, ErrNotDirectory)}
-		}
-		if home, err := filepath.EvalSymlinks(in.Paths.Root()); err == nil && manifest.Within(home, real) {
-			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s is inside fledge's home (%s): install from the plugin's own source", src.Path, in.Paths.Root())}
-		}
-		src.Path, src.Display = real, real
-		if err := in.checkSource(src.String(), sourceOf(src, regName)); err != nil {
-			return nil, err
-		}
-		f := &fetched{src: src, dir: real, kind: lockfile.KindLocalLink, commit: localCommit(real), registry: regName}
-		if in.Copy {
-			in.logf("Copying %s...\n", termsafe.Escape(real))
-			if err := copyTree(real, tree); err != nil {
-				return nil, fmt.Errorf("copy %s: %w", real, err)
-			}
-			f.dir, f.kind = tree, lockfile.KindLocalCopy
-		}
-		return f, nil
-	}
-}
-
 // RefConstraint is the ref kind recorded for semver constraint pins.
 const RefConstraint = "constraint"
 
@@ -199,50 +143,6 @@ func resolveRef(refs []*plumbing.Reference, ref string) (gitfetch.Revision, erro
 	}
 	rev.Ref, rev.Kind = ref, RefConstraint
 	return rev, nil
-}
-
-// checkout fetches one resolved revision into tree.
-func (in *Installer) checkout(ctx context.Context, src registry.Source, rev gitfetch.Revision, tree string) (*fetched, error) {
-	commit, err := gitfetch.Checkout(ctx, src.URL, rev, tree, in.git())
-	if err != nil {
-		return nil, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
-	}
-	var made time.Time
-	if rev.RefName.IsTag() && in.Policy.MinTagAge() > 0 {
-		// Read before the .git directory goes; unknown reads as too young.
-		made, _ = gitfetch.Made(tree, rev, commit)
-	}
-	f, err := fetchedTree(src, rev, tree, commit)
-	if f != nil {
-		f.made = made
-	}
-	return f, err
-}
-
-// fetchedTree is a checked-out revision in tree, without its .git.
-func fetchedTree(src registry.Source, rev gitfetch.Revision, tree, commit string) (*fetched, error) {
-	if err := gitfetch.RemoveGitDir(tree); err != nil {
-		return nil, err
-	}
-	f := &fetched{src: src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind)}
-	if rev.RefName.IsTag() {
-		f.tag = rev.RefName.Short()
-	}
-	return f, nil
-}
-
-// localCommit is the HEAD commit of a local plugin that is a git work tree,
-// or "".
-func localCommit(dir string) string {
-	repo, err := gitfetch.OpenLocal(dir)
-	if err != nil {
-		return ""
-	}
-	head, err := repo.Head()
-	if err != nil {
-		return ""
-	}
-	return head.Hash().String()
 }
 
 func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, error) {
