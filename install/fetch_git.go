@@ -57,7 +57,7 @@ func (g *gitFetcher) checkout(ctx context.Context, rev gitfetch.Revision, tree s
 		// Read before the .git directory goes; unknown reads as too young.
 		made, _ = gitfetch.Made(tree, rev, commit)
 	}
-	f, err := fetchedTree(g.src, rev, tree, commit)
+	f, err := g.fetchedTree(rev, tree, commit)
 	if f != nil {
 		f.made = made
 	}
@@ -71,16 +71,16 @@ func (g *gitFetcher) checkoutFrom(ctx context.Context, rev gitfetch.Revision, tr
 	if err != nil {
 		return nil, false, &FetchError{Source: g.src.String(), Err: registry.RedactError(err)}
 	}
-	f, err := fetchedTree(g.src, rev, tree, commit)
+	f, err := g.fetchedTree(rev, tree, commit)
 	return f, descends, err
 }
 
 // fetchedTree is a checked-out revision in tree, without its .git.
-func fetchedTree(src registry.Source, rev gitfetch.Revision, tree, commit string) (*fetched, error) {
+func (g *gitFetcher) fetchedTree(rev gitfetch.Revision, tree, commit string) (*fetched, error) {
 	if err := gitfetch.RemoveGitDir(tree); err != nil {
 		return nil, err
 	}
-	f := &fetched{src: src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind)}
+	f := &fetched{src: g.src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind), tier: g.tier(g.in.Trust)}
 	if rev.RefName.IsTag() {
 		f.tag = rev.RefName.Short()
 	}

@@ -64,7 +64,7 @@ func (l *localFetcher) resolve([]*plumbing.Reference, string) (gitfetch.Revision
 
 func (l *localFetcher) checkout(_ context.Context, _ gitfetch.Revision, tree string) (*fetched, error) {
 	real := l.src.Path
-	f := &fetched{src: l.src, dir: real, kind: lockfile.KindLocalLink, commit: localCommit(real)}
+	f := &fetched{src: l.src, dir: real, kind: lockfile.KindLocalLink, commit: localCommit(real), tier: l.tier(l.in.Trust)}
 	if l.in.Copy {
 		l.in.logf("Copying %s...\n", termsafe.Escape(real))
 		if err := copyTree(real, tree); err != nil {

@@ -86,6 +86,8 @@ type fetched struct {
 	made time.Time
 	// registry is the registry name the source was looked up by.
 	registry string
+	// tier is the source's trust tier, as its fetcher judged it.
+	tier registry.Tier
 }
 
 func (in *Installer) logf(format string, a ...any) {
@@ -206,7 +208,7 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	if err := problems.Err(); err != nil {
 		return nil, err
 	}
-	c := &candidate{f: f, m: m, data: data, res: &Result{Tier: registry.TierOfSource(f.src, in.Trust)}}
+	c := &candidate{f: f, m: m, data: data, res: &Result{Tier: f.tier}}
 	for _, p := range problems.Warnings() {
 		c.res.Warnings = append(c.res.Warnings, p.String())
 	}
