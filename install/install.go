@@ -90,6 +90,10 @@ type fetched struct {
 	tier registry.Tier
 }
 
+// live reports whether the plugin's files are its source directory itself
+// (a live link), which fledge neither moves nor changes.
+func (f *fetched) live() bool { return lockfile.KindOf(f.kind).Live }
+
 func (in *Installer) logf(format string, a ...any) {
 	if in.Log != nil {
 		fmt.Fprintf(in.Log, format, a...)
@@ -193,7 +197,7 @@ type candidate struct {
 // and assembles what must be approved.
 func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	data, err := manifest.ReadFile(filepath.Join(f.dir, manifest.FileName))
-	if errors.Is(err, manifest.ErrNoManifest) && f.kind != lockfile.KindLocalLink {
+	if errors.Is(err, manifest.ErrNoManifest) && !f.live() {
 		// Fetched or copied: the directory it names is fledge's own.
 		return nil, fmt.Errorf("%s has %w at its root: a plugin needs one", f.src.String(), manifest.ErrNoManifest)
 	}
@@ -254,7 +258,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 			return nil, err
 		}
 	}
-	if f.kind != lockfile.KindLocalLink {
+	if !f.live() {
 		makeBinariesExecutable(m, f.dir)
 	}
 	if err := m.CheckBinaries(f.dir).Err(); err != nil {
@@ -279,7 +283,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 	if m.Plugin.Runtime == "wasm" {
 		entry.Runtime = m.Plugin.Runtime
 	}
-	if f.kind == lockfile.KindGit {
+	if !lockfile.KindOf(f.kind).Local {
 		entry.URL = registry.RedactURL(f.src.URL)
 	}
 	replaced, err := in.commit(ctx, m, f, &entry, j, c.res.Tier)
@@ -432,7 +436,7 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	if err := tx.moveOldAside(); err != nil {
 		return false, err
 	}
-	if f.kind == lockfile.KindLocalLink {
+	if f.live() {
 		err = tx.placeLink(f.dir)
 	} else {
 		err = tx.placeTree(f.dir)
@@ -481,7 +485,7 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 }
 
 func finalDir(final string, f *fetched) string {
-	if f.kind == lockfile.KindLocalLink {
+	if f.live() {
 		return f.dir
 	}
 	return final

@@ -113,7 +113,7 @@ func (s *Syncer) proposed(w *lockfile.Plugin, src registry.Source) *lockfile.Plu
 // inSync reports whether the installed plugin already is the wanted one,
 // with the same grants and hooks.
 func inSync(cur, w *lockfile.Plugin) bool {
-	if cur.Commit == "" || cur.Commit != w.Commit || cur.Kind == lockfile.KindLocalLink {
+	if cur.Commit == "" || cur.Commit != w.Commit || cur.KindInfo().Live {
 		return false
 	}
 	if w.SourceHash != "" && cur.SourceHash != w.SourceHash {

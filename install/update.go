@@ -222,11 +222,11 @@ func fail(pl *plan, err error) {
 func (u *Updater) check(ctx context.Context, pl *plan) {
 	p := &pl.entry
 	pl.res = UpdateResult{Name: p.Name, From: Rev{Version: p.Version, Commit: p.Commit, Ref: p.PinnedRef}}
-	switch p.Kind {
-	case lockfile.KindLocalLink:
+	switch k := p.KindInfo(); {
+	case k.Live:
 		pl.res.Status, pl.res.Detail = StatusSkipped, "live-linked local plugin: its changes show through, and it never gains a capability that was not granted"
 		return
-	case lockfile.KindLocalCopy:
+	case k.Local:
 		pl.res.Status, pl.res.Detail = StatusSkipped, "copied from a local directory, which update does not read"
 		return
 	}

@@ -146,10 +146,7 @@ func describe(p Plugin) component {
 			c.Properties = append(c.Properties, property{Name: "fledge:" + name, Value: value})
 		}
 	}
-	kind := e.Kind
-	if kind == "" {
-		kind = lockfile.KindGit
-	}
+	kind := e.KindInfo().Kind
 	add("trust_tier", p.Tier)
 	add("source", e.Source)
 	add("kind", kind)

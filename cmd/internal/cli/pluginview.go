@@ -82,12 +82,7 @@ func toCommandsJSON(p *lockfile.Plugin) []commandJSON {
 	return out
 }
 
-func kindOf(p *lockfile.Plugin) string {
-	if p.Kind != "" {
-		return p.Kind
-	}
-	return lockfile.KindGit
-}
+func kindOf(p *lockfile.Plugin) string { return p.KindInfo().Kind }
 
 // toPluginJSON is p in list, info and install output, with the tier and
 // effective grants g the settings decide for it.
