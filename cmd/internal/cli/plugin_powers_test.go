@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -162,7 +161,7 @@ func mcpTool(t *testing.T, env map[string]string) (powers, string) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var stderr syncBuffer
+	var stderr testutil.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		s := &cli.IOStreams{In: inR, Out: outW, ErrOut: &stderr, Getenv: func(k string) string { return env[k] }}
@@ -206,23 +205,4 @@ func of(m map[string]any, tierKey, grantsKey string) powers {
 	tier, _ := m[tierKey].(string)
 	grants, _ := m[grantsKey].(map[string]any)
 	return powers{tier, grants}
-}
-
-// syncBuffer is a writer the server writes from its goroutines and the
-// test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
