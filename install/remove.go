@@ -15,9 +15,9 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // Remover removes installed plugins.
@@ -29,7 +29,7 @@ type Remover struct {
 	// Policy is the admin policy in force: a post_remove hook runs only if
 	// it lets the plugin's tier (under Trust) run hooks.
 	Policy *policy.Set
-	Trust  registry.TrustConfig
+	Trust  trust.Config
 	// PolicyErr is why the policy could not be read, if it could not: the
 	// plugin is removed, but its post_remove hook does not run.
 	PolicyErr error

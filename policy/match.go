@@ -15,7 +15,7 @@ import (
 type Source struct {
 	// URL is the git URL fetched (https, ssh, git, scp-like or file).
 	URL string
-	// Path is a local plugin's directory, symlinks resolved.
+	// Path is a local plugin's directory; rules see its real path.
 	Path string
 	// Registry is the registry name the plugin was installed by.
 	Registry string

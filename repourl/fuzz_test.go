@@ -141,7 +141,7 @@ func oldGithubOwner(raw string) (string, bool) {
 // empty or dot path segments (two of them kept those), no host that only
 // a resolver equates (a trailing dot, a numeric form), no padded port.
 func plain(raw string, r Repo) bool {
-	if strings.ContainsAny(raw, "%[]") || r.IsFile() || strings.HasSuffix(strings.SplitN(raw, "/", 4)[min(2, len(strings.SplitN(raw, "/", 4))-1)], ".") {
+	if strings.ContainsAny(raw, "%[]") || r.IsFile() || strings.HasSuffix(raw, ".") {
 		return false
 	}
 	body := raw
@@ -163,6 +163,7 @@ func plain(raw string, r Repo) bool {
 			return false
 		}
 	}
+	// A host's trailing dot shows as ".:" or "./"; a padded port as ":0".
 	return !strings.Contains(raw, ":0") && !strings.Contains(raw, ".:") && !strings.Contains(raw, "./") && !strings.Contains(raw, "::")
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,8 +13,8 @@ import (
 )
 
 // A deny rule on a repository refuses every spelling of it with the
-// policy's error before anything is fetched: the loopback server the rule
-// names receives no request. Spellings the URL parser refuses (a
+// policy's error before anything is fetched, at install, sync and update:
+// the loopback server the rule names receives no request. Spellings the URL parser refuses (a
 // percent-encoded separator, a numeric host other than the dotted quad)
 // are refused as sources, before the policy and before any request too.
 func TestPolicyDeniesEverySpellingBeforeFetching(t *testing.T) {
@@ -89,9 +90,61 @@ func TestPolicyDeniesEverySpellingBeforeFetching(t *testing.T) {
 			t.Errorf("install %s: stderr does not say %q: %s", sp, why, errOut)
 		}
 	}
+
+	// sync and update check the same identity before fetching: a shared
+	// plugins.toml naming a spelling of the denied repository, and an
+	// installed record of one.
+	entry := func(name, u string) string {
+		return fmt.Sprintf("[[plugins]]\nname = %q\nsource = %q\nurl = %q\nversion = \"1.0.0\"\ninstalled = \"2026-01-01T00:00:00Z\"\ncommands = []\npinned_ref = \"main\"\nref_kind = \"branch\"\nkind = \"git\"\ncommit = %q\n\n",
+			name, u, u, strings.Repeat("a", 40))
+	}
+	file := "format_version = 1\n\n" + entry("fledge-plugin-x", base+"/evil//fledge-plugin-x") +
+		entry("fledge-plugin-y", "HTTP://"+hostPort+"/evil/./z/../fledge-plugin-y.git/")
+	team := filepath.Join(t.TempDir(), "team.toml")
+	if err := os.WriteFile(team, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := f.fledge("plugins", "sync", "--file", team, "--grant", "store", "--json")
+	if code != ExitFailure || !bothDenied(t, out) {
+		t.Errorf("sync: exit %d, stdout %s, stderr %s; want both entries policy_denied", code, out, errOut)
+	}
+	if err := os.MkdirAll(f.env["FLEDGE_HOME"], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(f.env["FLEDGE_HOME"], "plugins.toml"), []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = f.fledge("plugins", "update", "--json")
+	if code != ExitFailure || !bothDenied(t, out) {
+		t.Errorf("update: exit %d, stdout %s, stderr %s; want both plugins policy_denied", code, out, errOut)
+	}
+
 	mu.Lock()
 	defer mu.Unlock()
 	if len(reqs) > 0 {
 		t.Errorf("the denied server received %d requests: %q", len(reqs), reqs)
 	}
+}
+
+// bothDenied reports whether a sync or update --json result refused
+// fledge-plugin-x and fledge-plugin-y with policy_denied.
+func bothDenied(t *testing.T, out string) bool {
+	t.Helper()
+	var doc struct {
+		Results []struct {
+			Name  string `json:"name"`
+			Error struct {
+				Code string `json:"code"`
+			} `json:"error"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Errorf("stdout is not JSON: %v", err)
+		return false
+	}
+	denied := map[string]bool{}
+	for _, r := range doc.Results {
+		denied[r.Name] = r.Error.Code == "policy_denied"
+	}
+	return len(doc.Results) == 2 && denied["fledge-plugin-x"] && denied["fledge-plugin-y"]
 }
