@@ -235,14 +235,14 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		fail(pl, err)
 		return
 	}
-	if src.Kind == registry.SourceLocal {
-		pl.res.Status, pl.res.Detail = StatusSkipped, "local plugin"
-		return
-	}
 	pl.src = src
 	fe, err := u.Installer.newFetcher(src)
 	if err != nil {
 		fail(pl, err)
+		return
+	}
+	if !fe.remote() { // a directory on this machine has no newer revision
+		pl.res.Status, pl.res.Detail = StatusSkipped, "local plugin"
 		return
 	}
 	// A source the policy now denies is not contacted, let alone updated:
