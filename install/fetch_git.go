@@ -10,6 +10,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // gitFetcher fetches a git repository (a URL or owner/repo shorthand) at a
@@ -27,7 +28,7 @@ func (g *gitFetcher) identity(registryName string) policy.Source {
 	return policy.Source{URL: registry.RedactURL(g.src.URL), Registry: registryName}
 }
 
-func (g *gitFetcher) tier(t registry.TrustConfig) registry.Tier { return t.Of(g.src.URL) }
+func (g *gitFetcher) tier(t trust.Config) trust.Tier { return t.Of(g.src.URL) }
 
 func (g *gitFetcher) remote() bool { return true }
 
@@ -53,7 +54,7 @@ func (g *gitFetcher) checkout(ctx context.Context, rev gitfetch.Revision, tree s
 		return nil, &FetchError{Source: g.src.String(), Err: registry.RedactError(err)}
 	}
 	var made time.Time
-	if rev.RefName.IsTag() && g.in.Policy.MinTagAge() > 0 {
+	if rev.RefName.IsTag() && g.in.policy().MinTagAge() > 0 {
 		// Read before the .git directory goes; unknown reads as too young.
 		made, _ = gitfetch.Made(tree, rev, commit)
 	}
@@ -80,7 +81,7 @@ func (g *gitFetcher) fetchedTree(rev gitfetch.Revision, tree, commit string) (*f
 	if err := gitfetch.RemoveGitDir(tree); err != nil {
 		return nil, err
 	}
-	f := &fetched{src: g.src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind), tier: g.tier(g.in.Trust)}
+	f := &fetched{src: g.src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind), tier: g.tier(g.in.trust())}
 	if rev.RefName.IsTag() {
 		f.tag = rev.RefName.Short()
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // localFetcher installs a directory on this machine: live-linked, or copied
@@ -52,7 +53,7 @@ func (l *localFetcher) identity(registryName string) policy.Source {
 	return policy.Source{Path: l.src.Path, Registry: registryName}
 }
 
-func (l *localFetcher) tier(registry.TrustConfig) registry.Tier { return registry.TierLocal }
+func (l *localFetcher) tier(trust.Config) trust.Tier { return trust.Local }
 
 func (l *localFetcher) remote() bool { return false }
 
@@ -64,7 +65,7 @@ func (l *localFetcher) resolve([]*plumbing.Reference, string) (gitfetch.Revision
 
 func (l *localFetcher) checkout(_ context.Context, _ gitfetch.Revision, tree string) (*fetched, error) {
 	real := l.src.Path
-	f := &fetched{src: l.src, dir: real, kind: lockfile.KindLocalLink, commit: localCommit(real), tier: l.tier(l.in.Trust)}
+	f := &fetched{src: l.src, dir: real, kind: lockfile.KindLocalLink, commit: localCommit(real), tier: l.tier(l.in.trust())}
 	if l.in.Copy {
 		l.in.logf("Copying %s...\n", termsafe.Escape(real))
 		if err := copyTree(real, tree); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // A fetcher gets plugins from one kind of source onto this machine: a git
@@ -32,7 +33,7 @@ type fetcher interface {
 	// registryName is the name the source was looked up by, if any.
 	identity(registryName string) policy.Source
 	// tier is the source's trust tier under t.
-	tier(t registry.TrustConfig) registry.Tier
+	tier(t trust.Config) trust.Tier
 	// remote reports whether fetching contacts another machine (and so
 	// is shown as it starts).
 	remote() bool
@@ -79,7 +80,7 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, regName, tr
 		return nil, err
 	}
 	if fe.remote() {
-		in.logf("Fetching %s (%s)...\n", termsafe.Escape(fe.source().String()), fe.tier(in.Trust))
+		in.logf("Fetching %s (%s)...\n", termsafe.Escape(fe.source().String()), fe.tier(in.trust()))
 	}
 	refs, err := fe.listRefs(ctx)
 	if err != nil {

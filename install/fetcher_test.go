@@ -8,6 +8,7 @@ import (
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // Every source kind ParseSource yields is either fetched by its own fetcher,
@@ -28,11 +29,11 @@ func TestFetcherPerSourceKind(t *testing.T) {
 	for _, tc := range []struct {
 		raw      string
 		identity policy.Source
-		tier     registry.Tier
+		tier     trust.Tier
 	}{
-		{"https://user:secret@example.com/o/fledge-plugin-x", policy.Source{URL: "https://example.com/o/fledge-plugin-x", Registry: "x"}, registry.TierUnverified},
-		{"https://github.com/CorvidLabs/fledge-plugin-x@v1", policy.Source{URL: "https://github.com/CorvidLabs/fledge-plugin-x", Registry: "x"}, registry.TierOfficial},
-		{dir, policy.Source{Path: real, Registry: "x"}, registry.TierLocal},
+		{"https://user:secret@example.com/o/fledge-plugin-x", policy.Source{URL: "https://example.com/o/fledge-plugin-x", Registry: "x"}, trust.Unverified},
+		{"https://github.com/CorvidLabs/fledge-plugin-x@v1", policy.Source{URL: "https://github.com/CorvidLabs/fledge-plugin-x", Registry: "x"}, trust.Official},
+		{dir, policy.Source{Path: real, Registry: "x"}, trust.Local},
 	} {
 		src, err := registry.ParseSource(tc.raw, "https://github.com")
 		if err != nil {
@@ -48,7 +49,7 @@ func TestFetcherPerSourceKind(t *testing.T) {
 		if got := fe.identity("x"); got != tc.identity {
 			t.Errorf("%s: identity %+v, want %+v", tc.raw, got, tc.identity)
 		}
-		if got := fe.tier(registry.TrustConfig{}); got != tc.tier {
+		if got := fe.tier(trust.Config{}); got != tc.tier {
 			t.Errorf("%s: tier %s, want %s", tc.raw, got, tc.tier)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/trust"
 )
 
@@ -226,7 +225,7 @@ func (in *Installer) ChangeGrants(ch GrantChange) (*GrantResult, error) {
 			return err
 		}
 		before = *p
-		tier := settings.RecordTier(p, in.Trust)
+		tier := in.Settings.Tier(p)
 		if len(grant) > 0 || ch.Yes {
 			// Granting more to a plugin whose source the policy now
 			// denies is refused; revoking never is.
@@ -238,7 +237,7 @@ func (in *Installer) ChangeGrants(ch GrantChange) (*GrantResult, error) {
 		if err != nil {
 			return err
 		}
-		res, err = applyGrants(p, r, grant, revoke, ch, in.Policy)
+		res, err = applyGrants(p, r, grant, revoke, ch, in.policy())
 		if err != nil {
 			return err
 		}

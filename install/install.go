@@ -23,15 +23,21 @@ import (
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
 	"github.com/corvidlabs/fledge-go/treehash"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // Installer installs plugins into one FLEDGE_HOME.
 type Installer struct {
 	Paths home.Paths
 	Store *lockfile.Store
-	Trust registry.TrustConfig
+	// Settings answers the trust in force and the admin policy (nil:
+	// config.toml's defaults and no policy): the one authority every
+	// command asks, so the installer cannot hold a trust and a policy that
+	// disagree.
+	Settings *settings.Settings
 	// GitHubBase is what owner/repo expands to.
 	GitHubBase string
 	Consent    Consent
@@ -50,9 +56,6 @@ type Installer struct {
 	// LookupName turns a registry name into a git source; nil when no
 	// registry is available.
 	LookupName func(ctx context.Context, s registry.Source) (registry.Source, error)
-	// Policy is the admin policy in force (nil: none); Trust must already
-	// be narrowed by it (settings.Settings.Trust).
-	Policy *policy.Set
 	// Journal is the grant log every change is recorded in (nil: none).
 	Journal *grantlog.Log
 }
@@ -87,7 +90,7 @@ type fetched struct {
 	// registry is the registry name the source was looked up by.
 	registry string
 	// tier is the source's trust tier, as its fetcher judged it.
-	tier registry.Tier
+	tier trust.Tier
 }
 
 // live reports whether the plugin's files are its source directory itself
@@ -515,3 +518,12 @@ func (in *Installer) git() gitfetch.Options {
 	}
 	return o
 }
+
+// trust is the trust in force, narrowed by the admin policy.
+func (in *Installer) trust() trust.Config {
+	t, _ := in.Settings.Trust()
+	return t
+}
+
+// policy is the admin policy in force (nil: none).
+func (in *Installer) policy() *policy.Set { return in.Settings.Policy() }
