@@ -16,6 +16,10 @@ type KindInfo struct {
 	// checked against the approved one, and nothing is built or changed
 	// in it beyond what its hooks do.
 	Live bool
+	// VCS marks a plugin fetched from a version-control repository: its
+	// URL and commit name that repository's revision (an SBOM's vcs
+	// reference, a package URL's vcs_url).
+	VCS bool
 	// InstallFlag is the install flag that makes a record of this kind
 	// from the same source ("--copy"), "" for none.
 	InstallFlag string
@@ -23,14 +27,15 @@ type KindInfo struct {
 
 // Kinds lists the kinds of record fledge writes.
 var Kinds = []KindInfo{
-	{Kind: KindGit},
+	{Kind: KindGit, VCS: true},
 	{Kind: KindLocalLink, Local: true, Live: true},
 	{Kind: KindLocalCopy, Local: true, InstallFlag: "--copy"},
 }
 
 // KindOf is kind's row of Kinds. A record without a kind (the Rust
-// fledge's) is git; a kind this fledge does not know is treated as fetched
-// from its URL, as git is, under its own name.
+// fledge's) is git; a kind this fledge does not know (a newer fledge's) is
+// taken as fetched from its URL, neither local nor live, with no claim
+// about what that URL is.
 func KindOf(kind string) KindInfo {
 	if kind == "" {
 		kind = KindGit

@@ -10,8 +10,8 @@ func TestKindOf(t *testing.T) {
 		kind string
 		want KindInfo
 	}{
-		{"", KindInfo{Kind: KindGit}},
-		{KindGit, KindInfo{Kind: KindGit}},
+		{"", KindInfo{Kind: KindGit, VCS: true}},
+		{KindGit, KindInfo{Kind: KindGit, VCS: true}},
 		{KindLocalLink, KindInfo{Kind: KindLocalLink, Local: true, Live: true}},
 		{KindLocalCopy, KindInfo{Kind: KindLocalCopy, Local: true, InstallFlag: "--copy"}},
 		{"oci", KindInfo{Kind: "oci"}},
