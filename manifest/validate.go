@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -183,10 +184,12 @@ func (m *Manifest) Validate() Problems {
 		}
 	}
 
-	if fs := m.Capabilities.Filesystem; !KnownFilesystemScope(fs) {
-		add(SeverityWarning, "capabilities.filesystem",
-			fmt.Sprintf("unknown scope %q counts as access to every file, so only an explicit grant of filesystem approves it", fs),
-			"use \"none\", \"project\" or \"plugin\"")
+	for _, ci := range Table {
+		if !m.Capabilities.KnownScope(ci.Name) {
+			add(SeverityWarning, "capabilities."+string(ci.Name),
+				fmt.Sprintf("unknown scope %q counts as %s, so only an explicit grant of %s approves it", m.Capabilities.Scope(ci.Name), ci.Unbounded, ci.Name),
+				"use "+orQuoted(ci.Scopes))
+		}
 	}
 
 	for _, k := range m.Unknown {
@@ -332,4 +335,16 @@ func CheckCommand(cmd string) string {
 		return "contains " + u.String() + ": plugin.toml has Windows line endings inside a multi-line string; save it with LF line endings"
 	}
 	return "contains " + u.String() + ", which a terminal would hide or obey, so what is shown would not be what runs"
+}
+
+// orQuoted lists words quoted, the last after "or": "a", "b" or "c".
+func orQuoted(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = strconv.Quote(w)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

@@ -7,7 +7,8 @@
 // inside the plugin's real tree and is built for this platform, spawning
 // it (inherited stdio, or NDJSON pipes; a runtime = "wasm" plugin is a
 // wasmhost instance standing in for the process, behind the same engine,
-// its wall clock stopped while a question waits), the message loop with
+// its wall clock stopped while a question waits; the two runtimes are one
+// interface, picked in runtime.go), the message loop with
 // its limits and timeouts, the use of the plugin's key/value store (package
 // kvstore keeps it), confined exec, project metadata (the git state is
 // package project/gitstate's answer) and the environment filter.

@@ -131,12 +131,12 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 	return nil
 }
 
-// start spawns the plugin with its stdin and stdout as pipes. Arguments go
-// on argv as well as in init.
-func (s *session) start() error {
-	if s.t.IsWasm() {
-		return s.startWasm()
-	}
+// start starts the plugin in its runtime.
+func (s *session) start() error { return runtimeOf(s.t).start(s) }
+
+// startNative spawns the plugin with its stdin and stdout as pipes.
+// Arguments go on argv as well as in init.
+func (s *session) startNative() error {
 	cmd := exec.Command(s.t.Binary, s.req.Args...)
 	cmd.Env = s.r.pluginEnv(s.t, s.req)
 	unconfine, err := s.r.confineCmd(cmd, s.t)

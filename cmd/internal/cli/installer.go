@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/settings"
 )
@@ -25,7 +27,7 @@ type consentFlags struct {
 
 func (c *consentFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVarP(&c.Yes, "yes", "y", false, "approve what is requested (for unverified sources, not "+orList(install.UnverifiedGrants())+")")
-	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks (none: deny everything)")
+	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: "+strings.Join(manifest.GrantNames(), ", ")+" (none: deny everything)")
 }
 
 // newInstaller builds the installer that install, update and sync use: the
@@ -59,7 +61,7 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(ctx, f, r) }
 	}
 	return &install.Installer{
-		Paths: paths, Store: store, Trust: policyTrust(f.IO.ErrOut, set), Policy: set.Policy(), Journal: grantLog(f, paths),
+		Paths: paths, Store: store, Settings: noteTrust(f.IO.ErrOut, set), Journal: grantLog(f, paths),
 		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
 		Log: f.IO.ErrOut, GitHub: registry.GitHubAuthFromEnv(f.Getenv), Git: gitfetch.Options{IdleTimeout: idle,
 			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,
