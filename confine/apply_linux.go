@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
@@ -13,9 +15,13 @@ const (
 	fileBits = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSReadFile | ll.AccessFSIoctlDev)
 )
 
-// Apply confines the calling process, and everything it starts from now on,
-// to p. It is the trampoline's work: it leaves the process unable to undo
-// it (no_new_privs is set, as Landlock and seccomp require).
+// Apply confines the calling thread, and everything it execs from now on,
+// to p: the trampoline locks its goroutine to its thread, applies the
+// profile and execs the plugin from that thread, so only it needs the
+// rules (restricting every thread of a Go process, as go-landlock's
+// Restrict does before ABI 8, signals each of them and costs milliseconds).
+// It leaves the thread unable to undo it (no_new_privs is set, as Landlock
+// and seccomp require). Call runtime.LockOSThread first.
 //
 // Landlock runs best effort: on a kernel whose ABI lacks a right (the
 // network before ABI 4, device ioctls before ABI 5) that right is left
@@ -53,8 +59,18 @@ func Apply(p Profile) error {
 	if abi, _ := landlockABI(); abi < 1 {
 		return fmt.Errorf("the kernel has no Landlock")
 	}
-	if err := cfg.Restrict(rules...); err != nil {
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
+	}
+	if fd >= 0 {
+		defer unix.Close(fd)
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			return fmt.Errorf("no_new_privs: %w", err)
+		}
+		if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(fd), uintptr(flags), 0); errno != 0 {
+			return fmt.Errorf("landlock_restrict_self: %w", errno)
+		}
 	}
 	if !p.Network {
 		if err := denySockets(); err != nil {

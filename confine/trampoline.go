@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 )
 
@@ -57,6 +58,8 @@ func Trampoline(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "fledge: the confinement trampoline got no profile: %v\n", err)
 		return 126
 	}
+	// The profile binds this thread alone, so the exec must happen here.
+	runtime.LockOSThread()
 	if err := Apply(p); err != nil {
 		fmt.Fprintf(stderr, "fledge: cannot confine %s: %v\n", args[2], err)
 		return 126
