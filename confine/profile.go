@@ -52,6 +52,9 @@ type Places struct {
 	// Path lists the PATH directories (read and execute: the programs the
 	// user chose to run).
 	Path []string
+	// Tools lists toolchain directories named by the environment
+	// (ToolEnv), read and executed as PATH directories are.
+	Tools []string
 }
 
 // Profile is what the kernel lets a confined plugin do, as lists of real
@@ -125,6 +128,14 @@ func Derive(declared string, effective manifest.Capabilities, at Places) Profile
 	}
 	add(&p.ReadExec, at.PluginRoot)
 	add(&p.ReadExec, toolDirs(at.Path)...)
+	add(&p.ReadExec, at.Tools...)
+	for _, h := range []string{at.Home, at.UserHome} {
+		for _, d := range ToolHomes {
+			if h != "" {
+				add(&p.ReadExec, filepath.Join(h, d))
+			}
+		}
+	}
 	add(&p.Write, at.Data, at.Temp)
 
 	switch scope {
@@ -146,6 +157,14 @@ func Derive(declared string, effective manifest.Capabilities, at Places) Profile
 	}
 	return p
 }
+
+// ToolHomes are the directories under home where toolchains install
+// themselves (rustup's toolchains are not on PATH, only its proxies in
+// ~/.cargo/bin): read and executed when they exist.
+var ToolHomes = []string{".rustup", ".cargo", ".pyenv", ".nvm", ".bun", ".deno", ".volta", ".sdkman", ".rbenv", ".goenv"}
+
+// ToolEnv are the variables naming a toolchain's directory elsewhere.
+var ToolEnv = []string{"RUSTUP_HOME", "CARGO_HOME", "PYENV_ROOT", "NVM_DIR", "BUN_INSTALL", "VOLTA_HOME", "SDKMAN_DIR", "RBENV_ROOT", "GOROOT"}
 
 // ToolSecrets are files inside toolchain directories under home (see
 // toolDirs) that stay hidden even when their toolchain is readable.

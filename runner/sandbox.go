@@ -39,6 +39,11 @@ func (r *Runner) confinement(t *Target, tmp string) Confinement {
 		Temp:       tmp,
 		Path:       filepath.SplitList(getenv(r.Environ(), "PATH")),
 	}
+	for _, v := range confine.ToolEnv {
+		if d := getenv(r.Environ(), v); filepath.IsAbs(d) {
+			at.Tools = append(at.Tools, d)
+		}
+	}
 	if wd, err := r.Getwd(); err == nil {
 		at.Project = projectDirs(wd, at.Home)
 	}
