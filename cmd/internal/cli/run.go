@@ -255,9 +255,8 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 		r.UserHome = h
 	}
 	switch v := f.Getenv(EnvConfine); v {
-	case "", "on":
-	case "off":
-		r.Unconfined = EnvConfine + "=off"
+	case "", "on", "off":
+		r.Unconfined = unconfinedBy(f)
 	default:
 		return nil, nil, usageErrorf("%s=%q: want on or off", EnvConfine, v)
 	}
