@@ -262,13 +262,18 @@ func (i *Instance) moduleConfig() (wazero.ModuleConfig, error) {
 			return nil, fmt.Errorf("mount the project at /project: %w", err)
 		}
 		i.roots = append(i.roots, root)
-		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(&sysfs.ReadFS{FS: &sysfs.AdaptFS{FS: root.FS()}}, "/project")
+		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(projectView(root), "/project")
 	}
 	if i.cfg.PluginDir != "" {
 		if fi, err := os.Lstat(i.cfg.PluginDir); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("mount %s at /plugin: not a directory", i.cfg.PluginDir)
 		}
-		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(noSymlinks{sysfs.DirFS(i.cfg.PluginDir)}, "/plugin")
+		root, err := os.OpenRoot(i.cfg.PluginDir)
+		if err != nil {
+			return nil, fmt.Errorf("mount %s at /plugin: %w", i.cfg.PluginDir, err)
+		}
+		i.roots = append(i.roots, root)
+		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(pluginView(i.cfg.PluginDir, root), "/plugin")
 	}
 	return mc.WithFSConfig(fsc), nil
 }
