@@ -58,8 +58,11 @@
 //     /project; "plugin" adds the plugin's own data directory read-write at
 //     /plugin (the Rust fledge's ladder: none < project < plugin). /project
 //     is opened through os.Root, so a symlink in the project that points
-//     outside it cannot be followed; the plugin cannot create symlinks in
-//     /plugin.
+//     outside it cannot be followed; /plugin refuses every path through a
+//     symlink (the plugin cannot create one there, so any link was
+//     planted). Only regular files and directories are opened, and without
+//     blocking: a FIFO would otherwise hold the plugin in a host call, out
+//     of reach of every limit (fs.go).
 //   - No sockets: WASI preview 1 in wazero has none, so a granted network
 //     capability gives the plugin's own code no network; it is recorded
 //     and passed in init. A plugin that needs the network asks fledge
