@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -50,6 +51,9 @@ var (
 type ModuleError struct {
 	Import string
 	Msg    string
+	// Bound is set when the module is past a compilation bound (Bounds,
+	// CompileTimeout).
+	Bound bool
 }
 
 func (e *ModuleError) Error() string { return e.Msg }
@@ -141,7 +145,21 @@ func compile(ctx context.Context, rt wazero.Runtime, module []byte, memLimit uin
 	if len(module) == 0 {
 		return nil, &ModuleError{Msg: "the module is empty (was it built?)"}
 	}
-	cm, err := rt.CompileModule(ctx, module)
+	if err := checkBounds(module); err != nil {
+		var be *BoundError
+		if errors.As(err, &be) {
+			return nil, &ModuleError{Msg: "the module is too large to compile safely: " + be.Error(), Bound: true}
+		}
+		return nil, err
+	}
+	// With more than one worker, wazero checks the context between
+	// functions, so the deadline holds whatever the module.
+	cctx, cancel := context.WithTimeoutCause(experimental.WithCompilationWorkers(ctx, 2), CompileTimeout, errCompileTimeout)
+	defer cancel()
+	cm, err := rt.CompileModule(cctx, module)
+	if errors.Is(context.Cause(cctx), errCompileTimeout) {
+		return nil, &ModuleError{Msg: fmt.Sprintf("the module is too large to compile safely: it took more than %s", CompileTimeout), Bound: true}
+	}
 	if err != nil {
 		return nil, &ModuleError{Msg: "the module does not compile: " + firstLine(err.Error())}
 	}
@@ -260,6 +278,8 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
+
+var errCompileTimeout = errors.New("compilation timed out")
 
 // errStopped is the cause of an instance's context when fledge stopped it.
 var errStopped = errors.New("stopped by fledge")

@@ -83,6 +83,16 @@
 // the runner. Every limit stops the plugin at its next
 // loop iteration or call, whatever it is doing.
 //
+// # Compilation bounds
+//
+// wazero's optimising compiler is bounded by neither time nor memory, and
+// its cost grows faster than the code in a few measures of a function
+// (blocks, locals times blocks). Before compiling, at install and at every
+// run, a linear scan of the code section refuses a module past Bounds
+// (bounds.go: set ten times and more above real Go, Rust, Zig and TinyGo
+// modules); CompileTimeout then cuts what is left, between functions.
+// Both refusals are a *ModuleError with Bound set.
+//
 // # Compilation cache
 //
 // Modules are compiled by wazero's optimising compiler into a cache
