@@ -2,10 +2,13 @@ package wasmhost
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tu "github.com/corvidlabs/fledge-go/internal/testutil"
 )
@@ -32,7 +35,7 @@ func TestCompilationCacheKeys(t *testing.T) {
 	b.Start = append(tu.I32Const(2), tu.OpDrop) // one byte different
 	entries := func() []string {
 		t.Helper()
-		m, _ := filepath.Glob(filepath.Join(dir, WazeroVersion, "*", "*"))
+		m, _ := filepath.Glob(filepath.Join(dir, WazeroVersion, "*", "*", "*"))
 		return m
 	}
 	ctx := context.Background()
@@ -47,9 +50,7 @@ func TestCompilationCacheKeys(t *testing.T) {
 		t.Errorf("cache entry %s is not under a directory named for the wazero version", first[0])
 	}
 	// Another process compiling the same module finds it.
-	caches.Lock()
-	delete(caches.m, dir)
-	caches.Unlock()
+	forgetCaches()
 	before, _ := os.Stat(first[0])
 	if err := Check(ctx, a.Bytes(), dir); err != nil {
 		t.Fatal(err)
@@ -67,13 +68,84 @@ func TestCompilationCacheKeys(t *testing.T) {
 	if err := os.WriteFile(first[0], []byte("WAZEVO garbage"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	caches.Lock()
-	delete(caches.m, dir)
-	caches.Unlock()
+	forgetCaches()
 	if err := Check(ctx, a.Bytes(), dir); err != nil {
 		t.Fatalf("a corrupt cache entry broke the compile: %v", err)
 	}
 	if data, _ := os.ReadFile(first[0]); string(data) == "WAZEVO garbage" {
 		t.Error("the corrupt entry was kept")
+	}
+}
+
+// forgetCaches makes the next use of each cache directory read it as a new
+// process would.
+func forgetCaches() {
+	caches.Lock()
+	caches.m = nil
+	caches.Unlock()
+}
+
+// An entry moved to another module's place is never run: swapping two
+// modules' entries (as files, or as directories) leaves each module
+// running its own code, recompiled.
+func TestCompilationCacheEntriesAreBound(t *testing.T) {
+	dir := t.TempDir()
+	exitWith := func(code int32) []byte {
+		return tu.WasmModule{Imports: []tu.WasmImport{fExit}, MemPages: 1, Start: seq(tu.I32Const(code), call(0))}.Bytes()
+	}
+	a, b := exitWith(3), exitWith(4)
+	runs := func() (int, int) {
+		t.Helper()
+		forgetCaches()
+		codes := [2]int{}
+		for i, m := range [][]byte{a, b} {
+			inst, err := Start(Config{Module: m, CacheDir: dir, Args: []string{"cmd"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inst.Stdin().Close()
+			select {
+			case <-inst.Exited():
+			case <-time.After(20 * time.Second):
+				inst.Stop(true)
+				t.Fatal("the instance did not end")
+			}
+			codes[i], _, _ = inst.Result()
+		}
+		return codes[0], codes[1]
+	}
+	if ca, cb := runs(); ca != 3 || cb != 4 {
+		t.Fatalf("exit codes %d, %d before any swap", ca, cb)
+	}
+	entry := func(m []byte) string {
+		t.Helper()
+		sum := sha256.Sum256(m)
+		found, _ := filepath.Glob(filepath.Join(dir, WazeroVersion, hex.EncodeToString(sum[:]), "*", "*"))
+		if len(found) != 1 {
+			t.Fatalf("entries of a module: %v", found)
+		}
+		return found[0]
+	}
+	swap := func(x, y string) {
+		t.Helper()
+		tmp := x + ".swap"
+		for _, mv := range [][2]string{{x, tmp}, {y, x}, {tmp, y}} {
+			if err := os.Rename(mv[0], mv[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The entry files, each under the other's name.
+	ea, eb := entry(a), entry(b)
+	swap(ea, eb)
+	if ca, cb := runs(); ca != 3 || cb != 4 {
+		t.Errorf("with the entries swapped, the modules exit %d and %d, want 3 and 4", ca, cb)
+	}
+	// The entries moved into each other's directory, under their own name.
+	ea, eb = entry(a), entry(b)
+	da, db := filepath.Dir(filepath.Dir(ea)), filepath.Dir(filepath.Dir(eb))
+	swap(da, db)
+	if ca, cb := runs(); ca != 3 || cb != 4 {
+		t.Errorf("with the module directories swapped, the modules exit %d and %d, want 3 and 4", ca, cb)
 	}
 }

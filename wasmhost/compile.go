@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -94,49 +92,20 @@ func readFull(f *os.File, b []byte) (int, error) {
 	return n, nil
 }
 
-// caches holds one compilation cache per directory for the life of the
-// process: wazero shares compiled code across runtimes through it, so a
-// module is read from disk (or compiled) once per process.
-var caches struct {
-	sync.Mutex
-	m map[string]wazero.CompilationCache
-}
-
-func cacheFor(dir string) (wazero.CompilationCache, error) {
-	caches.Lock()
-	defer caches.Unlock()
-	if c, ok := caches.m[dir]; ok {
-		return c, nil
-	}
-	var c wazero.CompilationCache
-	if dir == "" {
-		c = wazero.NewCompilationCache()
-	} else {
-		var err error
-		if c, err = wazero.NewCompilationCacheWithDir(filepath.Join(dir, WazeroVersion)); err != nil {
-			return nil, fmt.Errorf("wasm compilation cache %s: %w", dir, err)
-		}
-	}
-	if caches.m == nil {
-		caches.m = map[string]wazero.CompilationCache{}
-	}
-	caches.m[dir] = c
-	return c, nil
-}
-
 // newRuntime returns a runtime configured as every run is, so that a module
 // compiled at install is found in the cache at run time. cacheDir "" means
-// no on-disk cache.
-func newRuntime(ctx context.Context, cacheDir string) (wazero.Runtime, error) {
-	cache, err := cacheFor(cacheDir)
+// no on-disk cache; otherwise module's own directory in it (see cache.go)
+// is checked and used.
+func newRuntime(ctx context.Context, cacheDir string, module []byte) (wazero.Runtime, *moduleCache, error) {
+	cache, err := cacheFor(cacheDir, module)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithCompilationCache(cache).
+	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithCompilationCache(cache.cc).
 		// Source lines in trap traces would cost a DWARF parse on every
 		// exit: seconds for an unstripped module.
 		WithDebugInfoEnabled(false)
-	return wazero.NewRuntimeWithConfig(ctx, cfg), nil
+	return wazero.NewRuntimeWithConfig(ctx, cfg), cache, nil
 }
 
 // compile compiles module in rt and checks it (see Check) against the
@@ -186,13 +155,15 @@ func compile(ctx context.Context, rt wazero.Runtime, module []byte, memLimit uin
 // their names and exact signatures), and starts within the memory limit.
 // The error is a *ModuleError naming the problem.
 func Check(ctx context.Context, module []byte, cacheDir string) error {
-	rt, err := newRuntime(ctx, cacheDir)
+	rt, cache, err := newRuntime(ctx, cacheDir, module)
 	if err != nil {
 		return err
 	}
 	defer rt.Close(ctx)
-	_, err = compile(ctx, rt, module, DefaultMemory)
-	return err
+	if _, err = compile(ctx, rt, module, DefaultMemory); err != nil {
+		return err
+	}
+	return cache.bind()
 }
 
 func check(cm wazero.CompiledModule, wasi map[string]api.FunctionDefinition, memLimit uint64) error {

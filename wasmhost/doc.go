@@ -97,8 +97,12 @@
 //
 // Modules are compiled by wazero's optimising compiler into a cache
 // directory (home.Paths.WasmCacheDir), below a directory named for the
-// wazero version (WazeroVersion). wazero keys each entry on the SHA-256 of
-// the module's bytes, the compile options and the CPU's features; a corrupt
-// entry fails its checksum and is recompiled. Everything in FLEDGE_HOME is
-// trusted: a forged entry would run as native code.
+// wazero version (WazeroVersion) and one named for the SHA-256 of the
+// module's bytes. wazero keys each entry on that hash, the compile options
+// and the CPU's features, but does not record it in the entry; so fledge
+// binds each module's entries with a record of their SHA-256, and deletes
+// (and recompiles) any entry its module's record does not bind: one moved
+// or swapped in from another module, damaged, or left by a crash
+// (cache.go). Everything in FLEDGE_HOME is trusted: an entry forged
+// together with its record would still run as native code.
 package wasmhost

@@ -164,14 +164,18 @@ func Start(cfg Config) (*Instance, error) {
 			i.cleanup()
 		}
 	}()
-	var err error
-	if i.rt, err = newRuntime(i.ctx, cfg.CacheDir); err != nil {
+	rt, cache, err := newRuntime(i.ctx, cfg.CacheDir, cfg.Module)
+	if err != nil {
 		return nil, err
 	}
+	i.rt = rt
 	if _, err := wasi_snapshot_preview1.Instantiate(i.ctx, i.rt); err != nil {
 		return nil, err
 	}
 	if i.cm, err = compile(i.ctx, i.rt, cfg.Module, i.lim.Memory); err != nil {
+		return nil, err
+	}
+	if err := cache.bind(); err != nil {
 		return nil, err
 	}
 	var b [8]byte
