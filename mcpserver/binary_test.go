@@ -339,6 +339,13 @@ func TestHTTPBinary(t *testing.T) {
 	if c := post(func(*http.Request) {}); c != http.StatusOK {
 		t.Errorf("a plain initialize: %d", c)
 	}
+	// A loopback host is one in any case.
+	port, _, _ := strings.Cut(strings.TrimPrefix(url, "http://127.0.0.1:"), "/")
+	for _, host := range []string{"localhost", "LOCALHOST", "LocalHost"} {
+		if c := post(func(r *http.Request) { r.Host = host + ":" + port }); c != http.StatusOK {
+			t.Errorf("Host %s: answered %d", host, c)
+		}
+	}
 	for name, mod := range map[string]func(*http.Request){
 		"another origin": func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") },
 		"a rebound host": func(r *http.Request) { r.Host = "evil.example" },
