@@ -122,7 +122,7 @@ func (s *session) undecodable(line []byte, err error) {
 		s.cancelRequest(head.ID, protocol.ReasonInvalidRequest)
 		return
 	}
-	s.malformed(fmt.Sprintf("a line that is not a protocol message (%v)", shortErr(err)))
+	s.malformed(fmt.Sprintf("a line that is not a protocol message (%v)", termsafe.Truncate(err.Error(), 120)))
 }
 
 // malformed warns about a bad line, up to Limits.Warnings times.
@@ -131,14 +131,6 @@ func (s *session) malformed(what string) {
 	if s.warnings <= s.r.Limits.Warnings {
 		s.r.UI.Warn(s.name, "skipped "+what)
 	}
-}
-
-func shortErr(err error) string {
-	msg := err.Error()
-	if len(msg) > 120 {
-		msg = msg[:120] + "…"
-	}
-	return msg
 }
 
 // validID accepts the ids plugins use: JSON strings and numbers.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -177,10 +176,7 @@ func writeCommandTable(w io.Writer, cmds []lockfile.InstalledCommand) {
 		width = max(width, len(c.Name))
 	}
 	for _, c := range cmds {
-		d := termsafe.Line(c.Description)
-		if utf8.RuneCountInString(d) > 60 {
-			d = string([]rune(d)[:59]) + "…"
-		}
+		d := termsafe.Truncate(termsafe.Line(c.Description), 60)
 		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name, d)
 	}
 }
