@@ -44,12 +44,7 @@ func (p *IO) Output(text string) error {
 				n = outputChunk
 			}
 		}
-		// The encoding Send would make, without reflection: output is
-		// most of what a plugin sends, and reflection is slow in wasm.
-		line := make([]byte, 0, n+32)
-		line = append(line, `{"type":"output","text":`...)
-		line = protocol.AppendString(line, text[:n])
-		if err := p.writeLine(protocol.TypeOutput, append(line, '}', '\n')); err != nil {
+		if err := p.Send(protocol.Outbound{Type: protocol.TypeOutput, Text: text[:n]}); err != nil {
 			return err
 		}
 		text = text[n:]

@@ -1,11 +1,11 @@
 package runner
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"sync"
+
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // errBacklog ends a run whose plugin stopped reading its stdin while fledge
@@ -41,20 +41,15 @@ func newInbox(f *os.File, max int) *inbox {
 // already waiting, unread, before it; a plugin that has closed its stdin
 // silently gets nothing more.
 func (q *inbox) send(v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := protocol.Encode(v)
+	if err != nil {
 		return err
 	}
-	return q.write(b.Bytes(), true)
+	return q.write(b)
 }
 
-// sendLine queues one encoded message line, as send does. The caller may
-// reuse msg once sendLine returns: what has to wait is copied.
-func (q *inbox) sendLine(msg []byte) error { return q.write(msg, false) }
-
-func (q *inbox) write(msg []byte, owned bool) error {
+// write queues one encoded message line, which it takes over.
+func (q *inbox) write(msg []byte) error {
 	q.mu.Lock()
 	if q.broken || q.closing {
 		q.mu.Unlock()
@@ -74,9 +69,6 @@ func (q *inbox) write(msg []byte, owned bool) error {
 			return nil
 		}
 		msg = msg[n:]
-	}
-	if !owned {
-		msg = append([]byte(nil), msg...)
 	}
 	// Only what was already waiting counts against the cap: one large
 	// answer (an exec's output) is fine; answers piling up unread are not.

@@ -35,11 +35,6 @@ func (s *session) loop() {
 
 // handle dispatches one line.
 func (s *session) handle(line []byte) {
-	if b, ok := appendOutputText(s.scratch[:0], line); ok {
-		s.scratch = b
-		s.outputBytes(b)
-		return
-	}
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
@@ -48,12 +43,9 @@ func (s *session) handle(line []byte) {
 	// next line is read.
 	m := &s.msg
 	*m = protocol.Outbound{}
-	if !fastDecode(line, m, &s.scratch) {
-		*m = protocol.Outbound{}
-		if err := json.Unmarshal(line, m); err != nil {
-			s.undecodable(line, err)
-			return
-		}
+	if err := json.Unmarshal(line, m); err != nil {
+		s.undecodable(line, err)
+		return
 	}
 	switch m.Type {
 	case protocol.TypeOutput:
@@ -144,42 +136,19 @@ func validID(id json.RawMessage) bool {
 
 // respond answers request id.
 func (s *session) respond(id json.RawMessage, value any) {
-	var err error
-	if b, ok := appendResponse(s.enc[:0], id, value); ok {
-		s.enc = b
-		err = s.in.sendLine(b)
-	} else {
-		if value == nil {
-			value = json.RawMessage("null")
-		}
-		err = s.in.send(protocol.Response{Type: protocol.TypeResponse, ID: id, Value: value})
+	if value == nil {
+		value = json.RawMessage("null")
 	}
-	if err != nil {
+	if err := s.in.send(protocol.Response{Type: protocol.TypeResponse, ID: id, Value: value}); err != nil {
 		s.fail(CodeMalformedResponse, err)
 	}
 }
 
 // cancelRequest withdraws request id.
 func (s *session) cancelRequest(id json.RawMessage, reason string) {
-	var err error
-	if b, ok := appendCancel(s.enc[:0], id, reason); ok {
-		s.enc = b
-		err = s.in.sendLine(b)
-	} else {
-		err = s.in.send(protocol.Cancel{Type: protocol.TypeCancel, ID: id, Reason: reason})
-	}
-	if err != nil {
+	if err := s.in.send(protocol.Cancel{Type: protocol.TypeCancel, ID: id, Reason: reason}); err != nil {
 		s.fail(CodeMalformedResponse, err)
 	}
-}
-
-// outputBytes is output for text decoded into a scratch buffer.
-func (s *session) outputBytes(b []byte) {
-	if s.capture == nil && !s.r.StdoutTTY {
-		_, _ = s.out.Write(b)
-		return
-	}
-	s.output(string(b))
 }
 
 // output writes a plugin's output text: verbatim off a terminal, cleaned

@@ -81,9 +81,8 @@ func incompleteTail(b []byte) int {
 
 // appendOutput appends an output message carrying text to dst.
 func appendOutput(dst, text []byte) []byte {
-	dst = append(dst, `{"type":"output","text":`...)
-	dst = protocol.AppendString(dst, string(text))
-	return append(dst, '}', '\n')
+	line, _ := protocol.Encode(protocol.Outbound{Type: protocol.TypeOutput, Text: string(text)}) // a string always encodes
+	return append(dst, line...)
 }
 
 // stderrWriter passes what the plugin writes to WASI stderr to fledge's
