@@ -44,7 +44,10 @@ func (p *IO) Output(text string) error {
 				n = outputChunk
 			}
 		}
-		if err := p.Send(protocol.Outbound{Type: protocol.TypeOutput, Text: text[:n]}); err != nil {
+		// Send's encoding, without reflection: output is most of what a
+		// plugin sends, and reflection is slow in wasm.
+		line := protocol.AppendOutput(make([]byte, 0, n+32), text[:n])
+		if err := p.writeLine(protocol.TypeOutput, line); err != nil {
 			return err
 		}
 		text = text[n:]

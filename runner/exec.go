@@ -1,11 +1,11 @@
 package runner
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"os/exec"
 	"time"
-	"unicode/utf8"
 
 	"github.com/corvidlabs/fledge-go/internal/procgroup"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -37,7 +37,25 @@ func (s *session) exec(m *protocol.Outbound) {
 		s.cancelRequest(m.ID, s.reason())
 		return
 	}
-	s.respond(m.ID, res)
+	s.respondExec(m.ID, res)
+}
+
+// respondExec answers an exec. The line can be tens of MiB: it is encoded
+// once, into a buffer of its exact size that the inbox takes over, rather
+// than into the session's reused scratch (which would keep it) and a copy.
+func (s *session) respondExec(id json.RawMessage, res protocol.ExecResult) {
+	size := len(`{"type":"response","id":,"value":{"code":,"stdout":"","stderr":""}}`+"\n") + len(id) + 20
+	_, out := protocol.EncodedPrefix(res.Stdout, math.MaxInt)
+	_, errs := protocol.EncodedPrefix(res.Stderr, math.MaxInt)
+	size += out + errs
+	b, ok := protocol.AppendResponse(make([]byte, 0, size), id, res)
+	if !ok {
+		s.respond(id, res)
+		return
+	}
+	if err := s.in.write(b, true); err != nil {
+		s.fail(CodeMalformedResponse, err)
+	}
 }
 
 // execText is what an exec response carries of one captured stream: the
@@ -47,7 +65,7 @@ func (s *session) exec(m *protocol.Outbound) {
 // capBuffer counts what it did not keep.
 func execText(c *capBuffer, max int) string {
 	b := c.buf.Bytes()
-	n := jsonPrefix(b, max)
+	n, _ := protocol.EncodedPrefix(b, max)
 	dropped := c.dropped + int64(len(b)-n)
 	if dropped == 0 {
 		return string(b)
@@ -145,35 +163,4 @@ func (s *session) runExec(m *protocol.Outbound) (res protocol.ExecResult, cancel
 		res.Stderr += fmt.Sprintf("fledge: command timed out after %s and was killed\n", timeout)
 	}
 	return res, cancelled
-}
-
-// jsonPrefix returns the length of the longest start of b, ending on a
-// UTF-8 boundary, whose JSON string encoding (as encoding/json writes it,
-// HTML escaping off; quotes not counted) takes at most max bytes. A
-// control or invalid byte costs 6 bytes (\u0001, \ufffd), so 1 MiB of NUL
-// bytes is 6 MiB of JSON; TestJSONPrefix holds it to encoding/json.
-func jsonPrefix(b []byte, max int) int {
-	cost := 0
-	for i := 0; i < len(b); {
-		c, size, w := b[i], 1, 1
-		switch {
-		case c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\':
-		case c == '"', c == '\\', c == '\b', c == '\f', c == '\n', c == '\r', c == '\t':
-			w = 2
-		case c < utf8.RuneSelf:
-			w = 6
-		default:
-			r, sz := utf8.DecodeRune(b[i:])
-			size, w = sz, sz
-			if r == utf8.RuneError && sz == 1 || r == '\u2028' || r == '\u2029' {
-				w = 6
-			}
-		}
-		if cost+w > max {
-			return i
-		}
-		cost += w
-		i += size
-	}
-	return len(b)
 }

@@ -45,11 +45,14 @@ func (q *inbox) send(v any) error {
 	if err != nil {
 		return err
 	}
-	return q.write(b)
+	return q.write(b, true)
 }
 
-// write queues one encoded message line, which it takes over.
-func (q *inbox) write(msg []byte) error {
+// sendLine queues one encoded message line, as send does. The caller may
+// reuse msg once sendLine returns: what has to wait is copied.
+func (q *inbox) sendLine(msg []byte) error { return q.write(msg, false) }
+
+func (q *inbox) write(msg []byte, owned bool) error {
 	q.mu.Lock()
 	if q.broken || q.closing {
 		q.mu.Unlock()
@@ -69,6 +72,9 @@ func (q *inbox) write(msg []byte) error {
 			return nil
 		}
 		msg = msg[n:]
+	}
+	if !owned {
+		msg = append([]byte(nil), msg...)
 	}
 	// Only what was already waiting counts against the cap: one large
 	// answer (an exec's output) is fine; answers piling up unread are not.

@@ -35,6 +35,11 @@ func (s *session) loop() {
 
 // handle dispatches one line.
 func (s *session) handle(line []byte) {
+	if b, ok := protocol.AppendOutputText(s.scratch[:0], line); ok {
+		s.scratch = b
+		s.outputBytes(b)
+		return
+	}
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
@@ -42,8 +47,7 @@ func (s *session) handle(line []byte) {
 	// handlers (and the questions they ask) are done with it before the
 	// next line is read.
 	m := &s.msg
-	*m = protocol.Outbound{}
-	if err := json.Unmarshal(line, m); err != nil {
+	if err := protocol.Decode(line, m, &s.scratch); err != nil {
 		s.undecodable(line, err)
 		return
 	}
@@ -136,19 +140,42 @@ func validID(id json.RawMessage) bool {
 
 // respond answers request id.
 func (s *session) respond(id json.RawMessage, value any) {
-	if value == nil {
-		value = json.RawMessage("null")
+	var err error
+	if b, ok := protocol.AppendResponse(s.enc[:0], id, value); ok {
+		s.enc = b
+		err = s.in.sendLine(b)
+	} else {
+		if value == nil {
+			value = json.RawMessage("null")
+		}
+		err = s.in.send(protocol.Response{Type: protocol.TypeResponse, ID: id, Value: value})
 	}
-	if err := s.in.send(protocol.Response{Type: protocol.TypeResponse, ID: id, Value: value}); err != nil {
+	if err != nil {
 		s.fail(CodeMalformedResponse, err)
 	}
 }
 
 // cancelRequest withdraws request id.
 func (s *session) cancelRequest(id json.RawMessage, reason string) {
-	if err := s.in.send(protocol.Cancel{Type: protocol.TypeCancel, ID: id, Reason: reason}); err != nil {
+	var err error
+	if b, ok := protocol.AppendCancel(s.enc[:0], id, reason); ok {
+		s.enc = b
+		err = s.in.sendLine(b)
+	} else {
+		err = s.in.send(protocol.Cancel{Type: protocol.TypeCancel, ID: id, Reason: reason})
+	}
+	if err != nil {
 		s.fail(CodeMalformedResponse, err)
 	}
+}
+
+// outputBytes is output for text decoded into a scratch buffer.
+func (s *session) outputBytes(b []byte) {
+	if s.capture == nil && !s.r.StdoutTTY {
+		_, _ = s.out.Write(b)
+		return
+	}
+	s.output(string(b))
 }
 
 // output writes a plugin's output text: verbatim off a terminal, cleaned

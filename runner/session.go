@@ -46,6 +46,8 @@ type session struct {
 	loopDone  chan struct{}
 
 	out     *bufio.Writer // plugin output to Stdout (nil when capturing)
+	scratch []byte        // reused for decoding output text
+	enc     []byte        // reused for encoding answers (loop only)
 	msg     protocol.Outbound
 	capture *capBuffer
 

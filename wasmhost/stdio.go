@@ -80,10 +80,7 @@ func incompleteTail(b []byte) int {
 }
 
 // appendOutput appends an output message carrying text to dst.
-func appendOutput(dst, text []byte) []byte {
-	line, _ := protocol.Encode(protocol.Outbound{Type: protocol.TypeOutput, Text: string(text)}) // a string always encodes
-	return append(dst, line...)
-}
+func appendOutput(dst, text []byte) []byte { return protocol.AppendOutput(dst, string(text)) }
 
 // stderrWriter passes what the plugin writes to WASI stderr to fledge's
 // stderr, a line at a time, cleaned of control sequences. A line longer
