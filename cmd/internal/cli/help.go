@@ -55,7 +55,7 @@ declares: its description, its arguments, and what it was granted.
 			if err == nil && target != nil && target != parent && len(rest) == 0 {
 				return target.Help()
 			}
-			if !parent.HasParent() && isPluginCommand(args[0]) {
+			if !parent.HasParent() && isPluginCommand(topLevelWords(parent), args[0]) {
 				if ok, err := pluginCommandHelp(f, args[0]); ok || err != nil {
 					return err
 				}
