@@ -16,7 +16,7 @@ import (
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
-	"github.com/corvidlabs/fledge-go/treehash"
+	"github.com/corvidlabs/fledge-go/settings"
 )
 
 // How consent was given for a grant, as GrantResult.Consent records it.
@@ -136,27 +136,6 @@ func (e *InstalledManifestError) Error() string {
 
 func (e *InstalledManifestError) Unwrap() error { return e.Err }
 
-// EntryTier decides an installed plugin's trust tier from its record.
-// Entries the Rust fledge wrote have no kind or URL: a path source is
-// local, and owner/repo meant github.com there.
-func EntryTier(p *lockfile.Plugin, t registry.TrustConfig) registry.Tier {
-	if p.IsLocal() {
-		return registry.TierLocal
-	}
-	u := p.URL
-	if u == "" {
-		s, err := registry.ParseSource(p.Source, "https://github.com")
-		if err != nil {
-			return registry.TierUnverified
-		}
-		if s.Kind == registry.SourceLocal {
-			return registry.TierLocal
-		}
-		u = s.URL
-	}
-	return registry.TierOf(u, t)
-}
-
 // InstalledRequest is what an installed plugin requests, read from its
 // installed plugin.toml: the capabilities and the hooks, with the build
 // command recorded at install (a detected one included). A copied or
@@ -167,7 +146,7 @@ func InstalledRequest(paths home.Paths, p *lockfile.Plugin, tier registry.Tier) 
 	if err != nil {
 		return Request{}, nil, &InstalledManifestError{Plugin: p.Name, Err: err}
 	}
-	if p.ManifestHash != "" && p.Kind != lockfile.KindLocalLink && treehash.FileDigest(data) != p.ManifestHash {
+	if !p.ApprovedManifest(data) {
 		return Request{}, nil, &InstalledManifestError{Plugin: p.Name, Changed: true}
 	}
 	m, err := manifest.Decode(data)
@@ -247,7 +226,7 @@ func (in *Installer) ChangeGrants(ch GrantChange) (*GrantResult, error) {
 			return err
 		}
 		before = *p
-		tier := EntryTier(p, in.Trust)
+		tier := settings.RecordTier(p, in.Trust)
 		if len(grant) > 0 || ch.Yes {
 			// Granting more to a plugin whose source the policy now
 			// denies is refused; revoking never is.

@@ -52,7 +52,7 @@ type Installer struct {
 	// registry is available.
 	LookupName func(ctx context.Context, s registry.Source) (registry.Source, error)
 	// Policy is the admin policy in force (nil: none); Trust must already
-	// be narrowed by it (PolicyTrust).
+	// be narrowed by it (settings.Settings.Trust).
 	Policy *policy.Set
 	// Journal is the grant log every change is recorded in (nil: none).
 	Journal *grantlog.Log

@@ -17,18 +17,6 @@ import (
 // carry-over or a sync proposal would have granted is left ungranted, and
 // said so.
 
-// PolicyTrust narrows the owners a user's config.toml trusts to those the
-// policy's [trust] owners rules let it trust. The denials say which owners
-// were dropped and why.
-func PolicyTrust(t registry.TrustConfig, pol *policy.Set) (registry.TrustConfig, []policy.Denial) {
-	if pol.Empty() {
-		return t, nil
-	}
-	orgs, d1 := pol.Trusted(t.Orgs)
-	users, d2 := pol.Trusted(t.Users)
-	return registry.TrustConfig{Orgs: orgs, Users: users}, append(d1, d2...)
-}
-
 // EntrySource is what the policy's source rules see of an installed
 // plugin's record.
 func EntrySource(p *lockfile.Plugin) policy.Source {

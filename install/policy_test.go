@@ -11,7 +11,6 @@ import (
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/registry"
 )
 
 func mustPolicy(t *testing.T, text string) *policy.Set {
@@ -23,15 +22,6 @@ func mustPolicy(t *testing.T, text string) *policy.Set {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// The policy's tier names are registry's.
-func TestPolicyTiersAreRegistryTiers(t *testing.T) {
-	for i, tier := range []registry.Tier{registry.TierLocal, registry.TierOfficial, registry.TierTeam, registry.TierUnverified} {
-		if policy.Tiers[i] != string(tier) {
-			t.Errorf("policy tier %q, registry tier %q", policy.Tiers[i], tier)
-		}
-	}
 }
 
 // How install's consent meets the policy: what was named (or is needed)
@@ -118,19 +108,6 @@ func TestInstallTagCooldown(t *testing.T) {
 		case !ok && (!errors.As(err, &de) || de.Denials[0].Item != "tag_age" || !strings.Contains(de.Error(), "is only 33d")):
 			t.Errorf("%s: want a tag_age refusal, got %v", age, err)
 		}
-	}
-}
-
-// A [trust] owners rule narrows what config.toml trusts: a dropped owner's
-// plugins are unverified, so the unverified rules apply to them.
-func TestPolicyTrust(t *testing.T) {
-	pol := mustPolicy(t, "[trust]\nowners = [\"good-org\"]\n")
-	tr, dropped := PolicyTrust(registry.TrustConfig{Orgs: []string{"Good-Org", "evil"}, Users: []string{"alice"}}, pol)
-	if len(tr.Orgs) != 1 || tr.Orgs[0] != "Good-Org" || len(tr.Users) != 0 || len(dropped) != 2 {
-		t.Fatalf("%+v %+v", tr, dropped)
-	}
-	if tier := registry.TierOf("https://github.com/evil/fledge-plugin-x", tr); tier != registry.TierUnverified {
-		t.Errorf("evil is %s", tier)
 	}
 }
 

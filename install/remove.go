@@ -16,6 +16,7 @@ import (
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -69,7 +70,7 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	dir := r.Paths.PluginDir(entry.Name)
 
 	real, dirErr := filepath.EvalSymlinks(dir)
-	tier := EntryTier(&entry, r.Trust)
+	tier := settings.RecordTier(&entry, r.Trust)
 	var denied []policy.Denial
 	hook, ok := entry.Hooks[manifest.HookPostRemove]
 	if ok && hook != "" {

@@ -12,11 +12,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/mcpserver"
-	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/settings"
 )
 
 var allGrants = manifest.Capabilities{Exec: true, Store: true, Metadata: true}
@@ -215,21 +214,13 @@ func TestPolicyReadPerCall(t *testing.T) {
 	e.installGo("fledge-plugin-exec", "withexec", allGrants)
 	system := filepath.Join(e.root, "policy.toml")
 	cs := connect(t, e.server(func(o *mcpserver.Options) {
-		o.PerCall = func(r *runner.Runner) error {
-			pol, err := policy.Load(policy.Inputs{System: system})
-			if err != nil {
-				return err
-			}
-			r.Policy = pol
-			r.Tier = func(*lockfile.Plugin) string { return "unverified" }
-			return nil
-		}
+		o.Settings = settings.Inputs{SystemPolicy: system}
 	}), nil)
 	args := map[string]any{"args": []string{"exec", "echo", "hi"}}
 	if res := call(t, cs, "withexec", args, nil); res.IsError || !strings.Contains(text(res), `"code":0`) {
 		t.Fatalf("exec without a policy: %v %s", res.IsError, text(res))
 	}
-	if err := os.WriteFile(system, []byte("[capabilities]\nunverified = [\"store\"]\n"), 0o644); err != nil {
+	if err := os.WriteFile(system, []byte("[capabilities]\nlocal = [\"store\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if res := call(t, cs, "withexec", args, nil); res.IsError || !strings.Contains(text(res), `"code":126`) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -89,12 +90,12 @@ func grantInstaller(f *Factory, revoking bool) (*install.Installer, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, pol, err := loadConfigAndPolicy(f, paths)
-	if err != nil && (cfg == nil || !revoking) {
+	set, err := loadSettings(f, paths)
+	if err != nil && (set == nil || !revoking) {
 		return nil, err
 	}
-	return &install.Installer{Paths: paths, Store: store, Trust: policyTrust(f.IO.ErrOut, cfg, pol), Log: f.IO.ErrOut, Now: f.Now,
-		Policy: pol, Journal: grantLog(f, paths)}, nil
+	return &install.Installer{Paths: paths, Store: store, Trust: policyTrust(f.IO.ErrOut, set), Log: f.IO.ErrOut, Now: f.Now,
+		Policy: set.Policy(), Journal: grantLog(f, paths)}, nil
 }
 
 func grantRun(ctx context.Context, f *Factory, opts *grantOptions) error {
@@ -159,7 +160,7 @@ func askGrantChange(ctx context.Context, f *Factory, in *install.Installer, name
 	if err != nil {
 		return install.GrantChange{}, err
 	}
-	r, _, err := install.InstalledRequest(in.Paths, p, install.EntryTier(p, in.Trust))
+	r, _, err := install.InstalledRequest(in.Paths, p, settings.RecordTier(p, in.Trust))
 	if err != nil {
 		return install.GrantChange{}, err
 	}
