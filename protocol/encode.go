@@ -36,10 +36,10 @@ func AppendOutput(dst []byte, text string) []byte {
 	return append(dst, '}', '\n')
 }
 
-// AppendResponse appends the line encoding/json writes for
-// Response{Type: response, ID: id, Value: value} (HTML escaping
-// off), for a value that is nil, a bool or a string. ok is false for any
-// other value.
+// AppendResponse appends the line Encode writes for Response{Type:
+// response, ID: id, Value: value}, for an id that is a JSON string or
+// number and a value that is nil, a bool, a string or an ExecResult. ok is
+// false for anything else, and the caller encodes with Encode.
 func AppendResponse(dst []byte, id json.RawMessage, value any) ([]byte, bool) {
 	if !plainID(id) {
 		return dst, false
@@ -72,8 +72,8 @@ func AppendResponse(dst []byte, id json.RawMessage, value any) ([]byte, bool) {
 	return append(dst, "}\n"...), true
 }
 
-// AppendCancel appends the line encoding/json writes for
-// Cancel{Type: cancel, ID: id, Reason: reason} (id required).
+// AppendCancel appends the line Encode writes for Cancel{Type: cancel, ID:
+// id, Reason: reason}; ok is false unless id is a JSON string or number.
 func AppendCancel(dst []byte, id json.RawMessage, reason string) ([]byte, bool) {
 	if !plainID(id) {
 		return dst, false
