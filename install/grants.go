@@ -15,8 +15,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/registry"
-	"github.com/corvidlabs/fledge-go/settings"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // How consent was given for a grant, as GrantResult.Consent records it.
@@ -52,7 +51,7 @@ type GrantChange struct {
 type GrantResult struct {
 	// Plugin is the installed name, Version its installed version.
 	Plugin, Version string
-	Tier            registry.Tier
+	Tier            trust.Tier
 	// Request is what the installed plugin requests (capabilities and
 	// hooks, with the recorded build command).
 	Request Request
@@ -141,7 +140,7 @@ func (e *InstalledManifestError) Unwrap() error { return e.Err }
 // command recorded at install (a detected one included). A copied or
 // cloned plugin's plugin.toml must be the one approved; a live link's
 // changes by design, and is read as it is now.
-func InstalledRequest(paths home.Paths, p *lockfile.Plugin, tier registry.Tier) (Request, *manifest.Manifest, error) {
+func InstalledRequest(paths home.Paths, p *lockfile.Plugin, tier trust.Tier) (Request, *manifest.Manifest, error) {
 	data, err := manifest.ReadFile(filepath.Join(paths.PluginDir(p.Name), manifest.FileName))
 	if err != nil {
 		return Request{}, nil, &InstalledManifestError{Plugin: p.Name, Err: err}
@@ -226,7 +225,7 @@ func (in *Installer) ChangeGrants(ch GrantChange) (*GrantResult, error) {
 			return err
 		}
 		before = *p
-		tier := settings.RecordTier(p, in.Trust)
+		tier := in.Settings.Tier(p)
 		if len(grant) > 0 || ch.Yes {
 			// Granting more to a plugin whose source the policy now
 			// denies is refused; revoking never is.
@@ -238,7 +237,7 @@ func (in *Installer) ChangeGrants(ch GrantChange) (*GrantResult, error) {
 		if err != nil {
 			return err
 		}
-		res, err = applyGrants(p, r, grant, revoke, ch, in.Policy)
+		res, err = applyGrants(p, r, grant, revoke, ch, in.policy())
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/settings"
 )
 
 func mustPolicy(t *testing.T, text string) *policy.Set {
@@ -68,7 +69,7 @@ func TestInstallUnderPolicy(t *testing.T) {
 			g := newGitRepo(t)
 			g.commit(t, pluginFiles("1.0.0", c.hooks+caps), "")
 			in := e.installer(c.consent)
-			in.Policy = mustPolicy(t, c.policy)
+			in.Settings = settings.New(nil, mustPolicy(t, c.policy))
 			res, err := in.Install(context.Background(), g.url)
 			var de *policy.DeniedError
 			if c.refused != "" {
@@ -99,7 +100,7 @@ func TestInstallTagCooldown(t *testing.T) {
 	for age, ok := range map[string]bool{"40d": false, "30d": true} {
 		e := newEnv(t)
 		in := e.installer(Consent{Yes: true})
-		in.Policy = mustPolicy(t, "[pins]\nmin_tag_age = \""+age+"\"\n")
+		in.Settings = settings.New(nil, mustPolicy(t, "[pins]\nmin_tag_age = \""+age+"\"\n"))
 		_, err := in.Install(context.Background(), g.url+"@v1.0.0")
 		var de *policy.DeniedError
 		switch {
@@ -118,7 +119,9 @@ func TestRemoveUnderPolicySkipsHooks(t *testing.T) {
 	unixOnly(t)
 	t.Parallel()
 	for name, setup := range map[string]func(t *testing.T, r *Remover){
-		"forbidden":  func(t *testing.T, r *Remover) { r.Policy = mustPolicy(t, "[hooks]\nunverified = false\n") },
+		"forbidden": func(t *testing.T, r *Remover) {
+			r.Settings = settings.New(nil, mustPolicy(t, "[hooks]\nunverified = false\n"))
+		},
 		"unreadable": func(t *testing.T, r *Remover) { r.PolicyErr = errors.New("policy /p.toml: line 1: unknown key x") },
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -207,7 +207,8 @@ func TestMalformedArguments(t *testing.T) {
 
 // TestPolicyReadPerCall: the admin policy is read afresh for every call, so
 // one tightened while the server runs denies a recorded grant at the next
-// call, and one that cannot be read runs nothing.
+// call (and the tool list, watching the policy's file, shows the grants it
+// leaves), and one that cannot be read runs nothing.
 func TestPolicyReadPerCall(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -226,6 +227,14 @@ func TestPolicyReadPerCall(t *testing.T) {
 	if res := call(t, cs, "withexec", args, nil); res.IsError || !strings.Contains(text(res), `"code":126`) {
 		t.Errorf("exec under a policy tightened while serving: %v %s", res.IsError, text(res))
 	}
+	eventually(t, "tools/list to show the grants the policy leaves", func() bool {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil || len(res.Tools) != 1 {
+			t.Fatalf("tools/list: %v %+v", err, res)
+		}
+		g, _ := res.Tools[0].Meta[mcpserver.MetaGrants].(map[string]any)
+		return g["exec"] == false && g["store"] == true
+	})
 	if err := os.WriteFile(system, []byte("[capabilities\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

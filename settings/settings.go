@@ -165,3 +165,15 @@ func (s *Settings) Grants(p *lockfile.Plugin) Grants {
 	caps, hooks, denied := s.Policy().Narrow(string(tier), p.Capabilities, len(p.Hooks) > 0)
 	return Grants{Tier: tier, Capabilities: caps, Hooks: hooks, Denied: denied}
 }
+
+// New is the Settings of a config and a policy already in hand (a nil
+// config is config.toml's defaults, a nil policy none), the trust narrowed
+// by the policy as Load narrows it.
+func New(cfg *config.Config, pol *policy.Set) *Settings {
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	s := &Settings{config: cfg, policy: pol, trust: trust.Config{Orgs: cfg.Trust.Orgs, Users: cfg.Trust.Users}}
+	s.trust, s.dropped = narrowTrust(s.trust, pol)
+	return s
+}

@@ -105,7 +105,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	policyTrust(f.IO.ErrOut, set)
+	noteTrust(f.IO.ErrOut, set)
 	plugins, err := namedPlugins(file, opts.Names)
 	if err != nil {
 		return err

@@ -298,7 +298,7 @@ func auditSBOMRun(f *Factory, opts *auditOptions) error {
 	if ap.err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", errorText(ap.err.Error()))
 	}
-	policyTrust(f.IO.ErrOut, set)
+	noteTrust(f.IO.ErrOut, set)
 	plugins, err := namedPlugins(file, opts.Names)
 	if err != nil {
 		return err

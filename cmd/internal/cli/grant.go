@@ -11,7 +11,6 @@ import (
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -94,8 +93,8 @@ func grantInstaller(f *Factory, revoking bool) (*install.Installer, error) {
 	if err != nil && (set == nil || !revoking) {
 		return nil, err
 	}
-	return &install.Installer{Paths: paths, Store: store, Trust: policyTrust(f.IO.ErrOut, set), Log: f.IO.ErrOut, Now: f.Now,
-		Policy: set.Policy(), Journal: grantLog(f, paths)}, nil
+	return &install.Installer{Paths: paths, Store: store, Settings: noteTrust(f.IO.ErrOut, set), Log: f.IO.ErrOut, Now: f.Now,
+		Journal: grantLog(f, paths)}, nil
 }
 
 func grantRun(ctx context.Context, f *Factory, opts *grantOptions) error {
@@ -160,7 +159,7 @@ func askGrantChange(ctx context.Context, f *Factory, in *install.Installer, name
 	if err != nil {
 		return install.GrantChange{}, err
 	}
-	r, _, err := install.InstalledRequest(in.Paths, p, settings.RecordTier(p, in.Trust))
+	r, _, err := install.InstalledRequest(in.Paths, p, in.Settings.Tier(p))
 	if err != nil {
 		return install.GrantChange{}, err
 	}

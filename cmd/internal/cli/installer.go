@@ -59,7 +59,7 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(ctx, f, r) }
 	}
 	return &install.Installer{
-		Paths: paths, Store: store, Trust: policyTrust(f.IO.ErrOut, set), Policy: set.Policy(), Journal: grantLog(f, paths),
+		Paths: paths, Store: store, Settings: noteTrust(f.IO.ErrOut, set), Journal: grantLog(f, paths),
 		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
 		Log: f.IO.ErrOut, GitHub: registry.GitHubAuthFromEnv(f.Getenv), Git: gitfetch.Options{IdleTimeout: idle,
 			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,

@@ -48,14 +48,14 @@ func describeSettings(f *Factory, paths home.Paths) (set *settings.Settings, pol
 	return set, nil, err
 }
 
-// policyTrust is the trust in force (config.toml's, narrowed by the
-// policy); the owners the policy drops are noted on w.
-func policyTrust(w io.Writer, s *settings.Settings) trust.Config {
-	t, dropped := s.Trust()
+// noteTrust notes on w the owners of config.toml's [trust] that the
+// policy drops, and returns s.
+func noteTrust(w io.Writer, s *settings.Settings) *settings.Settings {
+	_, dropped := s.Trust()
 	for _, d := range dropped {
 		fmt.Fprintf(w, "note: policy: %s\n", termsafe.EscapeText(d.Text()))
 	}
-	return t
+	return s
 }
 
 // grantLog is the grant log of this home, stamped with the Factory's clock.

@@ -52,8 +52,8 @@ func removeRun(c *cobra.Command, f *Factory, opts *removeOptions) error {
 	// A policy that cannot be read never stops a removal (removing only
 	// narrows); it stops the plugin's post_remove hook, which runs code.
 	set, polErr := loadSettings(f, paths)
-	r := &install.Remover{Paths: paths, Store: store, Log: f.IO.ErrOut, Policy: set.Policy(), PolicyErr: polErr,
-		Trust: policyTrust(f.IO.ErrOut, set), Journal: grantLog(f, paths)}
+	r := &install.Remover{Paths: paths, Store: store, Log: f.IO.ErrOut, Settings: noteTrust(f.IO.ErrOut, set),
+		PolicyErr: polErr, Journal: grantLog(f, paths)}
 	p, err := r.Remove(c.Context(), opts.Name)
 	if err != nil {
 		return err

@@ -135,7 +135,7 @@ type searchResultJSON struct {
 const noDescription = "No description"
 
 func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
-	var tier registry.Tier
+	var tier trust.Tier
 	if opts.Tier != "" {
 		t, err := trust.ParseTier(opts.Tier)
 		if err != nil {
@@ -256,7 +256,7 @@ func openRegistry(f *Factory, paths home.Paths, cfg *config.Config) (registry.In
 	return idx, o, nil
 }
 
-func toSearchJSON(e registry.Entry, trusted registry.TrustConfig, githubBase string) searchResultJSON {
+func toSearchJSON(e registry.Entry, trusted trust.Config, githubBase string) searchResultJSON {
 	topics := make([]string, 0, len(e.Topics))
 	for _, t := range e.Topics {
 		topics = append(topics, termsafe.Escape(t))
