@@ -17,4 +17,9 @@
 //   - Text, Line and Styled remove them, for text meant to be rendered
 //     (plugin output and log messages, build output), where an escape
 //     sequence is presentation, not content.
+//
+// Truncate is the one way to shorten display text: to a width in terminal
+// columns, between grapheme clusters (rivo/uniseg), so no character is
+// split. It is independent of the three treatments: escape before or after
+// as the text needs.
 package termsafe
