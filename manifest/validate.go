@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -183,10 +184,12 @@ func (m *Manifest) Validate() Problems {
 		}
 	}
 
-	if fs := m.Capabilities.Filesystem; !KnownFilesystemScope(fs) {
-		add(SeverityWarning, "capabilities.filesystem",
-			fmt.Sprintf("unknown scope %q counts as access to every file, so only an explicit grant of filesystem approves it", fs),
-			"use \"none\", \"project\" or \"plugin\"")
+	for _, ci := range Table {
+		if !m.Capabilities.KnownScope(ci.Name) {
+			add(SeverityWarning, "capabilities."+string(ci.Name),
+				fmt.Sprintf("unknown scope %q counts as %s, so only an explicit grant of %s approves it", m.Capabilities.Scope(ci.Name), ci.Unbounded, ci.Name),
+				"use "+orQuoted(ci.Scopes))
+		}
 	}
 
 	for _, k := range m.Unknown {
@@ -346,4 +349,16 @@ func CheckCommand(cmd string) string {
 		return fmt.Sprintf("is %d bytes long, more than the %d the approval screen shows whole; put the script in a file in the plugin and run that", len(cmd), MaxCommandLen)
 	}
 	return ""
+}
+
+// orQuoted lists words quoted, the last after "or": "a", "b" or "c".
+func orQuoted(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = strconv.Quote(w)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

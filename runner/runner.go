@@ -10,9 +10,8 @@ import (
 
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
-	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/wasmhost"
 )
 
@@ -51,15 +50,13 @@ type Runner struct {
 	Timeouts Timeouts
 	Limits   Limits
 
-	// Policy is the admin policy in force (nil: none). What plugins.toml
-	// grants and it forbids the plugin's tier is denied when the plugin
-	// asks, as an ungranted capability is; a plugin whose source it denies
-	// does not run.
-	Policy *policy.Set
-	// Tier decides a plugin's trust tier from its record (with the trust
-	// configuration the policy narrowed); nil judges every plugin
-	// unverified, the tier policies limit most.
-	Tier func(*lockfile.Plugin) string
+	// Settings are config.toml and the admin policy in force (nil: no
+	// configuration, no policy). The runner enforces what they decide a
+	// plugin may do (settings.Settings.Grants): what plugins.toml grants
+	// and the policy forbids the plugin's tier is denied when the plugin
+	// asks, as an ungranted capability is; a plugin whose source the
+	// policy denies does not run.
+	Settings *settings.Settings
 	// Journal records each run-time policy denial, once per plugin,
 	// capability and policy (nil: not recorded).
 	Journal *grantlog.Log
@@ -274,15 +271,8 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	wasm := t.IsWasm()
-	if wasm && req.Timeout <= 0 {
-		req.Timeout = DefaultWasmRun
-	}
-	if req.Timeout > 0 && !wasm {
-		var stop context.CancelFunc
-		runCtx, stop = context.WithTimeoutCause(runCtx, req.Timeout, errRunTimeout)
-		defer stop()
-	}
+	rt := runtimeOf(t)
+	req.Timeout = rt.timeout(req.Timeout)
 	if req.Kill != nil {
 		// A kill is an interrupt too, whether or not one came first.
 		go func() {
@@ -293,14 +283,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 			}
 		}()
 	}
-	switch {
-	case wasm:
-		err = rr.runWasm(runCtx, cancel, t, req, res)
-	case t.Manifest.IsProtocol():
-		err = rr.runProtocol(runCtx, cancel, t, req, res)
-	default:
-		err = rr.runNative(runCtx, t, req, res)
-	}
+	err = rt.run(runCtx, cancel, rr, t, req, res)
 	for _, c := range res.Denied {
 		if _, ok := t.policy[c]; ok {
 			res.PolicyDenied = append(res.PolicyDenied, c)

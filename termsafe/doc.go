@@ -22,4 +22,9 @@
 // other blank characters, or of blank lines, scrolls what precedes it out
 // of sight. FirstPadding finds such padding (Blank says which characters
 // draw nothing), for executed strings, which must be seen whole.
+//
+// Truncate is the one way to shorten display text: to a width in terminal
+// columns, between grapheme clusters (rivo/uniseg), so no character is
+// split. It is independent of the three treatments: escape before or after
+// as the text needs.
 package termsafe

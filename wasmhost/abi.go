@@ -12,6 +12,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/corvidlabs/fledge-go/protocol"
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // instantiateHost links the fledge module. Every function is always there:
@@ -201,18 +202,10 @@ func (i *Instance) warn(format string, a ...any) {
 // malformed one.
 func (i *Instance) object(fn string, arg []byte, v any) bool {
 	if err := json.Unmarshal(arg, v); err != nil {
-		i.warn("%s: the request is not a JSON object (%v); ignored", fn, shortErr(err))
+		i.warn("%s: the request is not a JSON object (%v); ignored", fn, termsafe.Truncate(err.Error(), 100))
 		return false
 	}
 	return true
-}
-
-func shortErr(err error) string {
-	s := err.Error()
-	if len(s) > 100 {
-		s = s[:100] + "…"
-	}
-	return s
 }
 
 // exec(ptr, len) -> len: {"command","cwd","timeout"}.

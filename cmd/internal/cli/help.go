@@ -6,12 +6,9 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
-	"github.com/corvidlabs/fledge-go/config"
-	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -56,7 +53,7 @@ declares: its description, its arguments, and what it was granted.
 			if err == nil && target != nil && target != parent && len(rest) == 0 {
 				return target.Help()
 			}
-			if !parent.HasParent() && isPluginCommand(args[0]) {
+			if !parent.HasParent() && isPluginCommand(topLevelWords(parent), args[0]) {
 				if ok, err := pluginCommandHelp(f, args[0]); ok || err != nil {
 					return err
 				}
@@ -82,10 +79,14 @@ func pluginCommandHelp(f *Factory, command string) (ok bool, err error) {
 	if err != nil || !found {
 		return false, err
 	}
-	cfg, err := config.Load(paths.ConfigFile())
+	// Tier and grants are the settings' answer, as in list, info, audit,
+	// tools and at run time; a policy that cannot be read is for those
+	// to report (help goes on with config.toml alone).
+	set, _, err := describeSettings(f, paths)
 	if err != nil {
 		return true, err
 	}
+	g := set.Grants(p)
 	st := f.IO.OutStyle()
 	w := f.IO.Out
 	desc := termsafe.Line(p.Description)
@@ -104,9 +105,8 @@ func pluginCommandHelp(f *Factory, command string) (ok bool, err error) {
 		fmt.Fprintf(w, " — %s", desc)
 	}
 	fmt.Fprintln(w)
-	tier := install.EntryTier(p, trustConfig(cfg))
 	fmt.Fprintf(w, "\nProvided by %s %s (%s) from %s\n", termsafe.Escape(p.Name), termsafe.Escape(p.Version),
-		st.Tier(string(tier)), termsafe.Escape(p.Source))
+		st.Tier(string(g.Tier)), termsafe.Escape(p.Source))
 
 	usage := "fledge " + command
 	if detail != nil && len(detail.Args) > 0 {
@@ -136,7 +136,7 @@ func pluginCommandHelp(f *Factory, command string) (ok bool, err error) {
 	if detail != nil && detail.Dangerous {
 		fmt.Fprintf(w, "\n%s the plugin marks this command dangerous: it changes things outside fledge.\n", st.Warn("!"))
 	}
-	fmt.Fprintf(w, "\nGranted: %s\n", capsText(toCapsJSON(p.Capabilities)))
+	fmt.Fprintf(w, "\nGranted: %s\n", capsText(toCapsJSON(g.Capabilities)))
 	if others := slices.DeleteFunc(slices.Clone(p.Commands), func(c string) bool { return c == command }); len(others) > 0 {
 		fmt.Fprintf(w, "Also provides: %s\n", termsafe.Escape(strings.Join(others, ", ")))
 	}
@@ -177,10 +177,7 @@ func writeCommandTable(w io.Writer, cmds []lockfile.InstalledCommand) {
 		width = max(width, len(c.Name))
 	}
 	for _, c := range cmds {
-		d := termsafe.Line(c.Description)
-		if utf8.RuneCountInString(d) > 60 {
-			d = string([]rune(d)[:59]) + "…"
-		}
+		d := termsafe.Truncate(termsafe.Line(c.Description), 60)
 		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name, d)
 	}
 }

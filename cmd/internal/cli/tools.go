@@ -83,7 +83,14 @@ func toolsRun(f *Factory, opts *toolsOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := catalog.Load(paths)
+	set, perr, err := describeSettings(f, paths)
+	if err != nil {
+		return err
+	}
+	if perr != nil {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", errorText(perr.Error()))
+	}
+	c, err := catalog.Load(paths, set)
 	if err != nil {
 		return err
 	}
@@ -146,13 +153,10 @@ func toolArgs(t *catalog.Tool) string {
 	return strings.Join(parts, " ")
 }
 
-// oneLine is the first line of s, cut to n characters.
+// oneLine is the first line of s, cut to n columns.
 func oneLine(s string, n int) string {
 	s, _, _ = strings.Cut(termsafe.Line(s), "\n")
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n-1]) + "…"
-	}
-	return s
+	return termsafe.Truncate(s, n)
 }
 
 func toToolsDoc(c *catalog.Catalog) toolsDoc {
