@@ -81,7 +81,10 @@
 // synchronous calls, sleeps, a full output pipe), which under heavy load
 // errs towards stopping early. The wall clock of the whole run belongs to
 // the runner. Every limit stops the plugin at its next
-// loop iteration or call, whatever it is doing.
+// loop iteration or call, whatever it is doing; host calls that could
+// block for good are not made (the mounts open no FIFO), and a killed
+// plugin still in a host call after killGrace (a write to a stderr nobody
+// reads) is abandoned, so that no limit waits on it.
 //
 // # Compilation bounds
 //
