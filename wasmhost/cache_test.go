@@ -2,8 +2,7 @@ package wasmhost
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,17 +113,39 @@ func TestCompilationCacheEntriesAreBound(t *testing.T) {
 		}
 		return codes[0], codes[1]
 	}
+	// Each module's entry is the file its first run added.
+	files := func() map[string]bool {
+		t.Helper()
+		m := map[string]bool{}
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && d.Name() != bindingFile {
+				m[p] = true
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	var added [2]string
+	for i, m := range [][]byte{a, b} {
+		before := files()
+		if err := Check(context.Background(), m, dir); err != nil {
+			t.Fatal(err)
+		}
+		for f := range files() {
+			if !before[f] {
+				added[i] = f
+			}
+		}
+	}
+	ea, eb := added[0], added[1]
+	if ea == "" || eb == "" {
+		t.Fatalf("no cache entries: %q, %q", ea, eb)
+	}
 	if ca, cb := runs(); ca != 3 || cb != 4 {
 		t.Fatalf("exit codes %d, %d before any swap", ca, cb)
-	}
-	entry := func(m []byte) string {
-		t.Helper()
-		sum := sha256.Sum256(m)
-		found, _ := filepath.Glob(filepath.Join(dir, WazeroVersion, hex.EncodeToString(sum[:]), "*", "*"))
-		if len(found) != 1 {
-			t.Fatalf("entries of a module: %v", found)
-		}
-		return found[0]
 	}
 	swap := func(x, y string) {
 		t.Helper()
@@ -136,13 +157,11 @@ func TestCompilationCacheEntriesAreBound(t *testing.T) {
 		}
 	}
 	// The entry files, each under the other's name.
-	ea, eb := entry(a), entry(b)
 	swap(ea, eb)
 	if ca, cb := runs(); ca != 3 || cb != 4 {
 		t.Errorf("with the entries swapped, the modules exit %d and %d, want 3 and 4", ca, cb)
 	}
 	// The entries moved into each other's directory, under their own name.
-	ea, eb = entry(a), entry(b)
 	da, db := filepath.Dir(filepath.Dir(ea)), filepath.Dir(filepath.Dir(eb))
 	swap(da, db)
 	if ca, cb := runs(); ca != 3 || cb != 4 {
