@@ -298,7 +298,7 @@ const maxWarnKeys = 64
 
 // warnOnce shows a warning the first time key is seen.
 func (s *session) warnOnce(key, msg string) {
-	key = truncate(key, 128)
+	key = termsafe.Truncate(key, 128)
 	if s.warned[key] || len(s.warned) >= maxWarnKeys {
 		return
 	}
@@ -310,10 +310,7 @@ func (s *session) warnOnce(key, msg string) {
 // characters, with anything a terminal would obey escaped by %q (a key or
 // a validator name matters as it is, so nothing is stripped).
 func quote(text string) string {
-	if r := []rune(text); len(r) > 80 {
-		text = string(r[:80]) + "…"
-	}
-	return fmt.Sprintf("%q", text)
+	return fmt.Sprintf("%q", termsafe.Truncate(text, 80))
 }
 
 // flush writes buffered output to Stdout.
