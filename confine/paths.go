@@ -3,8 +3,7 @@ package confine
 import (
 	"os"
 	"path/filepath"
-
-	"github.com/corvidlabs/fledge-go/manifest"
+	"strings"
 )
 
 // maxSplit bounds how many entries allowed lists while carving a hidden
@@ -43,10 +42,10 @@ func split(dir string, hidden []string, dropped *[]string, budget *int) []string
 			*dropped = append(*dropped, dir+": it is "+h+", hidden from plugins")
 			return nil
 		}
-		if manifest.Within(h, dir) { // an exception inside a hidden tree
+		if under(h, dir) { // an exception inside a hidden tree
 			continue
 		}
-		if manifest.Within(dir, h) {
+		if under(dir, h) {
 			holds = true
 		}
 	}
@@ -70,6 +69,16 @@ func split(dir string, hidden []string, dropped *[]string, budget *int) []string
 		out = append(out, split(child, hidden, dropped, budget)...)
 	}
 	return out
+}
+
+// under reports whether p is root or below it. Both are clean absolute
+// paths (from EvalSymlinks or joined from one), so a prefix test is exact;
+// manifest.Within's filepath.Rel cost most of Derive's time.
+func under(root, p string) bool {
+	if root == "/" {
+		return true
+	}
+	return p == root || strings.HasPrefix(p, root) && p[len(root)] == filepath.Separator
 }
 
 // real is p with symlinks resolved, or p made absolute when it does not
