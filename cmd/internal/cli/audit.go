@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/corvidlabs/fledge-go/confine"
 	"maps"
 	"slices"
 	"strings"
@@ -79,9 +80,22 @@ type auditEntry struct {
 	Warnings          []string          `json:"warnings"`
 	// Sandbox says what a sandboxed plugin's own code may touch.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Confinement is how the kernel confines a native plugin's own code
+	// here (absent for wasm).
+	Confinement *confinementJSON `json:"confinement,omitempty"`
 	// PolicyDenied lists what the admin policy refuses it now: granted
 	// capabilities or hooks (denied at run time), its source, its pin.
 	PolicyDenied []string `json:"policy_denied"`
+}
+
+// confinementJSON is confine.Status: the profile's row, whether it may
+// use the network, and whether the kernel enforces it (why not, if not).
+type confinementJSON struct {
+	Scope          string `json:"scope"`
+	Network        bool   `json:"network"`
+	KernelEnforced bool   `json:"kernel_enforced"`
+	Reason         string `json:"reason,omitempty"`
+	Reach          string `json:"reach"`
 }
 
 type auditDoc struct {
@@ -112,7 +126,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	}
 	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(f, runner.Externals(paths, f.Getenv("PATH")), file)}
 	for _, p := range plugins {
-		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p)))
+		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedBy(f)))
 	}
 	warnings := auditAdminChecks(paths, file, ap, set, &doc)
 	if opts.JSON {
@@ -143,7 +157,7 @@ func auditStrict(f *Factory, opts *auditOptions, warnings int) error {
 
 // auditPlugin is install.AuditPlugin's findings in audit's document, with
 // the tier and effective grants g the settings decide.
-func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants) auditEntry {
+func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants, off string) auditEntry {
 	au := install.AuditPlugin(paths, p, g.Tier)
 	cmds := p.Commands
 	if cmds == nil {
@@ -168,6 +182,9 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants) auditE
 	}
 	if a.Sandboxed {
 		a.Sandbox = wasmhost.Describe(p.Capabilities.Filesystem)
+	} else {
+		st := confine.StatusOf(au.Requested.Filesystem, g.Capabilities, confine.Detect(), off)
+		a.Confinement = &confinementJSON{Scope: string(st.Scope), Network: st.Network, KernelEnforced: st.Enforced, Reason: st.Reason, Reach: st.Reach()}
 	}
 	return a
 }
@@ -186,6 +203,10 @@ func printAudit(f *Factory, a auditEntry) {
 	}
 	if a.Sandboxed {
 		fmt.Fprintf(w, "  runtime:   wasm (sandboxed): its own code reaches %s\n", a.Sandbox)
+	} else if c := a.Confinement; c != nil && c.KernelEnforced {
+		fmt.Fprintf(w, "  runtime:   %s, confined by the kernel: its own code reaches %s\n", termsafe.Line(a.Runtime), c.Reach)
+	} else if c != nil && c.Reason != "" {
+		fmt.Fprintf(w, "  runtime:   %s, not confined (%s): its code runs with your privileges\n", termsafe.Line(a.Runtime), termsafe.Line(c.Reason))
 	} else {
 		fmt.Fprintf(w, "  runtime:   %s, unsandboxed: its code runs with your privileges\n", termsafe.Line(a.Runtime))
 	}
