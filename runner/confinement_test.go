@@ -31,7 +31,7 @@ func TestConfinementProbes(t *testing.T) {
 	cases := []struct {
 		name     string
 		declares string // the [capabilities] lines of the manifest
-		protocol string
+		protocol string // "fledge-v1", or "go" for the Go plugin without the protocol
 		grants   manifest.Capabilities
 		allowed  []string // the probes that succeed; every other is denied
 	}{
@@ -44,6 +44,10 @@ func TestConfinementProbes(t *testing.T) {
 		{"project granted, network not", "filesystem = \"project\"\nnetwork = true", "", manifest.Capabilities{Filesystem: "project"},
 			[]string{"write_tmpdir", "write_own_files", "read_project"}},
 		{"nothing declared, as a Rust-era plugin", "", "", manifest.Capabilities{},
+			[]string{"write_tmpdir", "write_own_files", "read_project", "write_project", "tcp", "udp", "mptcp"}},
+		{"a Go plugin, project granted, network not", "filesystem = \"project\"\nnetwork = true", "go", manifest.Capabilities{Filesystem: "project"},
+			[]string{"write_tmpdir", "write_own_files", "read_project"}},
+		{"a Go plugin, nothing declared", "", "go", manifest.Capabilities{},
 			[]string{"write_tmpdir", "write_own_files", "read_project", "write_project", "tcp", "udp", "mptcp"}},
 		{"a fledge-v1 plugin, filesystem none", "filesystem = \"none\"\nnetwork = false", "fledge-v1", manifest.Capabilities{},
 			[]string{"write_tmpdir", "write_own_files"}},
@@ -76,22 +80,27 @@ func TestConfinementProbes(t *testing.T) {
 				fmt.Sprintf("PROBE_UDP=%d", udp.LocalAddr().(*net.UDPAddr).Port))
 
 			m := "[plugin]\nname = \"fledge-plugin-probe\"\nversion = \"1.2.3\"\n"
+			bin, src, args := "bin/probe.sh", filepath.Join("testdata", "plugins", "probe.sh"), []string(nil)
+			if c.protocol == "go" { // the Go test plugin, without the protocol
+				bin, src, args = "bin/goplugin", goPlugin, []string{"probe"}
+				c.protocol = ""
+			}
 			if c.protocol != "" {
 				m += "protocol = \"" + c.protocol + "\"\n"
 				e.environ = append(e.environ, "PROBE_NDJSON=1")
 			}
-			m += "\n[[commands]]\nname = \"probe\"\nbinary = \"bin/probe.sh\"\n"
+			m += "\n[[commands]]\nname = \"probe\"\nbinary = \"" + bin + "\"\n"
 			if c.declares != "" {
 				m += "\n[capabilities]\n" + c.declares + "\n"
 			}
-			e.install(plugin{name: "fledge-plugin-probe", manifest: m, commands: map[string]string{"probe": "bin/probe.sh"},
-				copies: map[string]string{"bin/probe.sh": filepath.Join("testdata", "plugins", "probe.sh")}, grants: c.grants, protocol: c.protocol})
+			e.install(plugin{name: "fledge-plugin-probe", manifest: m, commands: map[string]string{"probe": bin},
+				copies: map[string]string{bin: src}, grants: c.grants, protocol: c.protocol})
 			before, err := os.ReadFile(e.paths.PluginsFile())
 			if err != nil {
 				t.Fatal(err)
 			}
 
-			res, err := e.run(Request{Command: "probe"})
+			res, err := e.run(Request{Command: "probe", Args: args})
 			if err != nil || res.ExitCode != 0 {
 				t.Fatalf("run: %v, exit %d\nstderr:\n%s", err, res.ExitCode, e.stderr)
 			}
