@@ -5,10 +5,12 @@
 // trampoline inside the fledge binary.
 //
 // Go cannot run code between fork and exec, so the runner starts the
-// plugin as fledge itself (/proc/self/exe) under the argv[0] Marker; the
-// first thing cmd/fledge's main does is hand such a process to Trampoline,
-// which restricts itself and execs the plugin. No other command's start-up
-// sees any of it.
+// plugin as fledge itself (/proc/self/exe) under the argv[0] Marker; this
+// package's init hands such a process to Trampoline before package main
+// and fledge's heavier packages are initialised, and it restricts its
+// thread and execs the plugin. In any other process that init only
+// compares argv[0]. Every binary that links confine (fledge, and the test
+// binaries of the packages that start plugins) is its own trampoline.
 //
 // # The profile table
 //

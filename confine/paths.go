@@ -73,7 +73,7 @@ func split(dir string, hidden []string, dropped *[]string, budget *int) []string
 
 // under reports whether p is root or below it. Both are clean absolute
 // paths (from EvalSymlinks or joined from one), so a prefix test is exact;
-// manifest.Within's filepath.Rel cost most of Derive's time.
+// a filepath.Rel test (manifest.Within) cost most of Derive's time.
 func under(root, p string) bool {
 	if root == "/" {
 		return true

@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/corvidlabs/fledge-go/manifest"
 )
 
 // Scope names a row of the profile table (see the package doc).
@@ -77,16 +75,27 @@ type Profile struct {
 	Dropped []string `json:"dropped,omitempty"`
 }
 
+// Grants are the effective grants a profile is drawn from: what
+// plugins.toml records, narrowed by the admin policy (package settings),
+// as manifest.Capabilities holds them. confine does not import manifest,
+// so that the trampoline, which runs before package main, waits for as
+// few package initialisations as possible.
+type Grants struct {
+	// Filesystem is the granted scope ("" or "none": none).
+	Filesystem string
+	Network    bool
+}
+
 // ScopeOf is the table row for a plugin: the filesystem scope its approved
 // manifest declares, as far as it is granted (effective, after the admin
 // policy). A declared scope that is not granted is ScopeNone; no manifest
 // declaration is ScopeDefault. A scope fledge does not know is ScopeNone:
 // it has no defined bound to grant.
-func ScopeOf(declared string, effective manifest.Capabilities) Scope {
+func ScopeOf(declared string, effective Grants) Scope {
 	if declared == "" {
 		return ScopeDefault
 	}
-	if !effective.Has(manifest.CapFilesystem) || effective.Filesystem != declared {
+	if effective.Filesystem == "" || effective.Filesystem == "none" || effective.Filesystem != declared {
 		return ScopeNone
 	}
 	switch Scope(declared) {
@@ -99,7 +108,7 @@ func ScopeOf(declared string, effective manifest.Capabilities) Scope {
 // Derive draws a plugin's profile from its declared filesystem scope and
 // its effective grants (what plugins.toml records, narrowed by the admin
 // policy): never from the manifest alone.
-func Derive(declared string, effective manifest.Capabilities, at Places) Profile {
+func Derive(declared string, effective Grants, at Places) Profile {
 	scope := ScopeOf(declared, effective)
 	p := Profile{Scope: scope}
 	hidden := at.hidden()

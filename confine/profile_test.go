@@ -6,24 +6,22 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/corvidlabs/fledge-go/manifest"
 )
 
 func TestScopeOf(t *testing.T) {
 	cases := []struct {
 		declared string
-		granted  manifest.Capabilities
+		granted  Grants
 		want     Scope
 	}{
-		{"", manifest.Capabilities{}, ScopeDefault},
-		{"", manifest.Capabilities{Filesystem: "project"}, ScopeDefault},
-		{"none", manifest.Capabilities{}, ScopeNone},
-		{"project", manifest.Capabilities{}, ScopeNone},                         // declared, not granted
-		{"project", manifest.Capabilities{Filesystem: "project"}, ScopeProject}, // granted
-		{"plugin", manifest.Capabilities{Filesystem: "project"}, ScopeNone},     // granted another scope
-		{"plugin", manifest.Capabilities{Filesystem: "plugin"}, ScopePlugin},
-		{"home", manifest.Capabilities{Filesystem: "home"}, ScopeNone}, // no defined bound
+		{"", Grants{}, ScopeDefault},
+		{"", Grants{Filesystem: "project"}, ScopeDefault},
+		{"none", Grants{}, ScopeNone},
+		{"project", Grants{}, ScopeNone},                         // declared, not granted
+		{"project", Grants{Filesystem: "project"}, ScopeProject}, // granted
+		{"plugin", Grants{Filesystem: "project"}, ScopeNone},     // granted another scope
+		{"plugin", Grants{Filesystem: "plugin"}, ScopePlugin},
+		{"home", Grants{Filesystem: "home"}, ScopeNone}, // no defined bound
 	}
 	for _, c := range cases {
 		if got := ScopeOf(c.declared, c.granted); got != c.want {
@@ -46,7 +44,7 @@ func TestDeriveHidesHomeAndState(t *testing.T) {
 	}
 	at := Places{Home: home, FledgeHome: fh, PluginRoot: fh + "/plugins/p", Data: fh + "/plugins/.data/p/files",
 		Temp: root + "/tmpdir", Project: []string{root}}
-	p := Derive("", manifest.Capabilities{}, at)
+	p := Derive("", Grants{}, at)
 	all := strings.Join(append(append(p.ReadExec, p.Read...), p.Write...), "\n")
 	for _, bad := range []string{root + "\n", home + "\n", fh + "\n"} {
 		if strings.Contains(all+"\n", bad) {
@@ -60,7 +58,7 @@ func TestDeriveHidesHomeAndState(t *testing.T) {
 	}
 	// A project that is home is not granted at all.
 	at.Project = []string{home}
-	p = Derive("project", manifest.Capabilities{Filesystem: "project"}, at)
+	p = Derive("project", Grants{Filesystem: "project"}, at)
 	if slices.Contains(p.Read, home) || len(p.Dropped) == 0 {
 		t.Errorf("home as the project: read %v, dropped %v", p.Read, p.Dropped)
 	}

@@ -1,7 +1,5 @@
 package confine
 
-import "github.com/corvidlabs/fledge-go/manifest"
-
 // Status is what confinement a native plugin's own code gets here: its
 // table row, whether it may use the network, and whether the kernel
 // enforces that (and if not, why).
@@ -16,7 +14,7 @@ type Status struct {
 // declared (its approved manifest's) with the effective grants effective,
 // on a kernel offering s; off, when not empty, says who turned
 // confinement off.
-func StatusOf(declared string, effective manifest.Capabilities, s Support, off string) Status {
+func StatusOf(declared string, effective Grants, s Support, off string) Status {
 	st := Status{Scope: ScopeOf(declared, effective)}
 	st.Network = st.Scope == ScopeDefault || effective.Network
 	switch {

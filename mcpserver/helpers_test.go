@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
-	"github.com/corvidlabs/fledge-go/confine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,10 +27,6 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	// The runner starts confined plugins through the running binary.
-	if confine.IsTrampoline(os.Args) {
-		os.Exit(confine.Trampoline(os.Args, os.Stderr))
-	}
 	// The tests wait on plugin processes far more than they compute.
 	if err := testutil.WaitingTests(); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/corvidlabs/fledge-go/confine"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,10 +23,6 @@ import (
 var goPlugin string
 
 func TestMain(m *testing.M) {
-	// The runner starts confined plugins through the running binary.
-	if confine.IsTrampoline(os.Args) {
-		os.Exit(confine.Trampoline(os.Args, os.Stderr))
-	}
 	// The tests wait on plugin processes far more than they compute.
 	if err := testutil.WaitingTests(); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -47,7 +47,8 @@ func (r *Runner) confinement(t *Target, tmp string) Confinement {
 	if wd, err := r.Getwd(); err == nil {
 		at.Project = projectDirs(wd, at.Home)
 	}
-	p := confine.Derive(t.Manifest.Capabilities.Filesystem, t.Grants(), at)
+	g := t.Grants()
+	p := confine.Derive(t.Manifest.Capabilities.Filesystem, confine.Grants{Filesystem: g.Filesystem, Network: g.Network}, at)
 	s := supportOf()
 	c := Confinement{Profile: p, Enforced: s.Enforces(p), Reason: s.Reason}
 	if !s.Files {

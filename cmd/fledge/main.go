@@ -2,7 +2,6 @@
 package main
 
 import (
-	"github.com/corvidlabs/fledge-go/confine"
 	"os"
 
 	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
@@ -12,10 +11,5 @@ import (
 var version = "dev"
 
 func main() {
-	// A plugin is started through fledge itself, which confines itself and
-	// execs it: that process is not the CLI (see package confine).
-	if confine.IsTrampoline(os.Args) {
-		os.Exit(confine.Trampoline(os.Args, os.Stderr))
-	}
 	os.Exit(cli.Main(os.Args[1:], cli.System(), version))
 }

@@ -183,7 +183,7 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants, off st
 	if a.Sandboxed {
 		a.Sandbox = wasmhost.Describe(p.Capabilities.Filesystem)
 	} else {
-		st := confine.StatusOf(au.Requested.Filesystem, g.Capabilities, confine.Detect(), off)
+		st := confine.StatusOf(au.Requested.Filesystem, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, confine.Detect(), off)
 		a.Confinement = &confinementJSON{Scope: string(st.Scope), Network: st.Network, KernelEnforced: st.Enforced, Reason: st.Reason, Reach: st.Reach()}
 	}
 	return a

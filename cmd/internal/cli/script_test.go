@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/corvidlabs/fledge-go/confine"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -31,10 +30,6 @@ import (
 // kills it with SIGKILL right after the grant log took a record and before
 // plugins.toml is written. Both are read by this test binary only.
 func TestMain(m *testing.M) {
-	// The runner starts confined plugins through the running binary.
-	if confine.IsTrampoline(os.Args) {
-		os.Exit(confine.Trampoline(os.Args, os.Stderr))
-	}
 	testscript.Main(packageRun{m}, map[string]func(){
 		"fledge": func() {
 			if os.Getenv("FLEDGE_TEST_KILL_AFTER_LOG") != "" {
