@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"syscall"
 )
 
@@ -19,6 +20,10 @@ const Marker = "[fledge confine]"
 // selfExe names the running fledge binary without a path lookup, and
 // without a window in which an upgrade could swap it.
 const selfExe = "/proc/self/exe"
+
+// maxArg is the largest profile passed on argv (Linux's limit on one
+// argument is 128 KiB).
+const maxArg = 64 << 10
 
 // Wrap makes cmd start through the trampoline, which confines itself to p
 // and then execs what cmd would have run, with the same arguments,
@@ -32,7 +37,26 @@ func Wrap(cmd *exec.Cmd, p Profile) error {
 	if cmd.Path == "" || len(cmd.Args) == 0 {
 		return errors.New("confine: nothing to run")
 	}
-	args := append([]string{Marker, string(data), cmd.Path}, cmd.Args...)
+	arg := string(data)
+	if len(data) > maxArg {
+		// Linux refuses a single argument past 128 KiB: a profile that
+		// large (a temporary directory split into thousands of entries)
+		// goes through a file the trampoline reads and removes.
+		f, err := os.CreateTemp("", "fledge-profile-")
+		if err != nil {
+			return fmt.Errorf("confine: %w", err)
+		}
+		_, werr := f.Write(data)
+		if err := f.Close(); werr == nil {
+			werr = err
+		}
+		if werr != nil {
+			_ = os.Remove(f.Name())
+			return fmt.Errorf("confine: %w", werr)
+		}
+		arg = "@" + f.Name()
+	}
+	args := append([]string{Marker, arg, cmd.Path}, cmd.Args...)
 	cmd.Path = selfExe
 	cmd.Args = args
 	return nil
@@ -67,7 +91,17 @@ func Trampoline(args []string, stderr io.Writer) int {
 		return 126
 	}
 	var p Profile
-	if err := json.Unmarshal([]byte(args[1]), &p); err != nil {
+	data := []byte(args[1])
+	if name, ok := strings.CutPrefix(args[1], "@"); ok {
+		var err error
+		data, err = os.ReadFile(name)
+		_ = os.Remove(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "fledge: the confinement trampoline got no profile: %v\n", err)
+			return 126
+		}
+	}
+	if err := json.Unmarshal(data, &p); err != nil {
 		fmt.Fprintf(stderr, "fledge: the confinement trampoline got no profile: %v\n", err)
 		return 126
 	}
