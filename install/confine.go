@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -26,7 +27,7 @@ func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), 
 		if in.Unconfined != "" {
 			why = "turned off by " + in.Unconfined
 		}
-		if in.Log != nil {
+		if in.Log != nil && (in.Unconfined != "" || runtime.GOOS == "linux") {
 			fmt.Fprintf(in.Log, "  note: the %s hook runs unconfined: %s\n", name, why)
 		}
 		return done, nil

@@ -163,3 +163,26 @@ func lookPathIn(path, name string) (string, error) {
 	}
 	return "", os.ErrNotExist
 }
+
+// Turned off, a plugin runs as before, and the run says so.
+func TestConfinementTurnedOff(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	key := filepath.Join(e.dir, "home", ".ssh", "id_rsa")
+	writeFile(t, key, "KEY\n", 0o600)
+	m := "[plugin]\nname = \"fledge-plugin-probe\"\nversion = \"1.2.3\"\n\n[[commands]]\nname = \"probe\"\nbinary = \"bin/goplugin\"\n\n[capabilities]\nfilesystem = \"none\"\n"
+	e.install(plugin{name: "fledge-plugin-probe", manifest: m, commands: map[string]string{"probe": "bin/goplugin"},
+		copies: map[string]string{"bin/goplugin": goPlugin}})
+	r := e.runner()
+	r.Unconfined = "FLEDGE_CONFINE=off"
+	res, err := e.runWith(r, Request{Command: "probe", Args: []string{"probe"}})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("run: %v, exit %d\n%s", err, res.ExitCode, e.stderr)
+	}
+	if !strings.Contains(e.stdout.String(), "read_ssh ok\n") {
+		t.Errorf("unconfined probe:\n%s", e.stdout)
+	}
+	if want := "fledge: plugin fledge-plugin-probe runs unconfined: turned off by FLEDGE_CONFINE=off\n"; e.stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", e.stderr, want)
+	}
+}

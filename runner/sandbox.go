@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -67,6 +68,19 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), err error) {
 	if t.Root == "" || t.Manifest == nil {
 		return done, nil
 	}
+	if r.Unconfined != "" {
+		fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined: turned off by %s\n", t.Entry.Name, r.Unconfined)
+		return done, nil
+	}
+	if s := supportOf(); !s.Files {
+		// Elsewhere than Linux there is nothing to confine with, and
+		// audit says so; on Linux the kernel could, so every run says why
+		// it does not.
+		if runtime.GOOS == "linux" {
+			fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined, as before: %s\n", t.Entry.Name, s.Reason)
+		}
+		return done, nil
+	}
 	if err := os.MkdirAll(r.Paths.PluginFilesDir(t.Entry.Name), 0o700); err != nil {
 		return done, fmt.Errorf("create the plugin's files directory: %w", err)
 	}
@@ -77,14 +91,6 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), err error) {
 	done = func() { _ = os.RemoveAll(tmp) }
 	cmd.Env = setEnv(cmd.Env, "TMPDIR", tmp)
 	c := r.confinement(t, tmp)
-	if r.Unconfined != "" {
-		fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined: turned off by %s\n", t.Entry.Name, r.Unconfined)
-		return done, nil
-	}
-	if !supportOf().Files {
-		fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined, as before: %s\n", t.Entry.Name, c.Reason)
-		return done, nil
-	}
 	if !c.Enforced {
 		fmt.Fprintf(r.Stderr, "fledge: plugin %s's files are confined, its network is not: %s\n", t.Entry.Name, c.Reason)
 	}
