@@ -98,6 +98,22 @@ type confinementJSON struct {
 	Reach          string `json:"reach"`
 }
 
+// confinementOf is how the kernel confines the own code of a native
+// plugin declaring the filesystem scope declared, with effective grants g,
+// here (off: who turned confinement off, if anyone).
+func confinementOf(declared string, g settings.Grants, off string) *confinementJSON {
+	st := confine.StatusOf(declared, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, confine.Detect(), off)
+	return &confinementJSON{Scope: string(st.Scope), Network: st.Network, KernelEnforced: st.Enforced, Reason: st.Reason, Reach: st.Reach()}
+}
+
+// text is the confinement in a few words, for audit and info.
+func (c *confinementJSON) text() string {
+	if c.KernelEnforced {
+		return "confined by the kernel: its own code reaches " + c.Reach
+	}
+	return "not confined (" + termsafe.Line(c.Reason) + "): its code runs with your privileges"
+}
+
 type auditDoc struct {
 	SchemaVersion int          `json:"schema_version"`
 	Audit         []auditEntry `json:"audit"`
@@ -183,8 +199,7 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants, off st
 	if a.Sandboxed {
 		a.Sandbox = wasmhost.Describe(p.Capabilities.Filesystem)
 	} else {
-		st := confine.StatusOf(au.Requested.Filesystem, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, confine.Detect(), off)
-		a.Confinement = &confinementJSON{Scope: string(st.Scope), Network: st.Network, KernelEnforced: st.Enforced, Reason: st.Reason, Reach: st.Reach()}
+		a.Confinement = confinementOf(au.Requested.Filesystem, g, off)
 	}
 	return a
 }
@@ -203,10 +218,8 @@ func printAudit(f *Factory, a auditEntry) {
 	}
 	if a.Sandboxed {
 		fmt.Fprintf(w, "  runtime:   wasm (sandboxed): its own code reaches %s\n", a.Sandbox)
-	} else if c := a.Confinement; c != nil && c.KernelEnforced {
-		fmt.Fprintf(w, "  runtime:   %s, confined by the kernel: its own code reaches %s\n", termsafe.Line(a.Runtime), c.Reach)
-	} else if c != nil && c.Reason != "" {
-		fmt.Fprintf(w, "  runtime:   %s, not confined (%s): its code runs with your privileges\n", termsafe.Line(a.Runtime), termsafe.Line(c.Reason))
+	} else if a.Confinement != nil {
+		fmt.Fprintf(w, "  runtime:   %s, %s\n", termsafe.Line(a.Runtime), a.Confinement.text())
 	} else {
 		fmt.Fprintf(w, "  runtime:   %s, unsandboxed: its code runs with your privileges\n", termsafe.Line(a.Runtime))
 	}

@@ -10,9 +10,9 @@ import (
 	"github.com/corvidlabs/fledge-go/confine"
 )
 
-// audit says per native plugin how the kernel confines it here: its
+// audit and info say per native plugin how the kernel confines it here: its
 // profile's row and whether Landlock enforces it, or why not.
-func TestAuditSaysWhatTheKernelEnforces(t *testing.T) {
+func TestAuditAndInfoSayWhatTheKernelEnforces(t *testing.T) {
 	t.Parallel()
 	e := newHEnv(t)
 	e.confined = true
@@ -50,6 +50,10 @@ func TestAuditSaysWhatTheKernelEnforces(t *testing.T) {
 	text := e.ok("plugins", "audit")
 	if s.Files && !strings.Contains(string(text.out), "confined by the kernel: its own code reaches the project read-only, its own files, no network") {
 		t.Errorf("audit text:\n%s", text.out)
+	}
+	info := e.ok("plugins", "info", "scoped")
+	if s.Files && !strings.Contains(string(info.out), "confined by the kernel: its own code reaches the project read-only") {
+		t.Errorf("info text:\n%s", info.out)
 	}
 	e.confined = false
 	off := e.ok("plugins", "audit")

@@ -60,6 +60,9 @@ type infoJSON struct {
 	// "missing" (gone or unreadable): then requested and hook_details
 	// hold only what was recorded.
 	ManifestStatus string `json:"manifest_status"`
+	// Confinement is how the kernel confines a native plugin's own code
+	// here (absent for wasm).
+	Confinement *confinementJSON `json:"confinement,omitempty"`
 }
 
 type infoDoc struct {
@@ -109,6 +112,9 @@ func infoRun(f *Factory, opts *infoOptions) error {
 		approved, ok := p.Hooks[h.Name]
 		info.HookDetails = append(info.HookDetails, hookJSON{Name: h.Name, Command: h.Command, Auto: h.Auto, Approved: ok && approved == h.Command})
 	}
+	if info.Runtime != "wasm" {
+		info.Confinement = confinementOf(r.Capabilities.Filesystem, g, unconfinedBy(f))
+	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, infoDoc{SchemaVersion: SchemaVersion, Plugin: info})
 	}
@@ -147,6 +153,9 @@ func printInfo(out io.Writer, p *lockfile.Plugin, info infoJSON) {
 		proto = "none (runs with the terminal, no host operations)"
 	}
 	row("protocol", termsafe.Escape(proto)+", "+info.Runtime)
+	if info.Confinement != nil {
+		row("confinement", info.Confinement.text())
+	}
 	row("granted", capsText(info.Granted)+hooksNote(p))
 	row("requested", capsText(info.Requested))
 	if len(info.Denied) > 0 {
