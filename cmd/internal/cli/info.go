@@ -60,9 +60,6 @@ type infoJSON struct {
 	// "missing" (gone or unreadable): then requested and hook_details
 	// hold only what was recorded.
 	ManifestStatus string `json:"manifest_status"`
-	// Confinement is how the kernel confines a native plugin's own code
-	// here (absent for wasm).
-	Confinement *confinementJSON `json:"confinement,omitempty"`
 }
 
 type infoDoc struct {
@@ -84,7 +81,7 @@ func infoRun(f *Factory, opts *infoOptions) error {
 		return err
 	}
 	g := set.Grants(p)
-	info := infoJSON{pluginJSON: toPluginJSON(p, g), Requested: toCapsJSON(p.Requested), Denied: []string{},
+	info := infoJSON{pluginJSON: toPluginJSON(p, g, unconfinedBy(f)), Requested: toCapsJSON(p.Requested), Denied: []string{},
 		HookDetails: []hookJSON{}, ManifestStatus: "ok"}
 	r, _, err := install.InstalledRequest(paths, p, g.Tier)
 	var me *install.InstalledManifestError
@@ -112,7 +109,8 @@ func infoRun(f *Factory, opts *infoOptions) error {
 		approved, ok := p.Hooks[h.Name]
 		info.HookDetails = append(info.HookDetails, hookJSON{Name: h.Name, Command: h.Command, Auto: h.Auto, Approved: ok && approved == h.Command})
 	}
-	if info.Runtime != "wasm" {
+	if info.Confinement != nil {
+		// The scope of the plugin.toml read above, approved or recorded.
 		info.Confinement = confinementOf(r.Capabilities.Filesystem, g, unconfinedBy(f))
 	}
 	if opts.JSON {
