@@ -30,25 +30,21 @@ const (
 // handler is the tools/call handler of t.
 func (s *Server) handler(t *catalog.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		s.mu.Lock()
-		if s.closing {
-			s.mu.Unlock()
-			return failure("", nil, runner.CodeInterrupted, "fledge mcp is shutting down", ""), nil
-		}
-		s.calls.Add(1)
-		s.mu.Unlock()
-		defer s.calls.Done()
-		// The call ends when the client cancels it or the server stops.
+		// The call ends when the client cancels it, or is hung up.
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		defer context.AfterFunc(s.stop, cancel)()
-		return s.call(ctx, t, req), nil
+		c := s.track(req.Session.ID(), cancel)
+		if c == nil {
+			return failure("", nil, runner.CodeInterrupted, "fledge mcp is shutting down", ""), nil
+		}
+		defer s.untrack(c)
+		return s.call(ctx, c.kill, t, req), nil
 	}
 }
 
 // call runs one tools/call. Every outcome is a result: a plugin's failure
 // is the tool's error, not the protocol's.
-func (s *Server) call(ctx context.Context, t *catalog.Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+func (s *Server) call(ctx context.Context, kill <-chan struct{}, t *catalog.Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	argv, err := t.Argv(req.Params.Arguments)
 	if err != nil {
 		return failure("", nil, CodeInvalidArguments, termsafe.EscapeText(err.Error()),
@@ -77,6 +73,9 @@ func (s *Server) call(ctx context.Context, t *catalog.Tool, req *mcp.CallToolReq
 		r.Stderr = s.opts.Log
 	}
 	r.Interactive = elicit
+	// No terminal: each plugin gets a process group of its own, stopped
+	// whole.
+	r.Headless = true
 	set, err := settings.Load(s.opts.Settings)
 	if err != nil {
 		return failure("", nil, CodePolicyDenied, termsafe.EscapeText(err.Error()), "")
@@ -84,7 +83,7 @@ func (s *Server) call(ctx context.Context, t *catalog.Tool, req *mcp.CallToolReq
 	r.Settings = set
 	res, err := r.Run(ctx, runner.Request{
 		Command: t.Command, Plugin: t.Plugin, Args: argv,
-		NonInteractive: !elicit, Timeout: timeout, Capture: true,
+		NonInteractive: !elicit, Timeout: timeout, Capture: true, Kill: kill,
 	})
 	return s.result(res, err)
 }

@@ -59,7 +59,14 @@
 //     --timeout (10 minutes by default), or less when the call's _meta asks
 //     for it with "fledge/timeout" (seconds, or a Go duration). Cancelling
 //     the call (notifications/cancelled) is Ctrl+C for the plugin: cancel,
-//     then signals on the runner's schedule.
+//     then signals on the runner's schedule, to its whole process group,
+//     with or without the protocol (the runner is Headless).
+//   - Stopping is total and bounded (stop.go): a call whose client is gone
+//     (stdio input closed and the call still running Drain later, its
+//     HTTP session deleted) or whose server is stopping (SIGINT, SIGTERM)
+//     is hung up: stopped as a cancel, its plugin's group killed HangUp
+//     later, answered, and then the session closes. Requests read before
+//     the input closed are answered first.
 //   - Nothing a plugin prints reaches the transport except as MCP messages:
 //     each run captures its output (Runner.Stdout is io.Discard), plugins get
 //     no stdin, and their stderr goes to the server's stderr.

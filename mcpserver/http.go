@@ -49,7 +49,14 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: o.SessionTimeout,
 	})
-	guarded := http.NewCrossOriginProtection().Handler(h)
+	// Deleting a session hangs up its calls first: the SDK's close waits
+	// for them.
+	guarded := http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodDelete && id != "" {
+			s.hangUpSession(id)
+		}
+		h.ServeHTTP(w, r)
+	}))
 	mux := http.NewServeMux()
 	mux.HandleFunc(Path, func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {
@@ -88,7 +95,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) 
 		defer close(done)
 		<-ctx.Done()
 		// Calls end first: their streams are what Shutdown would wait on.
-		s.stopCalls()
+		s.hangUpAll()
 		sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)

@@ -66,6 +66,11 @@ type Options struct {
 	Hint func(*runner.Result, error) string
 	// Poll is how often the catalog's files are checked (DefaultPoll).
 	Poll time.Duration
+	// Drain is how long calls still running when the client closes its
+	// input may go on to be answered (DefaultDrain); HangUp how long a
+	// call nobody will read the answer of has to stop before its plugin's
+	// process group is killed (DefaultHangUp). See stop.go.
+	Drain, HangUp time.Duration
 }
 
 // Server serves the installed commands as MCP tools.
@@ -79,11 +84,9 @@ type Server struct {
 	inputs []string          // the files the catalog was built from
 	digest string            // of inputs, taken before they were read
 
-	calls   sync.WaitGroup
-	closing bool // under mu: no call may start
-	// stop ends every call when the server shuts down.
-	stop       context.Context
-	stopCalls  context.CancelFunc
+	calls      sync.WaitGroup
+	closing    bool                  // under mu: no call may start
+	running    map[*running]struct{} // under mu
 	watchStart sync.Once
 }
 
@@ -95,14 +98,19 @@ func New(opts Options) (*Server, error) {
 	if opts.Poll <= 0 {
 		opts.Poll = DefaultPoll
 	}
+	if opts.Drain <= 0 {
+		opts.Drain = DefaultDrain
+	}
+	if opts.HangUp <= 0 {
+		opts.HangUp = DefaultHangUp
+	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
 	if opts.Settings.ConfigFile == "" {
 		opts.Settings.ConfigFile = opts.Paths.ConfigFile()
 	}
-	s := &Server{opts: opts, log: &logger{w: opts.Log}, tools: map[string]string{}}
-	s.stop, s.stopCalls = context.WithCancel(context.Background())
+	s := &Server{opts: opts, log: &logger{w: opts.Log}, tools: map[string]string{}, running: map[*running]struct{}{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "fledge", Title: "fledge plugins", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "Each tool runs an installed fledge plugin command, with exactly the capabilities the user granted it. " +
 			"A tool's _meta names its plugin, trust tier and grants.",
@@ -142,26 +150,30 @@ func (s *Server) Len() int {
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Run serves one session over t (stdio, or in memory) until the client
-// hangs up or ctx ends, watching the catalog meanwhile. It returns once
-// every call it started has ended. A Server is run once (Run or
+// closes its input or ctx ends, watching the catalog meanwhile. The
+// requests read before the input ended are answered (calls still running
+// Drain later are hung up); when ctx ends every call is hung up. It returns
+// once every call it started has ended. A Server is run once (Run or
 // ServeHTTP): then it is shut down.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	s.startWatch(wctx)
-	err := s.mcp.Run(ctx, t)
+	// The SDK's session ends only once the calls were hung up and
+	// answered: once it closes, it writes no answer.
+	a := newAnswers()
+	sctx, end := context.WithCancel(context.WithoutCancel(ctx))
+	defer end()
+	defer context.AfterFunc(ctx, func() {
+		s.finish(a, 0)
+		end()
+	})()
+	err := s.mcp.Run(sctx, drainTransport{Transport: t, s: s, a: a})
 	s.Shutdown()
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
 	return err
-}
-
-// Shutdown interrupts every call still running and waits for them to end
-// (the runner stops each plugin on its schedule).
-func (s *Server) Shutdown() {
-	s.mu.Lock()
-	s.closing = true
-	s.mu.Unlock()
-	s.stopCalls()
-	s.calls.Wait()
 }
 
 // Reload rebuilds the catalog and registers what changed: new and changed
