@@ -64,8 +64,9 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			return
 		}
 		if o.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) != 1 {
+			// The scheme is case-insensitive (RFC 9110 section 11.1).
+			scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+			if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) != 1 {
 				w.Header().Set("WWW-Authenticate", "Bearer")
 				http.Error(w, "fledge mcp: a bearer token is required", http.StatusUnauthorized)
 				return

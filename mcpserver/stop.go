@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -205,9 +206,27 @@ func (c *drainConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 func (c *drainConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
+		r.Error = coded(r.Error)
+	}
 	err := c.Connection.Write(ctx, msg)
 	if r, ok := msg.(*jsonrpc.Response); ok {
 		c.a.written(r.ID)
 	}
 	return err
+}
+
+// coded gives an error the SDK answers without a JSON-RPC code (which
+// goes out as code 0) one: a request before initialize is an invalid
+// request, anything else an internal error.
+func coded(err error) error {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return err
+	}
+	code := int64(jsonrpc.CodeInternalError)
+	if strings.Contains(err.Error(), "invalid during session initialization") {
+		code = jsonrpc.CodeInvalidRequest
+	}
+	return &jsonrpc.Error{Code: code, Message: err.Error()}
 }

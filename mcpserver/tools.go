@@ -32,13 +32,22 @@ const (
 
 // toMCPTool is a catalog tool as MCP lists it.
 func toMCPTool(t *catalog.Tool) *mcp.Tool {
-	destructive := t.Dangerous
+	// The hints are the cautious reading of the grants the settings leave
+	// the plugin (catalog.Tool.ReadOnly asks the capability table), and of
+	// what fledge enforces: a native plugin's own writes are not confined
+	// yet, so only a wasm plugin in fledge's sandbox is read-only. A tool
+	// destroys unless it is read-only, and a dangerous one always; it
+	// reaches the open world when it may use the network. Once the kernel
+	// confines native plugins (issue 23), readOnlyHint will be claimed
+	// wherever that confinement enforces it.
+	readOnly := t.ReadOnly && !t.Dangerous && t.Runtime == manifest.RuntimeWasm
+	destructive := !readOnly
+	openWorld := t.Grants.Network
 	ann := &mcp.ToolAnnotations{
-		Title:        fmt.Sprintf("%s (%s)", t.Command, lockfile.ShortName(t.Plugin)),
-		ReadOnlyHint: t.ReadOnly,
-		// The plugin's author says whether the command destroys anything;
-		// a read-only tool makes the hint moot.
+		Title:           fmt.Sprintf("%s (%s)", t.Command, lockfile.ShortName(t.Plugin)),
+		ReadOnlyHint:    readOnly,
 		DestructiveHint: &destructive,
+		OpenWorldHint:   &openWorld,
 	}
 	return &mcp.Tool{
 		Name:        t.Name,
