@@ -121,6 +121,7 @@ func Build(file *lockfile.File, s *settings.Settings, installed func(plugin stri
 		c.addPlugin(p, s.Grants(p), installed)
 	}
 	c.name()
+	c.offer(s.Policy())
 	return c
 }
 

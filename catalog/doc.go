@@ -43,6 +43,10 @@
 //     plugins read args by position; trailing ones are left off. Arguments
 //     that do not match the schema are refused before anything runs, as is
 //     a value holding a NUL byte, which argv cannot carry.
+//   - Offered: a tool the admin policy's [tools] rules keep from agents
+//     (policy.Set.OffersTool, matched against Tool.Names) is not in the
+//     catalog; it is listed in Skipped with the rule. Names are given
+//     before, so what the policy leaves out never renames another tool.
 //   - ReadOnly, the MCP readOnlyHint, is claimed only for a command that is
 //     not dangerous, of a plugin that speaks the protocol, is not granted
 //     exec and has no approved hooks: nothing fledge does for it changes

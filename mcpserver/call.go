@@ -80,6 +80,10 @@ func (s *Server) call(ctx context.Context, kill <-chan struct{}, t *catalog.Tool
 	if err != nil {
 		return failure("", nil, CodePolicyDenied, termsafe.EscapeText(err.Error()), "")
 	}
+	if d := set.Policy().OffersTool(t.Names()); d != nil {
+		// Tightened since the list was built: the next poll drops it.
+		return failure("", nil, CodePolicyDenied, termsafe.EscapeText(d.Text()), "")
+	}
 	r.Settings = set
 	res, err := r.Run(ctx, runner.Request{
 		Command: t.Command, Plugin: t.Plugin, Args: argv,

@@ -38,6 +38,11 @@ type Options struct {
 	// working directory, user home, timeouts, limits and grant log. Paths,
 	// Version, UI, streams, Interactive and Settings are set per call.
 	Runner runner.Runner
+	// Tools, when set, are the tool patterns (policy.CheckToolPattern)
+	// of the only tools offered (--tools): they narrow what the policy
+	// offers, never widen it. A tool not offered is not listed and a call
+	// to it is refused as an unknown tool's.
+	Tools []string
 	// AllowDangerous runs dangerous commands without asking.
 	AllowDangerous bool
 	// NonInteractive never asks the person anything (--ni): plugins'
@@ -106,6 +111,11 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
+	}
+	for _, p := range opts.Tools {
+		if err := policy.CheckToolPattern(p); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Settings.ConfigFile == "" {
 		opts.Settings.ConfigFile = opts.Paths.ConfigFile()
@@ -226,6 +236,9 @@ func (s *Server) Reload() error {
 	}
 	seen := map[string]bool{}
 	for _, t := range c.Tools {
+		if !s.offered(t) {
+			continue
+		}
 		seen[t.Name] = true
 		mt := toMCPTool(t)
 		fp := fingerprint(mt, t)
@@ -246,6 +259,15 @@ func (s *Server) Reload() error {
 		s.mcp.RemoveTools(gone...)
 	}
 	return nil
+}
+
+// offered reports whether Options.Tools lets t be offered.
+func (s *Server) offered(t *catalog.Tool) bool {
+	if s.opts.Tools == nil {
+		return true
+	}
+	names := t.Names()
+	return slices.ContainsFunc(s.opts.Tools, func(p string) bool { return policy.MatchTool(p, names) })
 }
 
 // logger is the server's own log: one line at a time, from any call.
