@@ -117,6 +117,7 @@ type command struct {
 type plugin struct {
 	name     string
 	protocol string // "" or fledge-v1
+	runtime  string // "" (native) or wasm
 	commands []command
 	files    map[string]string // path → content; "#!" makes it executable
 	copies   map[string]string // path → file to copy, executable
@@ -130,6 +131,9 @@ func (e *env) install(p plugin) string {
 	fmt.Fprintf(&b, "[plugin]\nname = %q\nversion = \"1.0.0\"\n", p.name)
 	if p.protocol != "" {
 		fmt.Fprintf(&b, "protocol = %q\n", p.protocol)
+	}
+	if p.runtime != "" {
+		fmt.Fprintf(&b, "runtime = %q\n", p.runtime)
 	}
 	var names []string
 	for _, c := range p.commands {
@@ -163,7 +167,7 @@ func (e *env) install(p plugin) string {
 		f.Put(lockfile.Plugin{
 			Name: p.name, Source: "/src/" + p.name, Version: "1.0.0", Installed: "2026-01-01T00:00:00Z",
 			Commands: names, CommandDetails: details, Capabilities: p.grants, Requested: p.grants,
-			Kind: lockfile.KindLocalCopy, Protocol: p.protocol,
+			Kind: lockfile.KindLocalCopy, Protocol: p.protocol, Runtime: p.runtime,
 		})
 		return nil
 	})

@@ -16,12 +16,15 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
+	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/mcpserver"
 )
 
@@ -262,4 +265,58 @@ func TestStdioHangUps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wasmDriver is the runner's wasm test plugin, built (and compiled into
+// the shared cache) by the first test that needs it.
+var wasmDriver = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "fledge-mcp-wasm")
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "driver.wasm")
+	if err := testutil.BuildGo(out, "../runner/testdata/wasmdriver", "GOOS=wasip1", "GOARCH=wasm"); err != nil {
+		return "", err
+	}
+	return out, nil
+})
+
+// TestCancelStopsWasm: cancelling a call stops a wasm plugin and the
+// command it is running for the plugin (exec), which has a group of its
+// own.
+func TestCancelStopsWasm(t *testing.T) {
+	t.Parallel()
+	driver, err := wasmDriver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	grants := manifest.Capabilities{Exec: true}
+	e.install(plugin{name: "fledge-plugin-wasm", protocol: manifest.ProtocolV1, grants: grants, runtime: manifest.RuntimeWasm,
+		commands: []command{{name: "drive", binary: "driver.wasm"}}, copies: map[string]string{"driver.wasm": driver}})
+	if cache, ok := testutil.CacheDir("wasm"); ok {
+		if err := os.MkdirAll(e.paths.CacheDir(), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(cache, e.paths.WasmCacheDir()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(e.root, "pids")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd, _ := json.Marshal(map[string]string{"command": strings.ReplaceAll(sleeper[len("#!/bin/sh\n"):], "$FLEDGE_PLUGIN_DIR", dir)})
+	cs := connect(t, e.server(nil), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "drive", Arguments: map[string]any{"args": []string{"init", "exec:" + string(cmd)}},
+			Meta: mcp.Meta{mcpserver.MetaTimeout: 120}})
+		done <- err
+	}()
+	ps := pids(t, dir)
+	cancel()
+	<-done
+	allGone(t, "after a cancel", 10*time.Second, ps)
 }
