@@ -33,7 +33,7 @@ func (s *Server) handler(t *catalog.Tool) mcp.ToolHandler {
 		// The call ends when the client cancels it, or is hung up.
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		c := s.track(req.Session.ID(), cancel)
+		c := s.track(req.Session.ID(), streamOf(req), cancel)
 		if c == nil {
 			return failure("", nil, runner.CodeInterrupted, "fledge mcp is shutting down", ""), nil
 		}

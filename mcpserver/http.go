@@ -49,14 +49,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: o.SessionTimeout,
 	})
-	// Deleting a session hangs up its calls first: the SDK's close waits
-	// for them.
-	guarded := http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if id := r.Header.Get("Mcp-Session-Id"); r.Method == http.MethodDelete && id != "" {
-			s.hangUpSession(id)
-		}
-		h.ServeHTTP(w, r)
-	}))
+	guarded := http.NewCrossOriginProtection().Handler(s.hangUpGone(h))
 	mux := http.NewServeMux()
 	mux.HandleFunc(Path, func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {

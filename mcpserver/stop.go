@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -21,8 +24,10 @@ import (
 // whole process group is stopped).
 //
 // A call nobody will read the answer of is hung up: the client closed its
-// input (stdio EOF) and the call did not end within Options.Drain, its
-// HTTP session was deleted, or the server is stopping (SIGINT, SIGTERM).
+// input (stdio EOF) and the call did not end within Options.Drain, the
+// client went away from the HTTP request that carries the call (fledge
+// keeps no events to resume a stream from), its HTTP session was deleted,
+// or the server is stopping (SIGINT, SIGTERM).
 // It starts as a cancelled call does and, if its plugin's group is still
 // there Options.HangUp later, the group gets SIGKILL. A server told to
 // stop answers every call (interrupted) and closes its session within
@@ -42,6 +47,7 @@ const (
 // running is a call in progress, as the server stops it.
 type running struct {
 	session string // the HTTP session's id ("" on stdio)
+	stream  string // the HTTP request that carried it ("" on stdio)
 	cancel  context.CancelFunc
 	kill    chan struct{} // Request.Kill
 	once    sync.Once
@@ -56,13 +62,13 @@ func (c *running) hangUp(grace time.Duration) {
 
 // track registers a call of session; it returns nil when the server is
 // stopping and no call may start.
-func (s *Server) track(session string, cancel context.CancelFunc) *running {
+func (s *Server) track(session, stream string, cancel context.CancelFunc) *running {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
 		return nil
 	}
-	c := &running{session: session, cancel: cancel, kill: make(chan struct{})}
+	c := &running{session: session, stream: stream, cancel: cancel, kill: make(chan struct{})}
 	s.running[c] = struct{}{}
 	s.calls.Add(1)
 	return c
@@ -76,15 +82,53 @@ func (s *Server) untrack(c *running) {
 	s.calls.Done()
 }
 
-// hangUpSession hangs up the calls of an HTTP session that is ending.
-func (s *Server) hangUpSession(id string) {
+// hangUp hangs up the calls that match.
+func (s *Server) hangUp(match func(*running) bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.running {
-		if c.session == id {
+		if match(c) {
 			c.hangUp(s.opts.HangUp)
 		}
 	}
+}
+
+// headerStream names, to the tools/call handler, the HTTP request that
+// carried the call. hangUpGone sets it; a client's is dropped.
+const headerStream = "Fledge-Internal-Stream"
+
+// hangUpGone wraps the SDK's HTTP handler: the calls of a session being
+// deleted, and those of a request whose client went away before their
+// answer was written, are hung up (the SDK's close would wait for them,
+// and a stream it cannot resume would leave them running to no one).
+func (s *Server) hangUpGone(h http.Handler) http.Handler {
+	var n atomic.Uint64
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del(headerStream)
+		switch id := r.Header.Get("Mcp-Session-Id"); {
+		case r.Method == http.MethodDelete && id != "":
+			s.hangUp(func(c *running) bool { return c.session == id })
+		case r.Method == http.MethodPost:
+			stream := strconv.FormatUint(n.Add(1), 10)
+			r.Header.Set(headerStream, stream)
+			h.ServeHTTP(w, r)
+			// Still inside the server's call: the request's context
+			// ended only if the client went away.
+			if r.Context().Err() != nil {
+				s.hangUp(func(c *running) bool { return c.stream == stream })
+			}
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// streamOf is the HTTP request that carried a call ("" on stdio).
+func streamOf(req *mcp.CallToolRequest) string {
+	if req.Extra == nil || req.Extra.Header == nil {
+		return ""
+	}
+	return req.Extra.Header.Get(headerStream)
 }
 
 // hangUpAll hangs up every call, and lets none start.

@@ -320,3 +320,56 @@ func TestCancelStopsWasm(t *testing.T) {
 	<-done
 	allGone(t, "after a cancel", 10*time.Second, ps)
 }
+
+// TestHTTPClientGone: a client that goes away from the request carrying
+// its call has the call hung up: its plugin and what it started stop
+// within HangUp.
+func TestHTTPClientGone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dir := e.installSleeper()
+	s := e.server(func(o *mcpserver.Options) {
+		o.Runner.Timeouts.Term, o.Runner.Timeouts.Kill = time.Minute, time.Minute
+		o.HangUp = 300 * time.Millisecond
+	})
+	ts := httptest.NewServer(s.Handler(mcpserver.HTTPOptions{}))
+	defer ts.Close()
+	defer s.Shutdown()
+	post := func(ctx context.Context, session, body string) *http.Response {
+		req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+mcpserver.Path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			t.Fatal(err)
+		}
+		return res
+	}
+	lines := strings.SplitN(initRequest, "\n", 3)
+	res := post(context.Background(), "", lines[0])
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	session := res.Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatalf("no session: %s", res.Status)
+	}
+	res = post(context.Background(), session, lines[1])
+	res.Body.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		if res := post(ctx, session, napRequest); res != nil {
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		}
+	}()
+	ps := pids(t, dir)
+	cancel()
+	allGone(t, "after the client went away", 10*time.Second, ps)
+}
