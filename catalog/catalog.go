@@ -42,6 +42,9 @@ type Tool struct {
 	// plugin that provides it.
 	Command string
 	Plugin  string
+	// Commit is the git commit plugins.toml records for the plugin ("" for
+	// a local source).
+	Commit string
 	// Description is the command's description (its plugin's when it has
 	// none), as rendered text: no control, escape or bidi characters.
 	Description string
@@ -162,7 +165,7 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed fun
 			cmd = details[i]
 		}
 		t := &Tool{
-			Command: name, Plugin: p.Name, Dangerous: cmd.Dangerous,
+			Command: name, Plugin: p.Name, Commit: p.Commit, Dangerous: cmd.Dangerous,
 			Grants: g.Capabilities, Hooks: hooks, Tier: g.Tier,
 			Runtime: runtime, Protocol: protocol,
 		}

@@ -86,6 +86,7 @@ type Server struct {
 
 	mu     sync.Mutex
 	tools  map[string]string // name → fingerprint of what was registered
+	pin    string            // catalog.Digest of the tools offered
 	inputs []string          // the files the catalog was built from
 	digest string            // of inputs, taken before they were read
 
@@ -131,6 +132,7 @@ func New(opts Options) (*Server, error) {
 		SupportedProtocolVersions: handshakeVersions(),
 		Logger:                    slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
+	s.mcp.AddReceivingMiddleware(s.withDigest)
 	if err := s.Reload(); err != nil {
 		return nil, err
 	}
@@ -235,10 +237,12 @@ func (s *Server) Reload() error {
 		s.log.printf("warning: %s: command %s is not offered as a tool: %s\n", termsafe.Escape(sk.Plugin), termsafe.Escape(sk.Command), termsafe.EscapeText(sk.Reason))
 	}
 	seen := map[string]bool{}
+	var offered []*catalog.Tool
 	for _, t := range c.Tools {
 		if !s.offered(t) {
 			continue
 		}
+		offered = append(offered, t)
 		seen[t.Name] = true
 		mt := toMCPTool(t)
 		fp := fingerprint(mt, t)
@@ -258,7 +262,38 @@ func (s *Server) Reload() error {
 	if len(gone) > 0 {
 		s.mcp.RemoveTools(gone...)
 	}
+	s.pin = catalog.Digest(offered)
 	return nil
+}
+
+// Digest is catalog.Digest of the tools offered now: what `fledge plugins
+// tools --json` shows as its digest when every tool is offered.
+func (s *Server) Digest() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pin
+}
+
+// withDigest puts the digest of the tools offered in the _meta of the
+// initialize and tools/list results, for a client to pin.
+func (s *Server) withDigest(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var meta *mcp.Meta
+		switch r := res.(type) {
+		case *mcp.InitializeResult:
+			meta = &r.Meta
+		case *mcp.ListToolsResult:
+			meta = &r.Meta
+		default:
+			return res, err
+		}
+		if *meta == nil {
+			*meta = mcp.Meta{}
+		}
+		(*meta)[MetaCatalogDigest] = s.Digest()
+		return res, err
+	}
 }
 
 // offered reports whether Options.Tools lets t be offered.

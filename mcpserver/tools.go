@@ -20,6 +20,9 @@ const (
 	MetaProtocol = "fledge/protocol"
 	MetaGrants   = "fledge/grants"
 	MetaHooks    = "fledge/hooks"
+	// MetaCatalogDigest, in the initialize and tools/list results' _meta,
+	// is catalog.Digest of the tools offered, for a client to pin.
+	MetaCatalogDigest = "fledge/catalog_digest"
 	// MetaTimeout, in a call's _meta, asks for a shorter timeout than the
 	// server's: seconds (a number) or a Go duration ("30s").
 	MetaTimeout = "fledge/timeout"
@@ -30,24 +33,14 @@ const (
 	MetaErrorCode = "fledge/error_code"
 )
 
-// toMCPTool is a catalog tool as MCP lists it.
+// toMCPTool is a catalog tool as MCP lists it, with the catalog's hints.
 func toMCPTool(t *catalog.Tool) *mcp.Tool {
-	// The hints are the cautious reading of the grants the settings leave
-	// the plugin (catalog.Tool.ReadOnly asks the capability table), and of
-	// what fledge enforces: a native plugin's own writes are not confined
-	// yet, so only a wasm plugin in fledge's sandbox is read-only. A tool
-	// destroys unless it is read-only, and a dangerous one always; it
-	// reaches the open world when it may use the network. Once the kernel
-	// confines native plugins (issue 23), readOnlyHint will be claimed
-	// wherever that confinement enforces it.
-	readOnly := t.ReadOnly && !t.Dangerous && t.Runtime == manifest.RuntimeWasm
-	destructive := !readOnly
-	openWorld := t.Grants.Network
+	h := t.Hints()
 	ann := &mcp.ToolAnnotations{
 		Title:           fmt.Sprintf("%s (%s)", t.Command, lockfile.ShortName(t.Plugin)),
-		ReadOnlyHint:    readOnly,
-		DestructiveHint: &destructive,
-		OpenWorldHint:   &openWorld,
+		ReadOnlyHint:    h.ReadOnly,
+		DestructiveHint: &h.Destructive,
+		OpenWorldHint:   &h.OpenWorld,
 	}
 	return &mcp.Tool{
 		Name:        t.Name,
@@ -83,6 +76,7 @@ func fingerprint(mt *mcp.Tool, t *catalog.Tool) string {
 		Tool      *mcp.Tool
 		Args      []manifest.Arg
 		Dangerous bool
-	}{mt, t.Args, t.Dangerous})
+		Commit    string // other code, however alike its listing
+	}{mt, t.Args, t.Dangerous, t.Commit})
 	return string(b)
 }
