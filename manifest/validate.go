@@ -180,7 +180,7 @@ func (m *Manifest) Validate() Problems {
 
 	for _, name := range HookNames {
 		if msg := CheckCommand(m.Hooks.Get(name)); msg != "" {
-			add(SeverityError, "hooks."+name, msg, "remove it: what fledge runs is shown byte-exact, never cleaned")
+			add(SeverityError, "hooks."+name, msg, "remove it: what fledge runs is shown byte-exact and whole, never cleaned or cut")
 		}
 	}
 
@@ -321,20 +321,34 @@ func Within(root, path string) bool {
 	return err == nil && filepath.IsLocal(rel) || rel == "."
 }
 
+// MaxCommandLen bounds a command fledge runs through the shell, so that
+// the approval screen shows it whole (13 rows of an 80-column terminal).
+// Real hooks are a line or two; a longer script belongs in a file in the
+// plugin that the hook runs.
+const MaxCommandLen = 1024
+
 // CheckCommand returns why a command that fledge runs through the shell (a
-// hook, a build command) cannot be shown byte-exact, or "". Newlines and
-// tabs are allowed (they are shown escaped); anything the sanitiser would
-// alter is not: a string that a terminal would show differently from what
-// runs could hide code from the approval it needs.
+// hook, a build command) cannot be shown byte-exact and whole, or "".
+// Newlines and tabs are allowed (they are shown escaped); anything the
+// sanitiser would alter is not, nor padding (termsafe.FirstPadding) or a
+// command past MaxCommandLen: a string that a terminal would show
+// differently from what runs, or in part, could hide code from the
+// approval it needs.
 func CheckCommand(cmd string) string {
 	u := termsafe.FirstUnsafe(cmd, true)
 	switch {
-	case u == nil:
-		return ""
-	case u.Rune == '\r' && strings.HasPrefix(cmd[u.Offset+1:], "\n"):
+	case u != nil && u.Rune == '\r' && strings.HasPrefix(cmd[u.Offset+1:], "\n"):
 		return "contains " + u.String() + ": plugin.toml has Windows line endings inside a multi-line string; save it with LF line endings"
+	case u != nil:
+		return "contains " + u.String() + ", which a terminal would hide or obey, so what is shown would not be what runs"
 	}
-	return "contains " + u.String() + ", which a terminal would hide or obey, so what is shown would not be what runs"
+	if p := termsafe.FirstPadding(cmd); p != nil {
+		return "contains " + p.String() + ", which would push what runs out of sight on the approval screen"
+	}
+	if len(cmd) > MaxCommandLen {
+		return fmt.Sprintf("is %d bytes long, more than the %d the approval screen shows whole; put the script in a file in the plugin and run that", len(cmd), MaxCommandLen)
+	}
+	return ""
 }
 
 // orQuoted lists words quoted, the last after "or": "a", "b" or "c".

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tetratelabs/wazero/api"
-	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/corvidlabs/fledge-go/protocol"
@@ -273,10 +272,3 @@ func (i *Instance) metadata(_ context.Context, mod api.Module, stack []uint64) {
 	}
 	stack[0] = uint64(uint32(i.call(protocol.TypeMetadata, [2]string{"keys", string(keys)})))
 }
-
-// noSymlinks is the plugin's read-write directory: the plugin may not
-// create symlinks there, so nothing it opens through /plugin can lead
-// outside it (wazero follows host symlinks).
-type noSymlinks struct{ experimentalsys.FS }
-
-func (noSymlinks) Symlink(string, string) experimentalsys.Errno { return experimentalsys.EPERM }
