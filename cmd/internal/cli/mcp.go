@@ -59,12 +59,17 @@ With --http it serves streamable HTTP at http://ADDR/mcp instead.
                      ask for less with _meta "fledge/timeout"
 
 Plugin questions are asked through the client (elicitation) when it can;
-otherwise, or under --ni, they take their defaults or are cancelled.`,
+otherwise, or under --ni, they take their defaults or are cancelled.
+
+'fledge mcp connect <host>' adds this server to an agent host's settings
+(Claude Code, Codex, Gemini CLI, Cursor, VS Code, Zed); 'fledge mcp
+disconnect <host>' removes it.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return mcpRun(c.Context(), f, opts)
 		},
 	}
+	cmd.AddCommand(newMCPConnectCmd(f, true), newMCPConnectCmd(f, false))
 	fl := cmd.Flags()
 	fl.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address instead of stdio")
 	fl.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow --http on a non-loopback address (needs $"+EnvMCPToken+")")
