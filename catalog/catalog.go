@@ -73,8 +73,13 @@ type Tool struct {
 	ReadOnly bool
 	// InputSchema is the JSON Schema of the tool's arguments.
 	InputSchema *jsonschema.Schema
+	// JSONOutput says the command prints one JSON value (output =
+	// "json"); OutputSchema is the schema it declares for it, or nil.
+	JSONOutput   bool
+	OutputSchema *jsonschema.Schema
 
-	resolve func() (*jsonschema.Resolved, error)
+	resolve       func() (*jsonschema.Resolved, error)
+	resolveOutput func() (*jsonschema.Resolved, error)
 }
 
 // Collision is a command that more than one plugin provides.
@@ -180,6 +185,11 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed fun
 		t.FreeForm = len(t.Args) == 0
 		t.ReadOnly = !t.Dangerous && protocol == manifest.ProtocolV1 && !g.Capabilities.Modifies() && len(p.Hooks) == 0
 		t.InputSchema = inputSchema(t.Args)
+		if why := t.setOutput(cmd); why != "" {
+			// An agent would be promised what nothing checks.
+			c.Skipped = append(c.Skipped, Skipped{Plugin: p.Name, Command: name, Reason: why})
+			continue
+		}
 		s := t.InputSchema
 		t.resolve = sync.OnceValues(func() (*jsonschema.Resolved, error) { return s.Resolve(nil) })
 		c.Tools = append(c.Tools, t)

@@ -38,7 +38,7 @@ func (t *Tool) Hints() Hints {
 }
 
 // Digest identifies what tools are offered: each one's name, plugin,
-// command, recorded commit, description, schema, hints, grants, tier,
+// command, recorded commit, description, schemas, hints, grants, tier,
 // runtime and protocol, in name order. The same tools give the same
 // digest in every run; any change to what an agent is told changes it.
 // A client can pin it.
@@ -50,6 +50,8 @@ func Digest(tools []*Tool) string {
 		Commit      string                `json:"commit"`
 		Description string                `json:"description"`
 		InputSchema *jsonschema.Schema    `json:"input_schema"`
+		JSONOutput  bool                  `json:"json_output"`
+		Output      *jsonschema.Schema    `json:"output_schema"`
 		Dangerous   bool                  `json:"dangerous"`
 		Hints       Hints                 `json:"hints"`
 		Grants      manifest.Capabilities `json:"grants"`
@@ -60,7 +62,7 @@ func Digest(tools []*Tool) string {
 	}
 	entries := make([]entry, len(tools))
 	for i, t := range tools {
-		entries[i] = entry{t.Name, t.Plugin, t.Command, t.Commit, t.Description, t.InputSchema, t.Dangerous, t.Hints(),
+		entries[i] = entry{t.Name, t.Plugin, t.Command, t.Commit, t.Description, t.InputSchema, t.JSONOutput, t.OutputSchema, t.Dangerous, t.Hints(),
 			t.Grants, t.Hooks, string(t.Tier), t.Runtime, t.Protocol}
 	}
 	b, _ := json.Marshal(entries)

@@ -21,7 +21,10 @@ import (
 const (
 	CodeInvalidArguments = "invalid_arguments"
 	CodeApprovalRequired = "approval_required"
-	CodeStateCorrupt     = runner.CodeStateCorrupt
+	// CodeMalformedOutput: a command that declares an output schema
+	// printed something else.
+	CodeMalformedOutput = "malformed_output"
+	CodeStateCorrupt    = runner.CodeStateCorrupt
 	// CodePolicyDenied: the admin policy in force cannot be read, so
 	// nothing runs (the runner refuses what it forbids on its own).
 	CodePolicyDenied = runner.CodePolicyDenied
@@ -89,18 +92,27 @@ func (s *Server) call(ctx context.Context, kill <-chan struct{}, t *catalog.Tool
 		Command: t.Command, Plugin: t.Plugin, Args: argv,
 		NonInteractive: !elicit, Timeout: timeout, Capture: true, Kill: kill,
 	})
-	return s.result(res, err)
+	return s.result(t, res, err)
 }
 
-// result turns a run into the call's result.
-func (s *Server) result(res *runner.Result, err error) *mcp.CallToolResult {
+// result turns a run into the call's result: a JSON command's output is
+// its structured content too (see catalog.Tool.Structured).
+func (s *Server) result(t *catalog.Tool, res *runner.Result, err error) *mcp.CallToolResult {
 	var exit *int
 	if res.Started {
 		code := res.ExitCode
 		exit = &code
 	}
 	if err == nil && res.Success() {
+		structured, serr := t.Structured(res.Output)
+		if serr != nil {
+			return failure(res.Output, exit, CodeMalformedOutput, fmt.Sprintf("plugin %s: %s: %s", res.Plugin, res.Command, termsafe.EscapeText(serr.Error())),
+				"the plugin's output_schema and what it prints disagree: report it to the plugin's author")
+		}
 		r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Output}}}
+		if structured != nil {
+			r.StructuredContent = structured
+		}
 		r.Meta = mcp.Meta{MetaExitCode: res.ExitCode}
 		return r
 	}

@@ -112,6 +112,7 @@ type command struct {
 	name, binary, description string
 	args                      []manifest.Arg
 	dangerous                 bool
+	output, outputSchema      string
 }
 
 // plugin is a plugin to install straight into FLEDGE_HOME, as install
@@ -163,7 +164,8 @@ func (e *env) install(p plugin) string {
 	}
 	var details []manifest.Command
 	for _, c := range p.commands {
-		details = append(details, manifest.Command{Name: c.name, Description: c.description, Binary: c.binary, Args: c.args, Dangerous: c.dangerous})
+		details = append(details, manifest.Command{Name: c.name, Description: c.description, Binary: c.binary, Args: c.args, Dangerous: c.dangerous,
+			Output: c.output, OutputSchema: c.outputSchema})
 	}
 	err := lockfile.NewStore(e.paths.PluginsFile(), e.paths.PluginsLock()).Update(func(f *lockfile.File) error {
 		f.Put(lockfile.Plugin{

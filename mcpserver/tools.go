@@ -48,6 +48,8 @@ func toMCPTool(t *catalog.Tool) *mcp.Tool {
 		Description: t.Description,
 		InputSchema: t.InputSchema,
 		Annotations: ann,
+		// nil unless declared: the field is then left out.
+		OutputSchema: outputSchema(t),
 		Meta: mcp.Meta{
 			MetaPlugin:   t.Plugin,
 			MetaCommand:  t.Command,
@@ -58,6 +60,15 @@ func toMCPTool(t *catalog.Tool) *mcp.Tool {
 			MetaHooks:    t.Hooks,
 		},
 	}
+}
+
+// outputSchema is t's declared output schema, or nil (an untyped nil: a
+// typed one would be listed as null).
+func outputSchema(t *catalog.Tool) any {
+	if t.OutputSchema == nil {
+		return nil
+	}
+	return t.OutputSchema
 }
 
 // grants is the capabilities object of list --json.

@@ -57,6 +57,11 @@ type toolJSON struct {
 	Protocol  string   `json:"protocol"`
 	Grants    capsJSON `json:"grants"`
 	Hooks     []string `json:"hooks"`
+	// Output is "json" when the command prints one JSON value (agents get
+	// it as structured content), else "text"; OutputSchema its declared
+	// schema, or null.
+	Output       string             `json:"output"`
+	OutputSchema *jsonschema.Schema `json:"output_schema"`
 	// Commit is the recorded commit ("" for a local source).
 	Commit string `json:"commit"`
 	// Hints are the MCP annotations fledge mcp gives the tool.
@@ -180,11 +185,16 @@ func toToolsDoc(c *catalog.Catalog) toolsDoc {
 	doc := toolsDoc{SchemaVersion: SchemaVersion, Digest: catalog.Digest(c.Tools), Tools: []toolJSON{}, Collisions: []collisionJSON{}, Skipped: []skippedJSON{}}
 	for _, t := range c.Tools {
 		h := t.Hints()
+		output := "text"
+		if t.JSONOutput {
+			output = "json"
+		}
 		doc.Tools = append(doc.Tools, toolJSON{
 			Name: t.Name, Command: t.Command, Plugin: t.Plugin, Description: t.Description,
 			InputSchema: t.InputSchema, FreeForm: t.FreeForm, Dangerous: t.Dangerous, ReadOnly: t.ReadOnly,
 			TrustTier: string(t.Tier), Runtime: t.Runtime, Protocol: t.Protocol,
 			Grants: toCapsJSON(t.Grants), Hooks: t.Hooks, Commit: t.Commit,
+			Output: output, OutputSchema: t.OutputSchema,
 			Hints: hintsJSON{ReadOnly: h.ReadOnly, Enforced: h.Enforced, Destructive: h.Destructive, OpenWorld: h.OpenWorld},
 		})
 	}
