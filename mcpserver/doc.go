@@ -67,6 +67,18 @@
 //     is hung up: stopped as a cancel, its plugin's group killed HangUp
 //     later, answered, and then the session closes. Requests read before
 //     the input closed are answered first.
+//   - What is offered: the catalog (which leaves out what the policy's
+//     [tools] rules keep from agents), narrowed by Options.Tools
+//     (--tools). A tool not offered is not registered, so a call to it is
+//     the SDK's unknown tool; a call is refused (policy_denied) when the
+//     policy read for it no longer offers its tool. The initialize and
+//     tools/list results carry catalog.Digest of what is offered.
+//   - A command declaring output = "json" has its schema as the tool's
+//     outputSchema and the object it prints as structuredContent, checked
+//     against that schema; output breaking it fails (malformed_output),
+//     since a client refuses a result its tool's schema does not cover.
+//   - A request before initialize is answered with JSON-RPC's invalid
+//     request (-32600): the SDK's own error carries no code.
 //   - Nothing a plugin prints reaches the transport except as MCP messages:
 //     each run captures its output (Runner.Stdout is io.Discard), plugins get
 //     no stdin, and their stderr goes to the server's stderr.
