@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -80,6 +81,7 @@ type Tool struct {
 
 	resolve       func() (*jsonschema.Resolved, error)
 	resolveOutput func() (*jsonschema.Resolved, error)
+	schemaJSON    func() json.RawMessage
 }
 
 // Collision is a command that more than one plugin provides.
@@ -192,6 +194,10 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed fun
 		}
 		s := t.InputSchema
 		t.resolve = sync.OnceValues(func() (*jsonschema.Resolved, error) { return s.Resolve(nil) })
+		t.schemaJSON = sync.OnceValue(func() json.RawMessage {
+			b, _ := json.Marshal(s)
+			return b
+		})
 		c.Tools = append(c.Tools, t)
 	}
 }

@@ -37,19 +37,38 @@ func (t *Tool) Hints() Hints {
 	return Hints{ReadOnly: ro, Enforced: enforced, Destructive: !ro, OpenWorld: t.Grants.Network}
 }
 
-// Digest identifies what tools are offered: each one's name, plugin,
-// command, recorded commit, description, schemas, hints, grants, tier,
-// runtime and protocol, in name order. The same tools give the same
-// digest in every run; any change to what an agent is told changes it.
-// A client can pin it.
+// Digest identifies what tools are offered: each one's Fingerprint, in
+// name order. The same tools give the same digest in every run; any change
+// to what an agent is told changes it. A client can pin it.
 func Digest(tools []*Tool) string {
+	fps := make([]string, len(tools))
+	for i, t := range tools {
+		fps[i] = t.Fingerprint()
+	}
+	return DigestOf(fps)
+}
+
+// DigestOf is Digest of the tools whose Fingerprints are fps, in order,
+// for a caller that has them already.
+func DigestOf(fps []string) string {
+	h := sha256.New()
+	for _, fp := range fps {
+		h.Write([]byte(fp))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Fingerprint identifies what an agent is told of t and what a call runs:
+// its name, plugin, command, recorded commit, description, schemas, hints,
+// grants, hooks, tier, runtime and protocol (a hex SHA-256).
+func (t *Tool) Fingerprint() string {
 	type entry struct {
 		Name        string                `json:"name"`
 		Plugin      string                `json:"plugin"`
 		Command     string                `json:"command"`
 		Commit      string                `json:"commit"`
 		Description string                `json:"description"`
-		InputSchema *jsonschema.Schema    `json:"input_schema"`
+		InputSchema json.RawMessage       `json:"input_schema"`
 		JSONOutput  bool                  `json:"json_output"`
 		Output      *jsonschema.Schema    `json:"output_schema"`
 		Dangerous   bool                  `json:"dangerous"`
@@ -60,12 +79,19 @@ func Digest(tools []*Tool) string {
 		Runtime     string                `json:"runtime"`
 		Protocol    string                `json:"protocol"`
 	}
-	entries := make([]entry, len(tools))
-	for i, t := range tools {
-		entries[i] = entry{t.Name, t.Plugin, t.Command, t.Commit, t.Description, t.InputSchema, t.JSONOutput, t.OutputSchema, t.Dangerous, t.Hints(),
-			t.Grants, t.Hooks, string(t.Tier), t.Runtime, t.Protocol}
-	}
-	b, _ := json.Marshal(entries)
+	b, _ := json.Marshal(entry{t.Name, t.Plugin, t.Command, t.Commit, t.Description, t.SchemaJSON(), t.JSONOutput, t.OutputSchema, t.Dangerous, t.Hints(),
+		t.Grants, t.Hooks, string(t.Tier), t.Runtime, t.Protocol})
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return hex.EncodeToString(sum[:])
+}
+
+// SchemaJSON is InputSchema as JSON, encoded once (the schema package's
+// encoder walks every field by reflection, and a server lists each tool
+// many times).
+func (t *Tool) SchemaJSON() json.RawMessage {
+	if t.schemaJSON == nil {
+		b, _ := json.Marshal(t.InputSchema)
+		return b
+	}
+	return t.schemaJSON()
 }

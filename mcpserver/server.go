@@ -237,20 +237,19 @@ func (s *Server) Reload() error {
 		s.log.printf("warning: %s: command %s is not offered as a tool: %s\n", termsafe.Escape(sk.Plugin), termsafe.Escape(sk.Command), termsafe.EscapeText(sk.Reason))
 	}
 	seen := map[string]bool{}
-	var offered []*catalog.Tool
+	var offered []string // their fingerprints
 	for _, t := range c.Tools {
 		if !s.offered(t) {
 			continue
 		}
-		offered = append(offered, t)
 		seen[t.Name] = true
-		mt := toMCPTool(t)
-		fp := fingerprint(mt, t)
+		fp := fingerprint(t)
+		offered = append(offered, fp)
 		if s.tools[t.Name] == fp {
 			continue
 		}
 		s.tools[t.Name] = fp
-		s.mcp.AddTool(mt, s.handler(t))
+		s.mcp.AddTool(toMCPTool(t), s.handler(t))
 	}
 	var gone []string
 	for name := range s.tools {
@@ -262,7 +261,7 @@ func (s *Server) Reload() error {
 	if len(gone) > 0 {
 		s.mcp.RemoveTools(gone...)
 	}
-	s.pin = catalog.Digest(offered)
+	s.pin = catalog.DigestOf(offered)
 	return nil
 }
 

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,7 +45,8 @@ func toMCPTool(t *catalog.Tool) *mcp.Tool {
 		Name:        t.Name,
 		Title:       ann.Title,
 		Description: t.Description,
-		InputSchema: t.InputSchema,
+		// Encoded once: the SDK encodes every listing anew.
+		InputSchema: t.SchemaJSON(),
 		Annotations: ann,
 		// nil unless declared: the field is then left out.
 		OutputSchema: outputSchema(t),
@@ -81,13 +81,6 @@ func grants(c manifest.Capabilities) map[string]any {
 }
 
 // fingerprint identifies what a tool is registered as: the listing and
-// what a call runs. A reload re-registers only what changed.
-func fingerprint(mt *mcp.Tool, t *catalog.Tool) string {
-	b, _ := json.Marshal(struct {
-		Tool      *mcp.Tool
-		Args      []manifest.Arg
-		Dangerous bool
-		Commit    string // other code, however alike its listing
-	}{mt, t.Args, t.Dangerous, t.Commit})
-	return string(b)
-}
+// what a call runs, all derived from what the catalog's fingerprint
+// covers. A reload re-registers only what changed.
+func fingerprint(t *catalog.Tool) string { return t.Fingerprint() }
