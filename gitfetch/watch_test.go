@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // shortIdle is the idle window of tests whose server never answers: any
@@ -102,8 +104,10 @@ func TestSlowServerThatKeepsSendingSucceeds(t *testing.T) {
 	rand.Read(big)
 	want := f.commit(t, "big", map[string]string{"blob.bin": string(big)})
 	// 512 B a tenth of a window apart: the pack alone is 24 pieces, at
-	// least 2.4 windows, whatever the machine's speed.
-	const idle = time.Second
+	// least 2.3 windows, whatever the machine's speed. The window is
+	// seconds, ten times the pieces' spacing, so that a busy machine's
+	// pauses in the server's own work (packing) fit in it.
+	const idle = 2 * time.Second
 	slow := pace{chunk: 512, every: idle / 10}
 	for name, url := range map[string]string{
 		"http": httpGitServer(t, f.dir, slow, slow),
@@ -152,16 +156,23 @@ func TestCancelEndsAWaitingFetch(t *testing.T) {
 			_, err := ListRefs(ctx, url, Options{IdleTimeout: time.Hour})
 			errc <- err
 		}()
-		<-accepted
-		cancel()
+		// Cancelled once the server has the connection: a listing that
+		// ends before connecting fails the test instead of leaving it
+		// waiting for a connection that never comes.
 		select {
+		case <-accepted:
 		case err := <-errc:
-			var te *TimeoutError
-			if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
-				t.Errorf("%s: %v, want context.Canceled", url, err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("%s: the cancelled listing did not return", url)
+			cancel()
+			t.Fatalf("%s: the listing ended before the server saw a connection: %v", url, err)
+		case <-time.After(testutil.WaitLimit):
+			cancel()
+			t.Fatalf("%s: the server saw no connection within %v", url, testutil.WaitLimit)
+		}
+		cancel()
+		err := testutil.Receive(t, url+": the cancelled listing to return", errc)
+		var te *TimeoutError
+		if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
+			t.Errorf("%s: %v, want context.Canceled", url, err)
 		}
 	}
 }
