@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/mcpserver"
@@ -125,7 +126,7 @@ func TestCallPlugins(t *testing.T) {
 		t.Skip("python3 is not on PATH: the Python plugin part needs it (CI installs it)")
 	}
 	e.installScript("fledge-plugin-deploy", "deploy", "deploy.py", manifest.Capabilities{Store: true})
-	eventually(t, "the deploy tool", func() bool {
+	testutil.Eventually(t, "the deploy tool", func() bool {
 		r, err := cs.ListTools(context.Background(), nil)
 		return err == nil && len(r.Tools) == 3
 	})
