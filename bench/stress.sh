@@ -10,17 +10,16 @@
 #
 # Arguments are passed to go test (./... when none names a package as ./dir
 # or an import path); each run adds -count=1, so nothing comes from the
-# test cache. It
-# starts LOAD x nproc busy loops (default 2 x nproc), stops at the first
-# failing run, prints each run's wall time and the load average, and kills
-# its loops however it exits.
+# test cache. It starts LOAD x nproc busy loops (default 2 x nproc), stops
+# at the first failing run, prints each run's wall time and the load
+# average, and kills its loops however it exits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=${RUNS:-3}
 per_cpu=${LOAD:-2}
-case $runs$per_cpu in *[!0-9]*)
-  echo "stress.sh: RUNS and LOAD must be whole numbers (got RUNS=$runs LOAD=$per_cpu)" >&2; exit 2 ;;
+case $runs:$per_cpu in *[!0-9:]* | 0:* | *:0)
+  echo "stress.sh: RUNS and LOAD must be whole numbers of at least 1 (got RUNS=$runs LOAD=$per_cpu)" >&2; exit 2 ;;
 esac
 
 args=("$@")
@@ -50,8 +49,10 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime; }
 go test "${args[@]}" -run '^$' >/dev/null
 
 n=$(( per_cpu * $(nproc) ))
+# Each loop also ends by itself once this script is gone, should it be
+# killed without running its trap (SIGKILL).
 for _ in $(seq "$n"); do
-  ( while :; do :; done ) &
+  ( while kill -0 $$ 2>/dev/null; do :; done ) &
   loops+=("$!")
 done
 echo "stress: $n busy loops on $(nproc) CPUs; go test ${args[*]}; $runs runs"
