@@ -486,7 +486,7 @@ func TestWasmSDKPluginWithoutArgv(t *testing.T) {
 	line := make([]byte, 4096)
 	n, _ := inst.Stdout().Read(line)
 	inst.Stdin().Close()
-	<-inst.Exited()
+	testutil.Receive(t, "the plugin to exit once its stdin closed", inst.Exited())
 	if !strings.Contains(string(line[:n]), `"type":"prompt"`) {
 		code, _, f := inst.Result()
 		t.Fatalf("first message %q (exit %d, %v)", line[:n], code, f)
