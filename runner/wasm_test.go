@@ -513,7 +513,8 @@ func (u slowUI) Prompt(ctx context.Context, q Question) (string, error) {
 // run's wall clock to answer does not time the plugin out. The answer
 // comes a second after the whole timeout has passed since the run began;
 // the timeout leaves a busy machine seconds to start the plugin and get
-// to its question.
+// to its question. (TestRunClock holds the clock itself to the
+// millisecond, on a clock of its own.)
 func TestWasmClockStopsForQuestions(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
