@@ -59,11 +59,21 @@ func (e *env) stdio(opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession
 }
 
 // noisy is a plugin without the protocol that writes to its stdout and
-// stderr, and starts a grandchild that writes to both after it exits.
+// stderr, and starts a grandchild that holds both and writes to them once
+// the test says so (the file "go" in the plugin's directory: at the
+// latest a minute later), after the plugin's call has returned, then says
+// it has written (the file "wrote").
 const noisy = `#!/bin/sh
 echo "plain output $*"
 echo "plain error" >&2
-(sleep 0.2; echo "grandchild output"; echo "grandchild error" >&2) &
+d=$FLEDGE_PLUGIN_DIR
+(
+  trap '' PIPE
+  i=0
+  while [ ! -f "$d/go" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done
+  echo "grandchild output"; echo "grandchild error" >&2
+  touch "$d/wrote"
+) &
 `
 
 // TestStdioBinary runs the built fledge as agent hosts do, speaking MCP on
@@ -78,7 +88,7 @@ func TestStdioBinary(t *testing.T) {
 			{Name: "target", Type: "string", Required: true}, {Name: "count", Type: "integer"}, {Name: "force", Type: "boolean"}}}},
 		files: map[string]string{"bin/run": shArgs}})
 	e.installGo("fledge-plugin-go", "gocmd", manifest.Capabilities{Store: true})
-	e.install(plugin{name: "fledge-plugin-noisy", commands: []command{{name: "noisy", binary: "bin/run"}},
+	noisyDir := e.install(plugin{name: "fledge-plugin-noisy", commands: []command{{name: "noisy", binary: "bin/run"}},
 		files: map[string]string{"bin/run": noisy}})
 	// A protocol plugin that breaks the protocol on its stdout.
 	e.install(plugin{name: "fledge-plugin-junk", protocol: manifest.ProtocolV1,
@@ -144,9 +154,14 @@ func TestStdioBinary(t *testing.T) {
 	}
 
 	// Plugin output, however written, comes back as the result only.
-	if r := call(t, cs, "noisy", map[string]any{"args": []string{"x"}}, nil); r.IsError || !strings.HasPrefix(text(r), "plain output x\n") {
+	if r := call(t, cs, "noisy", map[string]any{"args": []string{"x"}}, nil); r.IsError || text(r) != "plain output x\n" {
 		t.Errorf("noisy: %v %q", r.IsError, text(r))
 	}
+	// The grandchild writes now, to the pipes fledge no longer reads.
+	if err := os.WriteFile(filepath.Join(noisyDir, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "the noisy grandchild's late writes", func() bool { return exists(filepath.Join(noisyDir, "wrote")) })
 	if r := call(t, cs, "junk", nil, nil); r.IsError || text(r) != "kept" {
 		t.Errorf("junk: %v %q", r.IsError, text(r))
 	}
@@ -177,9 +192,6 @@ func TestStdioBinary(t *testing.T) {
 	if r := call(t, cs, "gocmd", map[string]any{"args": []string{"exit", "0"}}, nil); r.IsError || text(r) != "exiting\n" {
 		t.Errorf("last call: %v %q", r.IsError, text(r))
 	}
-	testutil.Eventually(t, "the noisy grandchild's late write to stderr", func() bool {
-		return strings.Contains(stderr.String(), "grandchild error")
-	})
 	log := stderr.String()
 	for _, w := range []string{"fledge mcp: serving", "plain error"} {
 		if !strings.Contains(log, w) {
