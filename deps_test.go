@@ -33,6 +33,7 @@ var sharedLeaves = map[string]bool{
 	module + "/termsafe":         true,
 	module + "/internal/bounded": true,
 	module + "/internal/redact":  true,
+	module + "/repourl":          true,
 }
 
 func TestImportRules(t *testing.T) {
@@ -50,6 +51,9 @@ func TestImportRules(t *testing.T) {
 		{"runner", []string{module + "/install"}, "runner never imports install"},
 		{"runner", []string{"github.com/modelcontextprotocol/"}, "the MCP SDK lives in mcpserver"},
 		{"catalog", []string{"github.com/modelcontextprotocol/"}, "the tool catalog is data: serving it is mcpserver's"},
+		{"catalog", []string{module + "/install"}, "the catalog asks settings for tiers and grants, never the orchestrator (and its git and wasm compiler)"},
+		{"trust", []string{module + "/"}, "trust is a leaf (but for termsafe and the one URL parser): registry and policy use its tier names"},
+		{"settings", []string{module + "/install", module + "/runner", module + "/registry", module + "/catalog", module + "/mcpserver"}, "settings answers everyone below cmd, and keeps the runner free of the HTTP stack"},
 		{"manifest", []string{module + "/"}, "manifest is a leaf (but for termsafe, whose classifier decides which hooks can be shown)"},
 		{"termsafe", []string{module + "/"}, "termsafe is a leaf"},
 		{"internal/bounded", []string{module + "/"}, "the bounded reader is a leaf that leaves may use"},
@@ -60,6 +64,7 @@ func TestImportRules(t *testing.T) {
 		{"wasmhost", []string{module + "/runner", module + "/install", module + "/lockfile", module + "/home", module + "/manifest", module + "/registry"}, "the wasm sandbox speaks only the wire protocol; grants are the engine's"},
 		{"pluginsdk", []string{module + "/runner", module + "/install", module + "/lockfile", module + "/home", module + "/manifest"}, "the SDK needs only the wire types"},
 		{"project", []string{module + "/"}, "project is a leaf"},
+		{"repourl", []string{module + "/"}, "the one git-URL parser is a leaf that registry, policy and install share"},
 		{"binfmt", []string{module + "/"}, "binfmt is a leaf"},
 		{"kvstore", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest"}, "the plugin store needs only home: runner and install both use it"},
 		{"policy", []string{module + "/install", module + "/runner", module + "/registry", module + "/lockfile", module + "/grantlog", module + "/gitfetch"}, "policy is a leaf that install, runner and cmd all apply"},

@@ -7,7 +7,6 @@ import (
 
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/registry"
 )
 
 func oneTool(t testing.TB, args []manifest.Arg) *Tool {
@@ -16,7 +15,7 @@ func oneTool(t testing.TB, args []manifest.Arg) *Tool {
 		Name: "fledge-plugin-x", Commands: []string{"x"},
 		CommandDetails: []manifest.Command{{Name: "x", Args: args}},
 	}}}
-	c := Build(f, registry.TrustConfig{}, nil)
+	c := Build(f, nil, nil)
 	if len(c.Tools) != 1 {
 		t.Fatalf("tools: %v", c.Tools)
 	}

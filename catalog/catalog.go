@@ -10,13 +10,12 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/home"
-	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // Catalog is every installed command as a tool.
@@ -28,9 +27,9 @@ type Catalog struct {
 	Collisions []Collision
 	// Skipped lists recorded commands that are not tools, and why.
 	Skipped []Skipped
-	// Inputs are the files Load built it from (plugins.toml, config.toml,
-	// the installed plugin.toml it read), for a watcher to tell when it
-	// is out of date.
+	// Inputs are the files Load built it from (plugins.toml, the
+	// settings' files: config.toml and the admin policy's, the installed
+	// plugin.toml it read), for a watcher to tell when it is out of date.
 	Inputs []string
 }
 
@@ -53,13 +52,14 @@ type Tool struct {
 	// Dangerous is the command's own flag: it has side effects worth
 	// confirming.
 	Dangerous bool
-	// Grants is what plugins.toml records as granted to the plugin: all
-	// that the runner will allow it.
+	// Grants is what plugins.toml records as granted to the plugin,
+	// narrowed by the admin policy for its tier: all that the runner will
+	// allow it (settings.Settings.Grants).
 	Grants manifest.Capabilities
 	// Hooks names the plugin's approved hooks, sorted.
 	Hooks []string
-	// Tier is the plugin's trust tier.
-	Tier registry.Tier
+	// Tier is the plugin's trust tier under the trust in force.
+	Tier trust.Tier
 	// Runtime is "native" or "wasm"; Protocol is "fledge-v1", or "" for
 	// a plugin that runs with inherited stdio.
 	Runtime  string
@@ -89,20 +89,15 @@ type Skipped struct {
 }
 
 // Load builds the catalog of what is installed under paths: plugins.toml,
-// config.toml (for trust tiers) and, where the record cannot say enough,
-// plugins' installed plugin.toml.
-func Load(paths home.Paths) (*Catalog, error) {
+// the settings in force (for tiers and effective grants) and, where the
+// record cannot say enough, plugins' installed plugin.toml.
+func Load(paths home.Paths, s *settings.Settings) (*Catalog, error) {
 	file, err := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock()).Load()
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := config.Load(paths.ConfigFile())
-	if err != nil {
-		return nil, err
-	}
-	trust := registry.TrustConfig{Orgs: cfg.Trust.Orgs, Users: cfg.Trust.Users}
-	inputs := []string{paths.PluginsFile(), paths.ConfigFile()}
-	c := Build(file, trust, func(plugin string) (*manifest.Manifest, error) {
+	inputs := append([]string{paths.PluginsFile()}, s.Files()...)
+	c := Build(file, s, func(plugin string) (*manifest.Manifest, error) {
 		path := filepath.Join(paths.PluginDir(plugin), manifest.FileName)
 		inputs = append(inputs, path)
 		data, err := manifest.ReadFile(path)
@@ -115,20 +110,21 @@ func Load(paths home.Paths) (*Catalog, error) {
 	return c, nil
 }
 
-// Build builds the catalog of file's plugins. installed reads a plugin's
-// installed plugin.toml; it is called only for live links and for records
-// without command details, and may be nil.
-func Build(file *lockfile.File, trust registry.TrustConfig, installed func(plugin string) (*manifest.Manifest, error)) *Catalog {
+// Build builds the catalog of file's plugins, each with the tier and
+// effective grants s decides (nil: no configuration and no policy).
+// installed reads a plugin's installed plugin.toml; it is called only for
+// live links and for records without command details, and may be nil.
+func Build(file *lockfile.File, s *settings.Settings, installed func(plugin string) (*manifest.Manifest, error)) *Catalog {
 	c := &Catalog{Tools: []*Tool{}, Collisions: []Collision{}, Skipped: []Skipped{}}
 	for i := range file.Plugins {
 		p := &file.Plugins[i]
-		c.addPlugin(p, trust, installed)
+		c.addPlugin(p, s.Grants(p), installed)
 	}
 	c.name()
 	return c
 }
 
-func (c *Catalog) addPlugin(p *lockfile.Plugin, trust registry.TrustConfig, installed func(string) (*manifest.Manifest, error)) {
+func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed func(string) (*manifest.Manifest, error)) {
 	details := p.CommandDetails
 	protocol, runtime := p.Protocol, p.Runtime
 	pluginDesc := p.Description
@@ -149,7 +145,6 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, trust registry.TrustConfig, inst
 		hooks = append(hooks, h)
 	}
 	sort.Strings(hooks)
-	tier := install.EntryTier(p, trust)
 	seen := map[string]bool{}
 	for _, name := range p.Commands {
 		if seen[name] {
@@ -167,7 +162,7 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, trust registry.TrustConfig, inst
 		}
 		t := &Tool{
 			Command: name, Plugin: p.Name, Dangerous: cmd.Dangerous,
-			Grants: p.Capabilities, Hooks: hooks, Tier: tier,
+			Grants: g.Capabilities, Hooks: hooks, Tier: g.Tier,
 			Runtime: runtime, Protocol: protocol,
 		}
 		t.Description = termsafe.Text(strings.TrimSpace(cmd.Description))
@@ -179,7 +174,7 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, trust registry.TrustConfig, inst
 		}
 		t.Args = declared(cmd.Args)
 		t.FreeForm = len(t.Args) == 0
-		t.ReadOnly = !t.Dangerous && protocol == manifest.ProtocolV1 && !p.Capabilities.Exec && len(p.Hooks) == 0
+		t.ReadOnly = !t.Dangerous && protocol == manifest.ProtocolV1 && !g.Capabilities.Exec && len(p.Hooks) == 0
 		t.InputSchema = inputSchema(t.Args)
 		s := t.InputSchema
 		t.resolve = sync.OnceValues(func() (*jsonschema.Resolved, error) { return s.Resolve(nil) })

@@ -10,7 +10,6 @@ import (
 
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/registry"
 )
 
 func names(c *Catalog) []string {
@@ -43,7 +42,7 @@ func TestNames(t *testing.T) {
 		if i > 0 {
 			rand.Shuffle(len(f.Plugins), func(a, b int) { f.Plugins[a], f.Plugins[b] = f.Plugins[b], f.Plugins[a] })
 		}
-		c := Build(f, registry.TrustConfig{}, nil)
+		c := Build(f, nil, nil)
 		got, col := names(c), mustJSON(c.Collisions)
 		if i == 0 {
 			first, firstCol = got, col
@@ -53,7 +52,7 @@ func TestNames(t *testing.T) {
 			t.Fatalf("order %d changed the names:\n%v\n%v", i, got, first)
 		}
 	}
-	c := Build(&lockfile.File{Plugins: plugins}, registry.TrustConfig{}, nil)
+	c := Build(&lockfile.File{Plugins: plugins}, nil, nil)
 	byKey := map[string]string{}
 	seen := map[string]bool{}
 	for _, tool := range c.Tools {
@@ -102,7 +101,7 @@ func TestNames(t *testing.T) {
 // (a hostile or hand-edited plugins.toml) is reported, not offered.
 func TestSkipped(t *testing.T) {
 	f := &lockfile.File{Plugins: []lockfile.Plugin{{Name: "fledge-plugin-x", Commands: []string{"ok", "bad name", "-rf", "ok"}}}}
-	c := Build(f, registry.TrustConfig{}, nil)
+	c := Build(f, nil, nil)
 	if got := names(c); !slices.Equal(got, []string{"ok=fledge-plugin-x:ok"}) {
 		t.Errorf("tools %v", got)
 	}
@@ -135,7 +134,7 @@ func TestDetailsSource(t *testing.T) {
 		{Name: "rust", Commands: []string{"go"}},
 		{Name: "gone", Description: "plugin text", Commands: []string{"go"}},
 	}}
-	c := Build(f, registry.TrustConfig{}, installed)
+	c := Build(f, nil, installed)
 	got := map[string]string{}
 	for _, tool := range c.Tools {
 		got[tool.Plugin] = fmt.Sprintf("%s %v %v %s %s", tool.Description, tool.Dangerous, tool.FreeForm, tool.Runtime, mustJSON(tool.Args))
@@ -179,7 +178,7 @@ func TestReadOnly(t *testing.T) {
 		mod(&p)
 		f.Plugins = append(f.Plugins, p)
 	}
-	for _, tool := range Build(f, registry.TrustConfig{}, nil).Tools {
+	for _, tool := range Build(f, nil, nil).Tools {
 		if tool.ReadOnly != (tool.Name == "ro") {
 			t.Errorf("%s: read-only %v", tool.Name, tool.ReadOnly)
 		}

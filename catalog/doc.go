@@ -2,14 +2,16 @@
 // for agents: the shape `fledge plugins tools` prints and `fledge mcp`
 // serves.
 //
-// It owns: reading plugins.toml (and config.toml for trust tiers, and a
-// plugin's installed plugin.toml where the record cannot say enough),
+// It owns: reading plugins.toml (and a plugin's installed plugin.toml where
+// the record cannot say enough),
 // naming each tool, resolving name collisions between plugins, building
 // each tool's input JSON Schema from the command's typed args, and turning
 // a call's arguments into the command's argv.
 //
-// It does not own: running anything (package runner, which enforces the
-// recorded grants), or how a catalog is shown or served (cmd, mcpserver).
+// It does not own: a plugin's tier or effective grants (package settings
+// decides them, from config.toml and the admin policy, and every surface
+// shows its answer), running anything (package runner, which enforces
+// the same grants), or how a catalog is shown or served (cmd, mcpserver).
 //
 // # Decisions
 //

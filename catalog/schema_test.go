@@ -12,7 +12,6 @@ import (
 
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/registry"
 )
 
 // compile checks a tool's schema against the JSON Schema 2020-12
@@ -99,7 +98,7 @@ func TestCorpusSchemas(t *testing.T) {
 			Protocol: m.Plugin.Protocol, Runtime: m.Plugin.Runtime,
 		})
 	}
-	c := Build(f, registry.TrustConfig{}, nil)
+	c := Build(f, nil, nil)
 	typed := 0
 	for _, tool := range c.Tools {
 		s := compile(t, tool)

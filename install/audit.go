@@ -14,15 +14,14 @@ import (
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/registry"
-	"github.com/corvidlabs/fledge-go/treehash"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // Audit is what an installed plugin's record and its installed plugin.toml
 // say together: its tier, what it requests, what it runs on, and what
 // deserves a warning.
 type Audit struct {
-	Tier registry.Tier
+	Tier trust.Tier
 	// Requested is what the plugin requests: the record's, or for a
 	// record without it (one the Rust fledge wrote) what the installed
 	// plugin.toml asks for now.
@@ -44,13 +43,14 @@ type Audit struct {
 	ManifestErr  error
 }
 
-// AuditPlugin compares a plugin's record with its installed plugin.toml.
+// AuditPlugin compares a plugin's record with its installed plugin.toml;
+// tier is the plugin's (package settings decides it).
 // Its warnings: approved hooks that can never run, an unverified source
 // granted what only naming grants (exec, network, hooks), an installed
 // plugin.toml that is unreadable, invalid or not the one approved,
 // requested capabilities not granted, and hooks not approved.
-func AuditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) Audit {
-	a := Audit{Tier: EntryTier(p, t), Requested: p.Requested, Runtime: p.Runtime, Warnings: []string{}}
+func AuditPlugin(paths home.Paths, p *lockfile.Plugin, tier trust.Tier) Audit {
+	a := Audit{Tier: tier, Requested: p.Requested, Runtime: p.Runtime, Warnings: []string{}}
 	if a.Runtime == "" {
 		a.Runtime = manifest.RuntimeNative
 	}
@@ -75,7 +75,7 @@ func AuditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) A
 		warn("installed manifest unreadable: %v", err)
 		return a
 	}
-	if p.ManifestHash != "" && treehash.FileDigest(data) != p.ManifestHash {
+	if p.ManifestEdited(data) {
 		if p.Kind == lockfile.KindLocalLink {
 			warn("plugin.toml changed since it was approved (live link: grants stay as approved)")
 		} else {

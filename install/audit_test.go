@@ -10,8 +10,8 @@ import (
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/treehash"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 const auditManifest = `[plugin]
@@ -61,9 +61,9 @@ func auditFixture(t *testing.T) (home.Paths, lockfile.Plugin) {
 func TestAuditWarnsAsApprovalDecides(t *testing.T) {
 	t.Parallel()
 	paths, p := auditFixture(t)
-	a := AuditPlugin(paths, &p, registry.TrustConfig{})
+	a := AuditPlugin(paths, &p, trust.Unverified)
 	want := []string{"unverified source with exec, network, hooks granted", "requested but not granted: metadata"}
-	if a.Tier != registry.TierUnverified || !reflect.DeepEqual(a.Warnings, want) {
+	if a.Tier != trust.Unverified || !reflect.DeepEqual(a.Warnings, want) {
 		t.Fatalf("tier %s, warnings %q; want %q", a.Tier, a.Warnings, want)
 	}
 	if !a.HasLifecycleHooks || a.Runtime != manifest.RuntimeNative || a.Sandboxed {
@@ -71,7 +71,7 @@ func TestAuditWarnsAsApprovalDecides(t *testing.T) {
 	}
 
 	// The same grants from a trusted owner warn about nothing risky.
-	a = AuditPlugin(paths, &p, registry.TrustConfig{Users: []string{"o"}})
+	a = AuditPlugin(paths, &p, trust.Team)
 	if !reflect.DeepEqual(a.Warnings, want[1:]) {
 		t.Errorf("trusted source: warnings %q", a.Warnings)
 	}
@@ -83,12 +83,12 @@ func TestAuditOfARustRecordAndAChangedManifest(t *testing.T) {
 	t.Parallel()
 	paths, p := auditFixture(t)
 	p.ManifestHash, p.Requested = "", manifest.Capabilities{}
-	if a := AuditPlugin(paths, &p, registry.TrustConfig{}); !a.Requested.Metadata || !a.Requested.Exec {
+	if a := AuditPlugin(paths, &p, trust.Unverified); !a.Requested.Metadata || !a.Requested.Exec {
 		t.Errorf("requested %+v, want the manifest's", a.Requested)
 	}
 	_, p = auditFixture(t)
 	p.ManifestHash = treehash.FileDigest([]byte("other"))
-	a := AuditPlugin(paths, &p, registry.TrustConfig{})
+	a := AuditPlugin(paths, &p, trust.Unverified)
 	if !slices.Contains(a.Warnings, "plugin.toml no longer matches the one approved at install") {
 		t.Errorf("warnings %q", a.Warnings)
 	}

@@ -15,8 +15,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/registry"
-	"github.com/corvidlabs/fledge-go/treehash"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // How consent was given for a grant, as GrantResult.Consent records it.
@@ -52,7 +51,7 @@ type GrantChange struct {
 type GrantResult struct {
 	// Plugin is the installed name, Version its installed version.
 	Plugin, Version string
-	Tier            registry.Tier
+	Tier            trust.Tier
 	// Request is what the installed plugin requests (capabilities and
 	// hooks, with the recorded build command).
 	Request Request
@@ -136,38 +135,17 @@ func (e *InstalledManifestError) Error() string {
 
 func (e *InstalledManifestError) Unwrap() error { return e.Err }
 
-// EntryTier decides an installed plugin's trust tier from its record.
-// Entries the Rust fledge wrote have no kind or URL: a path source is
-// local, and owner/repo meant github.com there.
-func EntryTier(p *lockfile.Plugin, t registry.TrustConfig) registry.Tier {
-	if p.IsLocal() {
-		return registry.TierLocal
-	}
-	u := p.URL
-	if u == "" {
-		s, err := registry.ParseSource(p.Source, "https://github.com")
-		if err != nil {
-			return registry.TierUnverified
-		}
-		if s.Kind == registry.SourceLocal {
-			return registry.TierLocal
-		}
-		u = s.URL
-	}
-	return registry.TierOf(u, t)
-}
-
 // InstalledRequest is what an installed plugin requests, read from its
 // installed plugin.toml: the capabilities and the hooks, with the build
 // command recorded at install (a detected one included). A copied or
 // cloned plugin's plugin.toml must be the one approved; a live link's
 // changes by design, and is read as it is now.
-func InstalledRequest(paths home.Paths, p *lockfile.Plugin, tier registry.Tier) (Request, *manifest.Manifest, error) {
+func InstalledRequest(paths home.Paths, p *lockfile.Plugin, tier trust.Tier) (Request, *manifest.Manifest, error) {
 	data, err := manifest.ReadFile(filepath.Join(paths.PluginDir(p.Name), manifest.FileName))
 	if err != nil {
 		return Request{}, nil, &InstalledManifestError{Plugin: p.Name, Err: err}
 	}
-	if p.ManifestHash != "" && p.Kind != lockfile.KindLocalLink && treehash.FileDigest(data) != p.ManifestHash {
+	if !p.ApprovedManifest(data) {
 		return Request{}, nil, &InstalledManifestError{Plugin: p.Name, Changed: true}
 	}
 	m, err := manifest.Decode(data)
@@ -247,7 +225,7 @@ func (in *Installer) ChangeGrants(ch GrantChange) (*GrantResult, error) {
 			return err
 		}
 		before = *p
-		tier := EntryTier(p, in.Trust)
+		tier := in.Settings.Tier(p)
 		if len(grant) > 0 || ch.Yes {
 			// Granting more to a plugin whose source the policy now
 			// denies is refused; revoking never is.
@@ -259,7 +237,7 @@ func (in *Installer) ChangeGrants(ch GrantChange) (*GrantResult, error) {
 		if err != nil {
 			return err
 		}
-		res, err = applyGrants(p, r, grant, revoke, ch, in.Policy)
+		res, err = applyGrants(p, r, grant, revoke, ch, in.policy())
 		if err != nil {
 			return err
 		}

@@ -24,15 +24,21 @@ import (
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
 	"github.com/corvidlabs/fledge-go/treehash"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // Installer installs plugins into one FLEDGE_HOME.
 type Installer struct {
 	Paths home.Paths
 	Store *lockfile.Store
-	Trust registry.TrustConfig
+	// Settings answers the trust in force and the admin policy (nil:
+	// config.toml's defaults and no policy): the one authority every
+	// command asks, so the installer cannot hold a trust and a policy that
+	// disagree.
+	Settings *settings.Settings
 	// GitHubBase is what owner/repo expands to.
 	GitHubBase string
 	Consent    Consent
@@ -51,9 +57,6 @@ type Installer struct {
 	// LookupName turns a registry name into a git source; nil when no
 	// registry is available.
 	LookupName func(ctx context.Context, s registry.Source) (registry.Source, error)
-	// Policy is the admin policy in force (nil: none); Trust must already
-	// be narrowed by it (PolicyTrust).
-	Policy *policy.Set
 	// Journal is the grant log every change is recorded in (nil: none).
 	Journal *grantlog.Log
 }
@@ -126,7 +129,7 @@ func (in *Installer) Install(ctx context.Context, raw string) (*Result, error) {
 }
 
 func (in *Installer) fetch(ctx context.Context, src registry.Source, regName, tree string) (*fetched, error) {
-	tier := registry.TierOfSource(src, in.Trust)
+	tier := registry.TierOfSource(src, in.trust())
 	switch {
 	case src.Kind == registry.SourceGit:
 		// A source the policy denies is never contacted.
@@ -208,7 +211,7 @@ func (in *Installer) checkout(ctx context.Context, src registry.Source, rev gitf
 		return nil, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
 	}
 	var made time.Time
-	if rev.RefName.IsTag() && in.Policy.MinTagAge() > 0 {
+	if rev.RefName.IsTag() && in.policy().MinTagAge() > 0 {
 		// Read before the .git directory goes; unknown reads as too young.
 		made, _ = gitfetch.Made(tree, rev, commit)
 	}
@@ -306,7 +309,7 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	if err := problems.Err(); err != nil {
 		return nil, err
 	}
-	c := &candidate{f: f, m: m, data: data, res: &Result{Tier: registry.TierOfSource(f.src, in.Trust)}}
+	c := &candidate{f: f, m: m, data: data, res: &Result{Tier: registry.TierOfSource(f.src, in.trust())}}
 	for _, p := range problems.Warnings() {
 		c.res.Warnings = append(c.res.Warnings, p.String())
 	}
@@ -609,3 +612,12 @@ func (in *Installer) git() gitfetch.Options {
 	}
 	return o
 }
+
+// trust is the trust in force, narrowed by the admin policy.
+func (in *Installer) trust() trust.Config {
+	t, _ := in.Settings.Trust()
+	return t
+}
+
+// policy is the admin policy in force (nil: none).
+func (in *Installer) policy() *policy.Set { return in.Settings.Policy() }

@@ -17,18 +17,6 @@ import (
 // carry-over or a sync proposal would have granted is left ungranted, and
 // said so.
 
-// PolicyTrust narrows the owners a user's config.toml trusts to those the
-// policy's [trust] owners rules let it trust. The denials say which owners
-// were dropped and why.
-func PolicyTrust(t registry.TrustConfig, pol *policy.Set) (registry.TrustConfig, []policy.Denial) {
-	if pol.Empty() {
-		return t, nil
-	}
-	orgs, d1 := pol.Trusted(t.Orgs)
-	users, d2 := pol.Trusted(t.Users)
-	return registry.TrustConfig{Orgs: orgs, Users: users}, append(d1, d2...)
-}
-
 // EntrySource is what the policy's source rules see of an installed
 // plugin's record.
 func EntrySource(p *lockfile.Plugin) policy.Source {
@@ -45,7 +33,7 @@ func sourceOf(src registry.Source, registryName string) policy.Source {
 
 // checkSource refuses a source the policy denies.
 func (in *Installer) checkSource(plugin string, s policy.Source) error {
-	if d := in.Policy.CheckSource(s); d != nil {
+	if d := in.policy().CheckSource(s); d != nil {
 		return policy.Deny(plugin, *d)
 	}
 	return nil
@@ -53,7 +41,7 @@ func (in *Installer) checkSource(plugin string, s policy.Source) error {
 
 // checkPin refuses a git revision looser than the policy's pin rule.
 func (in *Installer) checkPin(plugin, refKind, ref string) error {
-	if d := in.Policy.CheckPin(refKind, ref); d != nil {
+	if d := in.policy().CheckPin(refKind, ref); d != nil {
 		return policy.Deny(plugin, *d)
 	}
 	return nil
@@ -62,10 +50,10 @@ func (in *Installer) checkPin(plugin, refKind, ref string) error {
 // checkTagAge refuses a revision fetched from a tag younger than the
 // policy's cooldown.
 func (in *Installer) checkTagAge(plugin string, f *fetched) error {
-	if f.tag == "" || in.Policy.MinTagAge() == 0 {
+	if f.tag == "" || in.policy().MinTagAge() == 0 {
 		return nil
 	}
-	if d := in.Policy.CheckTagAge(f.tag, f.made, in.now()); d != nil {
+	if d := in.policy().CheckTagAge(f.tag, f.made, in.now()); d != nil {
 		return policy.Deny(plugin, *d)
 	}
 	return nil
@@ -77,7 +65,7 @@ func (in *Installer) checkTagAge(plugin string, f *fetched) error {
 // request is refused with a *policy.DeniedError; otherwise they are taken
 // out of what is asked and returned, to be reported and logged.
 func (in *Installer) decide(r Request) (Decision, []policy.Denial, error) {
-	if in.Policy.Empty() {
+	if in.policy().Empty() {
 		d, err := in.Consent.Decide(r)
 		return d, nil, err
 	}
@@ -105,7 +93,7 @@ func (in *Installer) decide(r Request) (Decision, []policy.Denial, error) {
 // Offerable returns r without the items the policy forbids its tier, for
 // a form to offer, and the denials of those it took out.
 func (in *Installer) Offerable(r Request) (Request, []policy.Denial) {
-	if in.Policy.Empty() {
+	if in.policy().Empty() {
 		return r, nil
 	}
 	forbidden := in.forbidden(r)
@@ -136,7 +124,7 @@ func without(r Request, denied []policy.Denial) Request {
 func (in *Installer) forbidden(r Request) []policy.Denial {
 	var out []policy.Denial
 	for _, it := range r.Items() {
-		if d := in.Policy.Allows(string(r.Tier), it); d != nil {
+		if d := in.policy().Allows(string(r.Tier), it); d != nil {
 			out = append(out, *d)
 		}
 	}
@@ -165,7 +153,7 @@ func (c Consent) consentOf(d Decision, yesVia string) map[string]string {
 // allows tier: what an update carries over, or sync proposes, passes the
 // policy again.
 func (in *Installer) narrowGrants(tier registry.Tier, granted manifest.Capabilities, hooks map[string]string) (manifest.Capabilities, map[string]string, []policy.Denial) {
-	caps, keepHooks, denied := in.Policy.Narrow(string(tier), granted, len(hooks) > 0)
+	caps, keepHooks, denied := in.policy().Narrow(string(tier), granted, len(hooks) > 0)
 	if !keepHooks {
 		hooks = map[string]string{}
 	}

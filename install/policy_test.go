@@ -11,7 +11,7 @@ import (
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/settings"
 )
 
 func mustPolicy(t *testing.T, text string) *policy.Set {
@@ -23,15 +23,6 @@ func mustPolicy(t *testing.T, text string) *policy.Set {
 		t.Fatal(err)
 	}
 	return s
-}
-
-// The policy's tier names are registry's.
-func TestPolicyTiersAreRegistryTiers(t *testing.T) {
-	for i, tier := range []registry.Tier{registry.TierLocal, registry.TierOfficial, registry.TierTeam, registry.TierUnverified} {
-		if policy.Tiers[i] != string(tier) {
-			t.Errorf("policy tier %q, registry tier %q", policy.Tiers[i], tier)
-		}
-	}
 }
 
 // How install's consent meets the policy: what was named (or is needed)
@@ -78,7 +69,7 @@ func TestInstallUnderPolicy(t *testing.T) {
 			g := newGitRepo(t)
 			g.commit(t, pluginFiles("1.0.0", c.hooks+caps), "")
 			in := e.installer(c.consent)
-			in.Policy = mustPolicy(t, c.policy)
+			in.Settings = settings.New(nil, mustPolicy(t, c.policy))
 			res, err := in.Install(context.Background(), g.url)
 			var de *policy.DeniedError
 			if c.refused != "" {
@@ -109,7 +100,7 @@ func TestInstallTagCooldown(t *testing.T) {
 	for age, ok := range map[string]bool{"40d": false, "30d": true} {
 		e := newEnv(t)
 		in := e.installer(Consent{Yes: true})
-		in.Policy = mustPolicy(t, "[pins]\nmin_tag_age = \""+age+"\"\n")
+		in.Settings = settings.New(nil, mustPolicy(t, "[pins]\nmin_tag_age = \""+age+"\"\n"))
 		_, err := in.Install(context.Background(), g.url+"@v1.0.0")
 		var de *policy.DeniedError
 		switch {
@@ -121,19 +112,6 @@ func TestInstallTagCooldown(t *testing.T) {
 	}
 }
 
-// A [trust] owners rule narrows what config.toml trusts: a dropped owner's
-// plugins are unverified, so the unverified rules apply to them.
-func TestPolicyTrust(t *testing.T) {
-	pol := mustPolicy(t, "[trust]\nowners = [\"good-org\"]\n")
-	tr, dropped := PolicyTrust(registry.TrustConfig{Orgs: []string{"Good-Org", "evil"}, Users: []string{"alice"}}, pol)
-	if len(tr.Orgs) != 1 || tr.Orgs[0] != "Good-Org" || len(tr.Users) != 0 || len(dropped) != 2 {
-		t.Fatalf("%+v %+v", tr, dropped)
-	}
-	if tier := registry.TierOf("https://github.com/evil/fledge-plugin-x", tr); tier != registry.TierUnverified {
-		t.Errorf("evil is %s", tier)
-	}
-}
-
 // A post_remove hook approved at install does not run once the policy
 // forbids the plugin's hooks, or cannot be read; the plugin is removed all
 // the same (removing only narrows), and the grant log says why.
@@ -141,7 +119,9 @@ func TestRemoveUnderPolicySkipsHooks(t *testing.T) {
 	unixOnly(t)
 	t.Parallel()
 	for name, setup := range map[string]func(t *testing.T, r *Remover){
-		"forbidden":  func(t *testing.T, r *Remover) { r.Policy = mustPolicy(t, "[hooks]\nunverified = false\n") },
+		"forbidden": func(t *testing.T, r *Remover) {
+			r.Settings = settings.New(nil, mustPolicy(t, "[hooks]\nunverified = false\n"))
+		},
 		"unreadable": func(t *testing.T, r *Remover) { r.PolicyErr = errors.New("policy /p.toml: line 1: unknown key x") },
 	} {
 		t.Run(name, func(t *testing.T) {

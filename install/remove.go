@@ -15,7 +15,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -25,10 +25,10 @@ type Remover struct {
 	Store *lockfile.Store
 	Log   io.Writer
 	Env   []string
-	// Policy is the admin policy in force: a post_remove hook runs only if
-	// it lets the plugin's tier (under Trust) run hooks.
-	Policy *policy.Set
-	Trust  registry.TrustConfig
+	// Settings answers the trust and the admin policy in force: a
+	// post_remove hook runs only if the policy lets the plugin's tier run
+	// hooks.
+	Settings *settings.Settings
 	// PolicyErr is why the policy could not be read, if it could not: the
 	// plugin is removed, but its post_remove hook does not run.
 	PolicyErr error
@@ -69,11 +69,11 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	dir := r.Paths.PluginDir(entry.Name)
 
 	real, dirErr := filepath.EvalSymlinks(dir)
-	tier := EntryTier(&entry, r.Trust)
+	tier := r.Settings.Tier(&entry)
 	var denied []policy.Denial
 	hook, ok := entry.Hooks[manifest.HookPostRemove]
 	if ok && hook != "" {
-		if d := r.Policy.Allows(string(tier), GrantHooks); d != nil {
+		if d := r.Settings.Policy().Allows(string(tier), GrantHooks); d != nil {
 			denied = append(denied, *d)
 		}
 	}

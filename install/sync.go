@@ -82,7 +82,7 @@ func (s *Syncer) Sync(ctx context.Context, want *lockfile.File) ([]SyncResult, e
 	}
 	if s.Prune {
 		rm := &Remover{Paths: s.Installer.Paths, Store: s.Installer.Store, Log: s.Installer.Log, Env: s.Installer.Env,
-			Policy: s.Installer.Policy, Trust: s.Installer.Trust, Journal: s.Installer.Journal, Note: "pruned by sync"}
+			Settings: s.Installer.Settings, Journal: s.Installer.Journal, Note: "pruned by sync"}
 		for _, p := range have.Plugins {
 			if wanted[p.Name] {
 				continue
@@ -102,11 +102,11 @@ func (s *Syncer) Sync(ctx context.Context, want *lockfile.File) ([]SyncResult, e
 // policy leaves of them.
 func (s *Syncer) proposed(w *lockfile.Plugin, src registry.Source) *lockfile.Plugin {
 	in := s.Installer
-	if in.Policy.Empty() {
+	if in.policy().Empty() {
 		return w
 	}
 	cp := *w
-	cp.Capabilities, cp.Hooks, _ = in.narrowGrants(registry.TierOfSource(src, in.Trust), w.Capabilities, w.Hooks)
+	cp.Capabilities, cp.Hooks, _ = in.narrowGrants(registry.TierOfSource(src, in.trust()), w.Capabilities, w.Hooks)
 	return &cp
 }
 
@@ -226,7 +226,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	}
 	defer cleanup()
 	defer func() { err = hideStaging(err, stage) }()
-	in.logf("Fetching %s at %s (%s)...\n", termsafe.Escape(src.String()), short(w.Commit), registry.TierOfSource(src, in.Trust))
+	in.logf("Fetching %s at %s (%s)...\n", termsafe.Escape(src.String()), short(w.Commit), registry.TierOfSource(src, in.trust()))
 	f, err := in.checkout(ctx, src, rev, filepath.Join(stage, "tree"))
 	if err != nil {
 		return err

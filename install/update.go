@@ -240,10 +240,14 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		return
 	}
 	pl.src = src
-	// A source the policy now denies is not contacted, let alone updated.
-	if err := u.Installer.checkSource(p.Name, EntrySource(p)); err != nil {
-		fail(pl, err)
-		return
+	// A source the policy now denies is not contacted, let alone updated:
+	// neither the record as the runner judges it nor the URL about to be
+	// fetched (for an owner/repo record, under FLEDGE_GITHUB_URL).
+	for _, s := range []policy.Source{EntrySource(p), sourceOf(src, p.RegistryName)} {
+		if err := u.Installer.checkSource(p.Name, s); err != nil {
+			fail(pl, err)
+			return
+		}
 	}
 	refs, err := gitfetch.ListRefs(ctx, src.URL, u.Installer.git())
 	if err != nil {

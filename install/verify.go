@@ -57,7 +57,7 @@ func Verify(paths home.Paths, p *lockfile.Plugin) VerifyResult {
 	}
 	if data, err := manifest.ReadFile(filepath.Join(dir, manifest.FileName)); err != nil {
 		r.ManifestChanged = true
-	} else if p.ManifestHash != "" && treehash.FileDigest(data) != p.ManifestHash {
+	} else if p.ManifestEdited(data) {
 		r.ManifestChanged = true
 	}
 	tree, err := treehash.Hash(dir, treehash.Options{AllowExternalLinks: true})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/catalog"
 	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -76,11 +77,11 @@ func (s *Server) call(ctx context.Context, t *catalog.Tool, req *mcp.CallToolReq
 		r.Stderr = s.opts.Log
 	}
 	r.Interactive = elicit
-	if s.opts.PerCall != nil {
-		if err := s.opts.PerCall(&r); err != nil {
-			return failure("", nil, CodePolicyDenied, termsafe.EscapeText(err.Error()), "")
-		}
+	set, err := settings.Load(s.opts.Settings)
+	if err != nil {
+		return failure("", nil, CodePolicyDenied, termsafe.EscapeText(err.Error()), "")
 	}
+	r.Settings = set
 	res, err := r.Run(ctx, runner.Request{
 		Command: t.Command, Plugin: t.Plugin, Args: argv,
 		NonInteractive: !elicit, Timeout: timeout, Capture: true,

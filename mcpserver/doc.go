@@ -1,20 +1,23 @@
 // Package mcpserver serves the tool catalog (package catalog) over the
 // Model Context Protocol, on the official Go SDK: every installed plugin
 // command is a tool an agent host can list and call, and a call runs the
-// command through the runner with exactly the grants plugins.toml records,
-// as `fledge plugins run` would.
+// command through the runner with exactly the grants the settings leave it
+// (what plugins.toml records, narrowed by the admin policy), as `fledge
+// plugins run` would.
 //
 // It owns: turning catalog tools into MCP tools (annotations, _meta), the
 // tools/call path (argument validation, the dangerous-command gate, argv,
 // one runner per call with its own timeout), the runner.UI that turns a
 // plugin's logs, progress and questions into MCP logging and progress
-// notifications and elicitation requests, watching plugins.toml and
-// config.toml to announce tools/list_changed, and the streamable HTTP
-// handler's guards.
+// notifications and elicitation requests, watching plugins.toml,
+// config.toml and the admin policy's files to announce tools/list_changed,
+// and the streamable HTTP handler's guards.
 //
-// It does not own: the catalog, grants or their enforcement (packages
-// catalog and runner), recovering interrupted installs (the command layer
-// passes Options.Prepare), the transport's process plumbing (the command
+// It does not own: the catalog, a plugin's tier and grants or their
+// enforcement (packages catalog, settings and runner: it reads the
+// settings afresh for the catalog and for every call, and asks the
+// command layer nothing about them), recovering interrupted installs (the
+// command layer passes Options.Prepare: install's work, not linked here), the transport's process plumbing (the command
 // layer gives it a stdio or HTTP transport), or hints for the user (the
 // command layer passes Options.Hint).
 //

@@ -278,9 +278,3 @@ func errorCode(res *mcp.CallToolResult) string {
 	s, _ := res.Meta[mcpserver.MetaErrorCode].(string)
 	return s
 }
-
-// eventually waits for cond (testutil.Eventually).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	testutil.Eventually(t, what, cond)
-}

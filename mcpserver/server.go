@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,7 +15,9 @@ import (
 
 	"github.com/corvidlabs/fledge-go/catalog"
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -32,8 +35,8 @@ type Options struct {
 	Paths   home.Paths
 	Version string
 	// Runner is the template of every call's runner: its environment,
-	// working directory, user home, timeouts and limits. Paths, Version,
-	// UI, streams and Interactive are set per call.
+	// working directory, user home, timeouts, limits and grant log. Paths,
+	// Version, UI, streams, Interactive and Settings are set per call.
 	Runner runner.Runner
 	// AllowDangerous runs dangerous commands without asking.
 	AllowDangerous bool
@@ -47,16 +50,19 @@ type Options struct {
 	// Log is the server's own log (stderr): plugins' logs and stderr,
 	// fledge's warnings, collisions.
 	Log io.Writer
+	// Settings say where config.toml (Paths' when ConfigFile is empty)
+	// and the admin policy are read from.
+	// They are read afresh for the catalog and for every call (a policy
+	// may be tightened while the server runs): each tool's tier and grants
+	// and each call's enforcement are what they decide then. A policy
+	// that cannot be read fails every call.
+	Settings settings.Inputs
 	// Prepare runs before the catalog is read and before each call
-	// (recovering what an interrupted fledge left half-changed). An error
-	// fails the call.
+	// (recovering what an interrupted fledge left half-changed: install's
+	// work, which this package does not link). An error fails the call.
 	Prepare func() error
-	// PerCall completes each call's runner with what must be read afresh
-	// for every call: the admin policy, which may be tightened while the
-	// server runs (it sets Runner.Policy, Journal and Tier). An error
-	// fails the call.
-	PerCall func(*runner.Runner) error
-	// Hint returns advice for a failed run, or "".
+	// Hint returns advice for a failed run, or "" (words for a person are
+	// the command layer's).
 	Hint func(*runner.Result, error) string
 	// Poll is how often the catalog's files are checked (DefaultPoll).
 	Poll time.Duration
@@ -91,6 +97,9 @@ func New(opts Options) (*Server, error) {
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
+	}
+	if opts.Settings.ConfigFile == "" {
+		opts.Settings.ConfigFile = opts.Paths.ConfigFile()
 	}
 	s := &Server{opts: opts, log: &logger{w: opts.Log}, tools: map[string]string{}}
 	s.stop, s.stopCalls = context.WithCancel(context.Background())
@@ -168,13 +177,22 @@ func (s *Server) Reload() error {
 	prev := s.inputs
 	s.mu.Unlock()
 	if prev == nil {
-		prev = []string{s.opts.Paths.PluginsFile(), s.opts.Paths.ConfigFile()}
+		prev = append([]string{s.opts.Paths.PluginsFile()}, s.opts.Settings.Files()...)
 	}
 	// Digested before they are read: a change while they are read shows
 	// as a difference at the next poll, never as a catalog that looks
 	// current and is not.
 	digest := digestFiles(prev)
-	c, err := catalog.Load(s.opts.Paths)
+	set, err := settings.Load(s.opts.Settings)
+	var invalid *policy.InvalidError
+	if errors.As(err, &invalid) {
+		// The tools are still listed, as config.toml alone ranks them;
+		// every call is refused until the policy is fixed.
+		s.log.printf("warning: %s\n", termsafe.EscapeText(err.Error()))
+	} else if err != nil {
+		return err
+	}
+	c, err := catalog.Load(s.opts.Paths, set)
 	if err != nil {
 		return err
 	}

@@ -13,11 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/corvidlabs/fledge-go/internal/testutil"
-	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/mcpserver"
-	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/settings"
 )
 
 var allGrants = manifest.Capabilities{Exec: true, Store: true, Metadata: true}
@@ -209,33 +208,34 @@ func TestMalformedArguments(t *testing.T) {
 
 // TestPolicyReadPerCall: the admin policy is read afresh for every call, so
 // one tightened while the server runs denies a recorded grant at the next
-// call, and one that cannot be read runs nothing.
+// call (and the tool list, watching the policy's file, shows the grants it
+// leaves), and one that cannot be read runs nothing.
 func TestPolicyReadPerCall(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.installGo("fledge-plugin-exec", "withexec", allGrants)
 	system := filepath.Join(e.root, "policy.toml")
 	cs := connect(t, e.server(func(o *mcpserver.Options) {
-		o.PerCall = func(r *runner.Runner) error {
-			pol, err := policy.Load(policy.Inputs{System: system})
-			if err != nil {
-				return err
-			}
-			r.Policy = pol
-			r.Tier = func(*lockfile.Plugin) string { return "unverified" }
-			return nil
-		}
+		o.Settings = settings.Inputs{SystemPolicy: system}
 	}), nil)
 	args := map[string]any{"args": []string{"exec", "echo", "hi"}}
 	if res := call(t, cs, "withexec", args, nil); res.IsError || !strings.Contains(text(res), `"code":0`) {
 		t.Fatalf("exec without a policy: %v %s", res.IsError, text(res))
 	}
-	if err := os.WriteFile(system, []byte("[capabilities]\nunverified = [\"store\"]\n"), 0o644); err != nil {
+	if err := os.WriteFile(system, []byte("[capabilities]\nlocal = [\"store\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if res := call(t, cs, "withexec", args, nil); res.IsError || !strings.Contains(text(res), `"code":126`) {
 		t.Errorf("exec under a policy tightened while serving: %v %s", res.IsError, text(res))
 	}
+	testutil.Eventually(t, "tools/list to show the grants the policy leaves", func() bool {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil || len(res.Tools) != 1 {
+			t.Fatalf("tools/list: %v %+v", err, res)
+		}
+		g, _ := res.Tools[0].Meta[mcpserver.MetaGrants].(map[string]any)
+		return g["exec"] == false && g["store"] == true
+	})
 	if err := os.WriteFile(system, []byte("[capabilities\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

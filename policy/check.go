@@ -7,13 +7,31 @@ import (
 	"time"
 
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // CheckSource refuses a source that any layer denies or that a layer's
 // allow list does not name. A source with nothing to match (no URL, path or
 // registry name) passes no allow list.
+//
+// A source whose URL cannot be read (package repourl refuses it) is
+// refused by the first layer with a source rule: what it names cannot be
+// told, so no rule can be said to pass it.
 func (s *Set) CheckSource(src Source) *Denial {
-	ids := src.identities()
+	ids, err := src.identities()
+	if err != nil {
+		for _, l := range s.Layers() {
+			key := "deny"
+			if l.hasAllow {
+				key = "allow"
+			} else if len(l.deny) == 0 {
+				continue
+			}
+			return &Denial{Item: "source", Rule: l.Rule("sources", key), File: l.Where(),
+				Reason: fmt.Sprintf("cannot be checked against %s: %v", describe(src), err)}
+		}
+		return nil
+	}
 	for _, l := range s.Layers() {
 		if p, ok := anyMatch(l.deny, ids); ok {
 			return &Denial{Item: "source", Rule: l.Rule("sources", "deny"), File: l.Where(),
@@ -149,8 +167,8 @@ func FormatAge(d time.Duration) string {
 // the first rule that forbids it. A tier this package does not know is
 // judged as unverified.
 func (s *Set) Allows(tier, item string) *Denial {
-	if !slices.Contains(Tiers, tier) {
-		tier = TierUnverified
+	if !slices.Contains(trust.Tiers, trust.Tier(tier)) {
+		tier = string(trust.Unverified)
 	}
 	for _, l := range s.Layers() {
 		if item == ItemHooks {

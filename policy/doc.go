@@ -15,12 +15,17 @@
 // the system policy forbids. Each decision is made layer by layer, so a
 // refusal names the rule and the file it came from.
 //
+// Source rules and the sources they judge are read by package repourl,
+// the one git-URL parser: a rule matches every spelling of the repository
+// it names, a file:// repository and a local directory by its real path,
+// and a URL the parser refuses passes no source rule.
+//
 // It fails closed: an unknown key, an unknown tier or capability, a bad
 // pattern or duration, or a file that cannot be read (other than a missing
 // system file) is an error naming the file, and callers refuse everything
 // the policy governs until it is fixed.
 //
-// It does not decide tiers (package registry does, from a TrustConfig this
-// package may narrow), ask anyone anything, or record what it refused
+// It does not decide tiers (package trust names and decides them, from a
+// trust.Config this package may narrow; package settings applies it), ask anyone anything, or record what it refused
 // (package grantlog does); install, runner and the command layer apply it.
 package policy

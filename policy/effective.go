@@ -83,7 +83,7 @@ func (s *Set) Effective() Effective {
 		for _, p := range l.deny {
 			e.Deny = append(e.Deny, PatternRule{Origin: Origin{l.Where(), l.Rule("sources", "deny")}, Pattern: p.text})
 		}
-		for _, tier := range Tiers {
+		for _, tier := range tiers() {
 			if allowed := l.allowedItems(tier); allowed != nil {
 				o := Origin{l.Where(), l.Rule("capabilities", tier)}
 				if cur := e.Capabilities[tier]; cur == nil {

@@ -29,7 +29,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		s := &Set{layers: []*Layer{l}}
-		for _, tier := range append(Tiers, "") {
+		for _, tier := range append(tiers(), "") {
 			for _, it := range []string{"exec", "store", "metadata", "network", "filesystem", ItemHooks} {
 				s.Allows(tier, it)
 			}

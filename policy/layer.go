@@ -12,18 +12,8 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/trust"
 )
-
-// Trust tiers, as package registry names them.
-const (
-	TierLocal      = "local"
-	TierOfficial   = "official"
-	TierTeam       = "team"
-	TierUnverified = "unverified"
-)
-
-// Tiers lists the tiers in the order rules are shown.
-var Tiers = []string{TierLocal, TierOfficial, TierTeam, TierUnverified}
 
 // ItemHooks is the grant name of hooks and build commands.
 const ItemHooks = "hooks"
@@ -91,7 +81,7 @@ type tierLists struct {
 }
 
 func (t *tierLists) byTier() map[string]*[]string {
-	return map[string]*[]string{TierLocal: t.Local, TierOfficial: t.Official, TierTeam: t.Team, TierUnverified: t.Unverified}
+	return map[string]*[]string{string(trust.Local): t.Local, string(trust.Official): t.Official, string(trust.Team): t.Team, string(trust.Unverified): t.Unverified}
 }
 
 type tierBools struct {
@@ -102,7 +92,7 @@ type tierBools struct {
 }
 
 func (t *tierBools) byTier() map[string]*bool {
-	return map[string]*bool{TierLocal: t.Local, TierOfficial: t.Official, TierTeam: t.Team, TierUnverified: t.Unverified}
+	return map[string]*bool{string(trust.Local): t.Local, string(trust.Official): t.Official, string(trust.Team): t.Team, string(trust.Unverified): t.Unverified}
 }
 
 // Layer is one policy file (or config.toml's [policy] table), validated.
@@ -238,7 +228,7 @@ func (l *Layer) load(r *fileRules) error {
 	}
 	if c := r.Capabilities; c != nil {
 		l.caps = map[string]map[string]bool{}
-		for _, tier := range Tiers {
+		for _, tier := range tiers() {
 			list := c.byTier()[tier]
 			if list == nil {
 				continue
@@ -256,7 +246,7 @@ func (l *Layer) load(r *fileRules) error {
 	}
 	if h := r.Hooks; h != nil {
 		l.hooks = map[string]bool{}
-		for _, tier := range Tiers {
+		for _, tier := range tiers() {
 			if v := h.byTier()[tier]; v != nil {
 				l.hooks[tier] = *v
 			}
@@ -305,6 +295,16 @@ func ParseAge(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("want a duration such as 72h, 90m or 3d")
 	}
 	return d, nil
+}
+
+// tiers lists the tier names (package trust's) in the order rules are
+// shown.
+func tiers() []string {
+	out := make([]string, len(trust.Tiers))
+	for i, t := range trust.Tiers {
+		out[i] = string(t)
+	}
+	return out
 }
 
 // allowedItems lists what a tier may be granted under this layer, in

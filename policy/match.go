@@ -2,12 +2,11 @@ package policy
 
 import (
 	"fmt"
-	"net/url"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/corvidlabs/fledge-go/repourl"
 )
 
 // Source is where a plugin comes from, as the source rules see it. Each
@@ -16,7 +15,7 @@ import (
 type Source struct {
 	// URL is the git URL fetched (https, ssh, git, scp-like or file).
 	URL string
-	// Path is a local plugin's directory, symlinks resolved.
+	// Path is a local plugin's directory; rules see its real path.
 	Path string
 	// Registry is the registry name the plugin was installed by.
 	Registry string
@@ -29,12 +28,16 @@ type pattern struct {
 	text string // as written
 	kind string // "git", "file" or "registry"
 	segs []string
+	port string // a git pattern's port; "" matches any
 }
 
-// parsePattern reads a source rule:
+// parsePattern reads a source rule. Git and file:// patterns are read by
+// package repourl, which reads sources too, so a rule matches every
+// spelling of what it names:
 //
 //	github.com/my-org/*            a repository of my-org on github.com
-//	https://git.example.com/**     anything on that host (scheme, user and port are ignored)
+//	127.0.0.1:8080/evil/*          one port of a host (without a port: any)
+//	https://git.example.com/**     anything on that host (scheme, user and default port are ignored)
 //	git@github.com:my-org/*        scp-like spelling of the same
 //	file:///srv/plugins/*          a local directory (or file:// git repository) there
 //	/srv/plugins/*                 the same
@@ -50,14 +53,20 @@ func parsePattern(raw string) (pattern, error) {
 		if p.segs[0] == "" {
 			return p, fmt.Errorf("%q names no registry name", raw)
 		}
-	case strings.HasPrefix(s, "file://") || strings.HasPrefix(s, "/") || isWindowsPath(s):
-		p.kind, p.segs = "file", pathSegs(strings.TrimPrefix(s, "file://"))
-	default:
-		id, ok := gitIdentity(s)
-		if !ok {
-			return p, fmt.Errorf("%q is not a host/owner/repo pattern, a file:// path or registry:NAME", raw)
+	case strings.HasPrefix(strings.ToLower(s), "file://"):
+		r, err := repourl.ParsePattern(s)
+		if err != nil {
+			return p, fmt.Errorf("file pattern: %w", err)
 		}
-		p.kind, p.segs = "git", strings.Split(strings.ToLower(id), "/")
+		p.kind, p.segs = "file", pathSegs(r.Path)
+	case strings.HasPrefix(s, "/") || isWindowsPath(s):
+		p.kind, p.segs = "file", pathSegs(repourl.RealPattern(s))
+	default:
+		r, err := repourl.ParsePattern(s)
+		if err != nil {
+			return p, fmt.Errorf("%q is not a host/owner/repo pattern, a file:// path or registry:NAME: %w", raw, err)
+		}
+		p.kind, p.segs, p.port = "git", gitSegs(r), r.Port
 	}
 	for _, seg := range p.segs {
 		if _, err := path.Match(seg, ""); err != nil {
@@ -72,77 +81,59 @@ func isWindowsPath(s string) bool {
 }
 
 // pathSegs splits a local path into lower-cased segments, forward slashes,
-// without the empty leading one.
+// without empty ones.
 func pathSegs(p string) []string {
-	p = filepath.ToSlash(p)
-	p = strings.TrimPrefix(p, "/")
-	p = strings.TrimSuffix(p, "/")
+	var out []string
 	// Paths compare case-insensitively: on macOS and Windows the same
 	// directory has many spellings, and a deny rule must catch them all.
-	return strings.Split(strings.ToLower(p), "/")
-}
-
-// scpLike is compiled on first use: commands that never look at a policy
-// pay nothing at start-up.
-var scpLike = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:[A-Za-z0-9_.-]+@)?([A-Za-z0-9.-]+):(.+)$`)
-})
-
-// gitIdentity turns a git URL (or a pattern spelt as one) into
-// "host/path": the host lower-cased, without scheme, credentials, port, a
-// trailing slash or ".git". ok is false for file:// URLs and what is not a
-// URL at all.
-func gitIdentity(s string) (string, bool) {
-	var host, p string
-	switch {
-	case strings.Contains(s, "://"):
-		u, err := url.Parse(s)
-		if err != nil || u.Scheme == "file" || u.Host == "" {
-			return "", false
-		}
-		host, p = u.Hostname(), u.Path
-	case scpLike().MatchString(s) && !strings.Contains(strings.SplitN(s, ":", 2)[0], "/"):
-		m := scpLike().FindStringSubmatch(s)
-		host, p = m[1], m[2]
-	default:
-		host, p, _ = strings.Cut(s, "/")
-		if !strings.Contains(s, "/") {
-			p = ""
+	for _, s := range strings.Split(strings.ToLower(filepath.ToSlash(p)), "/") {
+		if s != "" {
+			out = append(out, s)
 		}
 	}
-	if host == "" {
-		return "", false
-	}
-	p = strings.Trim(p, "/")
-	p = strings.TrimSuffix(p, ".git")
-	if p == "" {
-		return strings.ToLower(host), true
-	}
-	return strings.ToLower(host) + "/" + p, true
+	return out
 }
 
-// identities lists what the source rules see of s.
-func (s Source) identities() []identity {
+// gitSegs is what a git rule sees of a repository: its host and path
+// segments, lower-cased.
+func gitSegs(r repourl.Repo) []string {
+	segs := append([]string{r.Host}, r.Segments()...)
+	for i, s := range segs {
+		segs[i] = strings.ToLower(s)
+	}
+	return segs
+}
+
+// identities lists what the source rules see of s: a git URL's identity
+// as package repourl reads it (a file:// one's real path), a local path's
+// real path, the registry name. err says why a URL cannot be read; such a
+// source passes no source rule.
+func (s Source) identities() ([]identity, error) {
 	var out []identity
 	if s.URL != "" {
-		if u, err := url.Parse(s.URL); err == nil && u.Scheme == "file" {
-			out = append(out, identity{"file", pathSegs(u.Path)})
-		} else if id, ok := gitIdentity(s.URL); ok {
-			out = append(out, identity{"git", strings.Split(strings.ToLower(id), "/")})
+		r, err := repourl.Parse(s.URL)
+		if err != nil {
+			return nil, err
+		}
+		if r.IsFile() {
+			out = append(out, identity{kind: "file", segs: pathSegs(r.Path)})
+		} else {
+			out = append(out, identity{kind: "git", segs: gitSegs(r), port: r.EffectivePort()})
 		}
 	}
 	if s.Path != "" {
-		out = append(out, identity{"file", pathSegs(s.Path)})
+		out = append(out, identity{kind: "file", segs: pathSegs(repourl.RealPath(s.Path))})
 	}
 	if s.Registry != "" {
-		out = append(out, identity{"registry", []string{strings.ToLower(s.Registry)}})
+		out = append(out, identity{kind: "registry", segs: []string{strings.ToLower(s.Registry)}})
 	}
-	return out
+	return out, nil
 }
 
 type identity struct {
 	kind string
 	segs []string
+	port string // the port a git source is fetched from
 }
 
 // String shows a source for messages.
@@ -161,7 +152,7 @@ func (s Source) String() string {
 }
 
 func (p pattern) matches(id identity) bool {
-	return p.kind == id.kind && matchSegs(p.segs, id.segs)
+	return p.kind == id.kind && (p.port == "" || p.port == id.port) && matchSegs(p.segs, id.segs)
 }
 
 func matchSegs(pat, segs []string) bool {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 func write(t *testing.T, dir, name, body string) string {
@@ -40,19 +41,19 @@ func TestParseExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := &Set{layers: []*Layer{l}}
-	if d := s.Allows(TierUnverified, "exec"); d == nil || d.Rule != "[capabilities] unverified" || d.File != "/etc/fledge/policy.toml" {
+	if d := s.Allows(string(trust.Unverified), "exec"); d == nil || d.Rule != "[capabilities] unverified" || d.File != "/etc/fledge/policy.toml" {
 		t.Errorf("unverified exec: %+v", d)
 	}
-	if d := s.Allows(TierTeam, "network"); d == nil || !strings.Contains(d.Reason, "allows only exec, store, metadata") {
+	if d := s.Allows(string(trust.Team), "network"); d == nil || !strings.Contains(d.Reason, "allows only exec, store, metadata") {
 		t.Errorf("team network: %+v", d)
 	}
-	if d := s.Allows(TierTeam, "exec"); d != nil {
+	if d := s.Allows(string(trust.Team), "exec"); d != nil {
 		t.Errorf("team exec refused: %v", d)
 	}
-	if d := s.Allows(TierOfficial, "network"); d != nil {
+	if d := s.Allows(string(trust.Official), "network"); d != nil {
 		t.Errorf("official has no limit, refused: %v", d)
 	}
-	if d := s.Allows(TierUnverified, ItemHooks); d == nil || d.Rule != "[hooks] unverified" {
+	if d := s.Allows(string(trust.Unverified), ItemHooks); d == nil || d.Rule != "[hooks] unverified" {
 		t.Errorf("unverified hooks: %+v", d)
 	}
 	if d := s.Allows("", "store"); d == nil {
@@ -203,13 +204,13 @@ func TestLayersOnlyNarrow(t *testing.T) {
 	if n := len(s.Layers()); n != 3 {
 		t.Fatalf("%d layers", n)
 	}
-	if d := s.Allows(TierUnverified, "exec"); d == nil || d.File != sys {
+	if d := s.Allows(string(trust.Unverified), "exec"); d == nil || d.File != sys {
 		t.Errorf("exec re-allowed by a later layer: %+v", d)
 	}
-	if d := s.Allows(TierUnverified, "store"); d != nil {
+	if d := s.Allows(string(trust.Unverified), "store"); d != nil {
 		t.Errorf("store: %v", d)
 	}
-	if d := s.Allows(TierUnverified, ItemHooks); d == nil || d.File != sys {
+	if d := s.Allows(string(trust.Unverified), ItemHooks); d == nil || d.File != sys {
 		t.Errorf("hooks re-allowed: %+v", d)
 	}
 	if d := s.CheckSource(Source{URL: "https://gitlab.com/a/b"}); d == nil || d.File != sys {
@@ -219,16 +220,16 @@ func TestLayersOnlyNarrow(t *testing.T) {
 	if len(kept) != 1 || kept[0] != "My-Org" || len(dropped) != 1 || dropped[0].File != sys {
 		t.Errorf("trust: kept %v, dropped %+v", kept, dropped)
 	}
-	caps, hooks, denied := s.Narrow(TierUnverified, manifest.Capabilities{Exec: true, Store: true, Metadata: true}, true)
+	caps, hooks, denied := s.Narrow(string(trust.Unverified), manifest.Capabilities{Exec: true, Store: true, Metadata: true}, true)
 	if caps != (manifest.Capabilities{Store: true}) || hooks || len(denied) != 3 {
 		t.Errorf("narrow: %+v %v %+v", caps, hooks, denied)
 	}
 	e := s.Effective()
-	if got := e.Capabilities[TierUnverified]; got == nil || strings.Join(got.Allowed, ",") != "store" || len(got.From) != 3 {
+	if got := e.Capabilities[string(trust.Unverified)]; got == nil || strings.Join(got.Allowed, ",") != "store" || len(got.From) != 3 {
 		t.Errorf("effective unverified: %+v", got)
 	}
-	if e.Hooks[TierUnverified] == nil || e.Hooks[TierUnverified].Allowed {
-		t.Errorf("effective hooks: %+v", e.Hooks[TierUnverified])
+	if e.Hooks[string(trust.Unverified)] == nil || e.Hooks[string(trust.Unverified)].Allowed {
+		t.Errorf("effective hooks: %+v", e.Hooks[string(trust.Unverified)])
 	}
 	if e.Owners == nil || strings.Join(e.Owners.Allowed, ",") != "my-org" {
 		t.Errorf("effective owners: %+v", e.Owners)

@@ -5,7 +5,10 @@
 //     owner/repo, registry name, @ref), and the one redactor of
 //     credentials in URLs (RedactURL, RedactText, RedactError) that every
 //     package uses before a URL is shown, recorded or put in an error.
-//   - Trust (trust.go): the tier of a source, computed from its URL alone.
+//     A git URL is read, and refused or given its identity, by package
+//     repourl; SameRepository (samerepo.go) compares those identities.
+//   - Trust (trust.go): names kept for package trust's tiers, and the tier
+//     of a parsed source (package trust judges its URL).
 //   - Indexes (index.go, cache.go, github.go, client.go): finding plugins by
 //     name or query, either in a JSON index (FLEDGE_REGISTRY_URL or
 //     registry.url; cached, revalidated, answering offline from the cache)

@@ -18,7 +18,7 @@ import (
 // Entry is one plugin as a registry describes it. Everything in it comes
 // from the network and is hostile: sanitise it before showing it, and never
 // take ClaimedTier or ClaimedInstall at face value (fledge computes the tier
-// from Repo, see TierOf, and the source to install from Repo, see
+// from Repo, see trust.Config.Of, and the source to install from Repo, see
 // InstallSource).
 type Entry struct {
 	Name        string `json:"name"`

@@ -106,15 +106,15 @@ func (q Query) filter(entries []Entry) []Entry {
 	return out
 }
 
-// Narrow keeps the entries whose trust tier (as TierOf computes it from the
-// repository, never as the index claims) is tier, when tier is set, and
+// Narrow keeps the entries whose trust tier (as trust.Config.Of computes
+// it from the repository, never as the index claims) is tier, when tier is set, and
 // then at most limit of them, when limit is positive. A result cut short
 // is marked Incomplete.
 func (r *Result) Narrow(tier Tier, t TrustConfig, limit int) {
 	if tier != "" {
 		out := r.Entries[:0:0]
 		for _, e := range r.Entries {
-			if TierOf(e.Repo, t) == tier {
+			if t.Of(e.Repo) == tier {
 				out = append(out, e)
 			}
 		}
@@ -124,16 +124,6 @@ func (r *Result) Narrow(tier Tier, t TrustConfig, limit int) {
 		r.Entries = r.Entries[:limit]
 		r.Incomplete = true
 	}
-}
-
-// ParseTier reads a trust tier as users type it (official, team,
-// unverified or local; any case).
-func ParseTier(s string) (Tier, error) {
-	switch t := Tier(strings.ToLower(strings.TrimSpace(s))); t {
-	case TierOfficial, TierTeam, TierUnverified, TierLocal:
-		return t, nil
-	}
-	return "", fmt.Errorf("trust tier %q: want official, team, unverified or local", termsafe.Truncate(s, 40))
 }
 
 // RepoOwnerName splits a repository URL (https://host/owner/name[.git],

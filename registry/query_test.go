@@ -169,15 +169,3 @@ func TestRepoOwnerName(t *testing.T) {
 		t.Errorf("WebURL of scp form = %q", got)
 	}
 }
-
-func TestParseTier(t *testing.T) {
-	t.Parallel()
-	for _, s := range []string{"official", "Team", " unverified ", "local"} {
-		if _, err := ParseTier(s); err != nil {
-			t.Errorf("%q: %v", s, err)
-		}
-	}
-	if _, err := ParseTier("trusted"); err == nil || !strings.Contains(err.Error(), "official, team, unverified or local") {
-		t.Errorf("bad tier: %v", err)
-	}
-}

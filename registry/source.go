@@ -3,7 +3,6 @@ package registry
 import (
 	"fmt"
 	"net"
-	"net/url"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/corvidlabs/fledge-go/internal/redact"
+	"github.com/corvidlabs/fledge-go/repourl"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -100,8 +100,8 @@ func ParseSource(raw, githubBase string) (Source, error) {
 		s.Kind, s.Path, s.Display = SourceLocal, abs, abs
 		return s, nil
 	}
-	if strings.Contains(raw, "::") {
-		return s, fmt.Errorf("source %q uses a git transport helper (%s::), which fledge refuses: use an https:// or ssh:// URL", raw, strings.SplitN(raw, "::", 2)[0])
+	if helper, ok := repourl.TransportHelper(raw); ok {
+		return s, fmt.Errorf("source %q uses a git transport helper (%s::), which fledge refuses: use an https:// or ssh:// URL", raw, helper)
 	}
 	if i := strings.Index(raw, "://"); i > 0 {
 		return parseURLSource(s, raw, i)
@@ -111,12 +111,12 @@ func ParseSource(raw, githubBase string) (Source, error) {
 		if err := checkRef(raw, ref); err != nil {
 			return s, err
 		}
-		if err := checkRepoPath(raw, path); err != nil {
-			return s, err
-		}
 		s.Kind, s.URL, s.Ref = SourceGit, m[1]+"@"+m[2]+":"+path, ref
-		s.Display = s.URL
-		s.Name = repoName(path)
+		r, err := repourl.Parse(s.URL)
+		if err != nil {
+			return s, fmt.Errorf("source %v", err)
+		}
+		s.Display, s.Name = s.URL, r.Name
 		return s, nil
 	}
 	base, ref := splitRef(raw)
@@ -132,6 +132,9 @@ func ParseSource(raw, githubBase string) (Source, error) {
 			gb = "https://github.com"
 		}
 		s.Kind, s.URL, s.Ref, s.Shorthand = SourceGit, gb+"/"+m[1]+"/"+m[2], ref, true
+		if _, err := repourl.Parse(s.URL); err != nil {
+			return s, fmt.Errorf("source %q under %s: %v", raw, RedactURL(gb), RedactError(err))
+		}
 		s.Display = m[1] + "/" + m[2]
 		s.Name = repoName(m[2])
 		return s, nil
@@ -155,32 +158,22 @@ func parseURLSource(s Source, raw string, schemeEnd int) (Source, error) {
 		return s, err
 	}
 	full := scheme + "://" + authority + path
-	u, err := url.Parse(full)
-	if err != nil {
-		return s, fmt.Errorf("source %q is not a valid URL: %v", RedactURL(raw), err)
-	}
 	switch scheme {
-	case "https", "ssh", "git":
-		if u.Hostname() == "" {
-			return s, fmt.Errorf("source %q has no host", RedactURL(raw))
-		}
-	case "http":
-		if !isLoopbackHost(u.Hostname()) {
-			return s, fmt.Errorf("source %q uses plain http, which anyone on the network can tamper with: use https://", RedactURL(raw))
-		}
-	case "file":
-		if authority != "" && authority != "localhost" {
-			return s, fmt.Errorf("source %q: file:// URLs must name a local path (file:///abs/path)", raw)
-		}
+	case "https", "http", "ssh", "git", "file":
 	default:
 		return s, fmt.Errorf("source %q uses the %s:// transport, which fledge does not fetch: use https://, ssh://, git:// or file://", RedactURL(raw), scheme)
 	}
-	if err := checkRepoPath(raw, strings.TrimPrefix(path, "/")); err != nil {
-		return s, err
+	// The one git-URL parser decides what the URL names, or refuses it.
+	r, err := repourl.Parse(full)
+	if err != nil {
+		return s, fmt.Errorf("source %v", RedactError(err))
+	}
+	if scheme == "http" && !isLoopbackHost(r.Host) {
+		return s, fmt.Errorf("source %q uses plain http, which anyone on the network can tamper with: use https://", RedactURL(raw))
 	}
 	s.Kind, s.URL, s.Ref = SourceGit, full, ref
 	s.Display = RedactURL(full)
-	s.Name = repoName(path)
+	s.Name = r.Name
 	return s, nil
 }
 
@@ -202,19 +195,6 @@ func checkRef(raw, ref string) error {
 	}
 	if len(ref) > 255 {
 		return fmt.Errorf("ref in %q is longer than 255 characters", RedactURL(raw))
-	}
-	return nil
-}
-
-func checkRepoPath(raw, path string) error {
-	p := strings.TrimSuffix(path, "/")
-	if p == "" {
-		return fmt.Errorf("source %q names no repository", RedactURL(raw))
-	}
-	for _, seg := range strings.Split(p, "/") {
-		if isDots(seg) {
-			return fmt.Errorf("source %q: '.' and '..' path segments are refused", RedactURL(raw))
-		}
 	}
 	return nil
 }

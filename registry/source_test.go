@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 func TestParseSource(t *testing.T) {
@@ -144,48 +146,6 @@ type typed struct{ err error }
 func (e *typed) Error() string { return e.err.Error() }
 func (e *typed) Unwrap() error { return e.err }
 
-func TestTierOf(t *testing.T) {
-	team := TrustConfig{Orgs: []string{"AcmeOrg"}, Users: []string{"alice"}}
-	tests := map[string]Tier{
-		"https://github.com/CorvidLabs/fledge-plugin-x":     TierOfficial,
-		"https://github.com/corvidlabs/fledge-plugin-x.git": TierOfficial,
-		"https://GitHub.com/CorvidLabs/fledge-plugin-x/":    TierOfficial,
-		"ssh://git@github.com/CorvidLabs/x":                 TierOfficial,
-		"git@github.com:CorvidLabs/x.git":                   TierOfficial,
-		"https://github.com/acmeorg/x":                      TierTeam,
-		"https://github.com/ALICE/x":                        TierTeam,
-		"https://github.com/bob/x":                          TierUnverified,
-		"https://github.com.evil.com/CorvidLabs/x":          TierUnverified,
-		"https://evilgithub.com/CorvidLabs/x":               TierUnverified,
-		"https://github.com@evil.com/CorvidLabs/x":          TierUnverified,
-		"https://user:pw@github.com/CorvidLabs/x":           TierUnverified,
-		"https://evil.com/github.com/CorvidLabs/x":          TierUnverified,
-		"https://github.com/evil/../CorvidLabs/x":           TierUnverified,
-		"https://github.com/CorvidLabs/../evil/x":           TierUnverified,
-		"https://github.com/CorvidLabs/./x":                 TierUnverified,
-		"https://github.com/%43orvidLabs/x":                 TierUnverified,
-		"https://github.com/CorvidLabs%2F..%2Fevil/x":       TierUnverified,
-		"http://github.com/CorvidLabs/x":                    TierUnverified,
-		"git://github.com/CorvidLabs/x":                     TierUnverified,
-		"https://github.com:8443/CorvidLabs/x":              TierUnverified,
-		"ssh://evil@github.com/CorvidLabs/x":                TierUnverified,
-		"file:///home/u/github.com/CorvidLabs/x":            TierUnverified,
-		"https://github.com/CorvidLabs/x?y=1":               TierUnverified,
-		"https://github.com/CorvidLabs/x#frag":              TierUnverified,
-		"https://github.com/CorvidLabs":                     TierUnverified,
-		"https://github.com/CorvidLabs/x/y":                 TierUnverified,
-		"https://github.com./CorvidLabs/x":                  TierUnverified,
-		"https://xn--github-com/CorvidLabs/x":               TierUnverified,
-		"git@github.com.evil.com:CorvidLabs/x":              TierUnverified,
-		"evil@github.com:CorvidLabs/x":                      TierUnverified,
-	}
-	for u, want := range tests {
-		if got := TierOf(u, team); got != want {
-			t.Errorf("TierOf(%q) = %s, want %s", u, got, want)
-		}
-	}
-}
-
 func FuzzParseSource(f *testing.F) {
 	for _, s := range []string{"./x", "o/r@v1", "https://github.com/CorvidLabs/x@^1.2", "git@github.com:o/r@main", "file:///a/b@c", "name@~0.3", "ext::sh", "https://u:p@h/o/r"} {
 		f.Add(s)
@@ -205,9 +165,9 @@ func FuzzParseSource(f *testing.F) {
 		if strings.Contains(s.URL, "::") {
 			t.Fatalf("transport helper accepted: %q", s.URL)
 		}
-		if s.Kind == SourceGit && TierOf(s.URL, TrustConfig{}) == TierOfficial {
-			owner, ok := githubOwner(s.URL)
-			if !ok || !strings.EqualFold(owner, OfficialOwner) {
+		if s.Kind == SourceGit && (TrustConfig{}).Of(s.URL) == TierOfficial {
+			owner, _ := RepoOwnerName(s.URL)
+			if !strings.EqualFold(owner, trust.OfficialOwner) {
 				t.Fatalf("official without a github.com/CorvidLabs owner: %q", s.URL)
 			}
 			if strings.Contains(s.URL, "%") || strings.Contains(s.URL, "/../") {

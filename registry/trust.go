@@ -1,112 +1,27 @@
 package registry
 
-import (
-	"net/url"
-	"strings"
+import "github.com/corvidlabs/fledge-go/trust"
+
+// The trust tiers and configuration are package trust's; these names stay
+// for the install code and tests that spell them registry.Tier*, so
+// moving them did not touch those files.
+type (
+	// Tier is trust.Tier.
+	Tier = trust.Tier
+	// TrustConfig is trust.Config.
+	TrustConfig = trust.Config
 )
 
-// Tier is how far fledge trusts where a plugin came from.
-type Tier string
-
-// Trust tiers, from most to least trusted.
+// Trust tiers: trust's.
 const (
-	TierLocal      Tier = "local"      // a directory on this machine
-	TierOfficial   Tier = "official"   // github.com/CorvidLabs
-	TierTeam       Tier = "team"       // an org or user trusted in config.toml
-	TierUnverified Tier = "unverified" // everything else
+	TierLocal      = trust.Local
+	TierOfficial   = trust.Official
+	TierTeam       = trust.Team
+	TierUnverified = trust.Unverified
 )
 
-// OfficialOwner is the GitHub owner whose plugins are official.
-const OfficialOwner = "CorvidLabs"
-
-// TrustConfig lists the GitHub orgs and users the user trusts ([trust] in
-// config.toml). Owners compare case-insensitively, as GitHub's do.
-type TrustConfig struct {
-	Orgs  []string
-	Users []string
-}
-
-// TierOf decides a git URL's tier from its parsed, normalised form: the host
-// must be exactly github.com over https or ssh, the path exactly
-// /owner/repo, with no credentials, dot segments or percent-encoding. Any
-// doubt makes a source unverified.
-func TierOf(rawURL string, t TrustConfig) Tier {
-	owner, ok := githubOwner(rawURL)
-	if !ok {
-		return TierUnverified
-	}
-	if strings.EqualFold(owner, OfficialOwner) {
-		return TierOfficial
-	}
-	for _, o := range append(append([]string(nil), t.Orgs...), t.Users...) {
-		if o != "" && strings.EqualFold(o, owner) {
-			return TierTeam
-		}
-	}
-	return TierUnverified
-}
-
-// TierOfSource is TierOf for a parsed source; local sources are TierLocal.
+// TierOfSource is the tier of a parsed source: local sources are
+// TierLocal, the rest are judged on their URL (trust.Config.Of).
 func TierOfSource(s Source, t TrustConfig) Tier {
-	if s.Kind == SourceLocal {
-		return TierLocal
-	}
-	return TierOf(s.URL, t)
-}
-
-// githubOwner returns the owner of a github.com repository URL, or false
-// when the URL is anything else or anything about it is unusual.
-func githubOwner(raw string) (string, bool) {
-	if strings.ContainsAny(raw, "%\\ \t") {
-		return "", false
-	}
-	var host, path string
-	if m := scpRe.FindStringSubmatch(raw); m != nil && !strings.Contains(raw, "://") {
-		if m[1] != "git" {
-			return "", false
-		}
-		host, path = m[2], m[3]
-	} else {
-		u, err := url.Parse(raw)
-		if err != nil || u.Opaque != "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
-			return "", false
-		}
-		switch u.Scheme {
-		case "https":
-			if u.User != nil {
-				return "", false
-			}
-		case "ssh":
-			if u.User == nil || u.User.Username() != "git" {
-				return "", false
-			}
-			if _, hasPw := u.User.Password(); hasPw {
-				return "", false
-			}
-		default:
-			return "", false
-		}
-		if p := u.Port(); p != "" && !(u.Scheme == "ssh" && p == "22") && !(u.Scheme == "https" && p == "443") {
-			return "", false
-		}
-		host, path = u.Hostname(), u.Path
-		if u.RawPath != "" {
-			return "", false
-		}
-	}
-	if !strings.EqualFold(host, "github.com") {
-		return "", false
-	}
-	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
-	if len(segs) == 3 && segs[2] == "" {
-		segs = segs[:2] // a trailing slash
-	}
-	if len(segs) != 2 {
-		return "", false
-	}
-	owner, repo := segs[0], strings.TrimSuffix(segs[1], ".git")
-	if !shorthandRe.MatchString(owner+"/"+repo) || isDots(owner) || isDots(repo) || repo == "" {
-		return "", false
-	}
-	return owner, true
+	return t.OfSource(s.Kind == SourceLocal, s.URL)
 }

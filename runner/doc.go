@@ -31,7 +31,7 @@
 //     than left unanswered; a request without an id is warned about and
 //     skipped; unknown message types are ignored.
 //   - Grants come from plugins.toml alone, narrowed by the admin policy
-//     (Runner.Policy): a recorded grant the policy now forbids is denied
+//     (Runner.Settings): a recorded grant the policy now forbids is denied
 //     like one never granted, and a plugin whose source it denies does not
 //     run. Denied exec answers code 126, denied store is dropped and load
 //     answers null, denied metadata answers {}; each denial is reported

@@ -20,34 +20,33 @@ import (
 // does not run.
 const CodePolicyDenied = "policy_denied"
 
-// applyPolicy narrows t's grants to what the admin policy allows its tier,
-// so tightening the policy takes effect without reinstalling anything: a
-// capability plugins.toml grants and the policy forbids is denied when the
-// plugin asks, exactly as one never granted. A plugin whose source the
-// policy denies does not run at all.
+// applyPolicy narrows t's grants to what the settings allow it (the
+// policy's limits for its tier), so tightening the policy takes effect
+// without reinstalling anything: a capability plugins.toml grants and the
+// policy forbids is denied when the plugin asks, exactly as one never
+// granted. A plugin whose source the policy denies does not run at all.
 func (r *Runner) applyPolicy(t *Target) error {
-	if r.Policy.Empty() {
+	pol := r.Settings.Policy()
+	if pol.Empty() {
 		return nil
 	}
 	e := &t.Entry
 	src := policy.RecordedSource(e.IsLocal(), e.URL, e.Source, e.RegistryName)
-	if d := r.Policy.CheckSource(src); d != nil {
+	if d := pol.CheckSource(src); d != nil {
 		t.sourceDenial = d
 		return &Error{Code: CodePolicyDenied, Err: fmt.Errorf("plugin %s does not run: %w", e.Name, policy.Deny(e.Name, *d))}
 	}
-	tier := policy.TierUnverified
-	if r.Tier != nil {
-		tier = r.Tier(e)
-	}
-	allowed, _, denied := r.Policy.Narrow(tier, e.Capabilities, false)
-	if len(denied) == 0 {
+	g := r.Settings.Grants(e)
+	if len(g.Denied) == 0 {
 		return nil
 	}
 	t.policy = map[manifest.Capability]policy.Denial{}
-	for _, d := range denied {
-		t.policy[manifest.Capability(d.Item)] = d
+	for _, d := range g.Denied {
+		if d.Item != policy.ItemHooks { // hooks never run at run time
+			t.policy[manifest.Capability(d.Item)] = d
+		}
 	}
-	t.granted = &allowed
+	t.granted = &g.Capabilities
 	return nil
 }
 
@@ -66,7 +65,7 @@ func (r *Runner) logPolicyDenials(t *Target, items []string) error {
 	if r.Journal == nil || len(items) == 0 {
 		return nil
 	}
-	digest := r.Policy.Digest()
+	digest := r.Settings.Policy().Digest()
 	seenFile := r.Paths.PolicyDenialsFile(t.Entry.Name)
 	var fresh []string
 	store := lockfile.NewStore(r.Paths.PluginsFile(), r.Paths.PluginsLock())
@@ -86,9 +85,7 @@ func (r *Runner) logPolicyDenials(t *Target, items []string) error {
 		rec := grantlog.Record{Action: grantlog.ActionPolicyDenial, Plugin: p.Name, Version: p.Version, Source: p.Source,
 			URL: p.URL, Commit: p.Commit, TreeHash: p.TreeHash, Capabilities: p.Capabilities, Hooks: p.Hooks,
 			Consent: map[string]string{}, Note: "denied when the plugin asked, at run time"}
-		if r.Tier != nil {
-			rec.Tier = r.Tier(p)
-		}
+		rec.Tier = string(r.Settings.Tier(p))
 		for _, it := range fresh {
 			d, ok := t.policy[manifest.Capability(it)]
 			if it == "source" && t.sourceDenial != nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/treehash"
 )
 
 // Target is a command resolved to the installed plugin that owns it.
@@ -45,7 +44,7 @@ type Target struct {
 func (t *Target) IsWasm() bool { return t.Manifest.IsWasm() }
 
 // Grants returns what plugins.toml records as granted, narrowed by the
-// admin policy (see Runner.Policy). The manifest never widens it.
+// admin policy (see Runner.Settings). The manifest never widens it.
 func (t *Target) Grants() manifest.Capabilities {
 	if t.granted != nil {
 		return *t.granted
@@ -118,9 +117,8 @@ func resolveIn(paths home.Paths, plugin, command string) (*Target, error) {
 		return t, errorf(CodeLaunchFailed, "plugin %s: %v", entry.Name, err)
 	}
 	// A copied or cloned plugin runs only with the manifest that was
-	// approved. A live link changes by design; its grants still come only
-	// from plugins.toml, so an edit there widens nothing.
-	if entry.ManifestHash != "" && entry.Kind != lockfile.KindLocalLink && treehash.FileDigest(data) != entry.ManifestHash {
+	// approved.
+	if !entry.ApprovedManifest(data) {
 		return t, errorf(CodeManifestChanged, "plugin %s's plugin.toml is not the one you approved", entry.Name)
 	}
 	// Unknown keys were reported when the plugin was validated and

@@ -10,9 +10,8 @@ import (
 
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
-	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/wasmhost"
 )
 
@@ -51,15 +50,13 @@ type Runner struct {
 	Timeouts Timeouts
 	Limits   Limits
 
-	// Policy is the admin policy in force (nil: none). What plugins.toml
-	// grants and it forbids the plugin's tier is denied when the plugin
-	// asks, as an ungranted capability is; a plugin whose source it denies
-	// does not run.
-	Policy *policy.Set
-	// Tier decides a plugin's trust tier from its record (with the trust
-	// configuration the policy narrowed); nil judges every plugin
-	// unverified, the tier policies limit most.
-	Tier func(*lockfile.Plugin) string
+	// Settings are config.toml and the admin policy in force (nil: no
+	// configuration, no policy). The runner enforces what they decide a
+	// plugin may do (settings.Settings.Grants): what plugins.toml grants
+	// and the policy forbids the plugin's tier is denied when the plugin
+	// asks, as an ungranted capability is; a plugin whose source the
+	// policy denies does not run.
+	Settings *settings.Settings
 	// Journal records each run-time policy denial, once per plugin,
 	// capability and policy (nil: not recorded).
 	Journal *grantlog.Log

@@ -11,8 +11,8 @@ import (
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
-	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
 	"github.com/corvidlabs/fledge-go/wasmhost"
 )
@@ -61,8 +61,9 @@ type auditEntry struct {
 	// Runtime is "native" or "wasm"; Sandboxed is set for wasm (Rust's).
 	Runtime   string `json:"runtime"`
 	Sandboxed bool   `json:"sandboxed"`
-	// Capabilities is what was granted, in Rust's shape (the same as
-	// Granted).
+	// Capabilities is what plugins.toml records as granted, in Rust's
+	// shape; Granted is that narrowed by the admin policy (see
+	// pluginJSON.Granted).
 	Capabilities capsJSON `json:"capabilities"`
 	Commands     []string `json:"commands"`
 	// HasLifecycleHooks says whether the installed manifest declares any
@@ -96,21 +97,24 @@ type auditDoc struct {
 }
 
 func auditRun(f *Factory, opts *auditOptions) error {
-	file, cfg, paths, err := loadState(f)
+	file, _, paths, err := loadState(f)
 	if err != nil {
 		return err
 	}
-	ap := loadAuditPolicy(f, paths)
-	t := policyTrust(f.IO.ErrOut, cfg, ap.pol)
+	set, ap, err := loadAuditSettings(f, paths)
+	if err != nil {
+		return err
+	}
+	noteTrust(f.IO.ErrOut, set)
 	plugins, err := namedPlugins(file, opts.Names)
 	if err != nil {
 		return err
 	}
 	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(runner.Externals(paths, f.Getenv("PATH")), file)}
 	for _, p := range plugins {
-		doc.Audit = append(doc.Audit, auditPlugin(paths, p, t))
+		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p)))
 	}
-	warnings := auditAdminChecks(paths, file, ap, t, &doc)
+	warnings := auditAdminChecks(paths, file, ap, set, &doc)
 	if opts.JSON {
 		if err := writeJSON(f.IO.Out, doc); err != nil {
 			return err
@@ -137,9 +141,10 @@ func auditStrict(f *Factory, opts *auditOptions, warnings int) error {
 	return &exitCodeError{code: ExitFailure}
 }
 
-// auditPlugin is install.AuditPlugin's findings in audit's document.
-func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) auditEntry {
-	au := install.AuditPlugin(paths, p, t)
+// auditPlugin is install.AuditPlugin's findings in audit's document, with
+// the tier and effective grants g the settings decide.
+func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants) auditEntry {
+	au := install.AuditPlugin(paths, p, g.Tier)
 	cmds := p.Commands
 	if cmds == nil {
 		cmds = []string{}
@@ -148,7 +153,7 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, t registry.TrustConfig) a
 		Name: p.Name, Version: p.Version, TrustTier: string(au.Tier), Source: p.Source,
 		Runtime: au.Runtime, Sandboxed: au.Sandboxed, Capabilities: toCapsJSON(p.Capabilities), Commands: cmds,
 		HasLifecycleHooks: au.HasLifecycleHooks, URL: p.URL, Kind: kindOf(p), Commit: p.Commit,
-		PinnedRef: optional(p.PinnedRef), Granted: toCapsJSON(p.Capabilities), Requested: toCapsJSON(au.Requested),
+		PinnedRef: optional(p.PinnedRef), Granted: toCapsJSON(g.Capabilities), Requested: toCapsJSON(au.Requested),
 		Hooks: map[string]string{}, Warnings: au.Warnings, PolicyDenied: []string{},
 	}
 	maps.Copy(a.Hooks, p.Hooks)

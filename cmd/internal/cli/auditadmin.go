@@ -9,15 +9,15 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/inventory"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // What audit offers administrators: the grant log (--log, --verify-log),
@@ -66,17 +66,18 @@ type auditPolicy struct {
 	err error
 }
 
-func loadAuditPolicy(f *Factory, paths home.Paths) auditPolicy {
-	raw, err := config.Read(paths.ConfigFile())
+// loadAuditSettings reads the settings; a policy that cannot be read is
+// a finding of the audit, not its failure.
+func loadAuditSettings(f *Factory, paths home.Paths) (*settings.Settings, auditPolicy, error) {
+	set, polErr, err := describeSettings(f, paths)
 	if err != nil {
-		return auditPolicy{err: err}
+		return nil, auditPolicy{}, err
 	}
-	pol, err := adminPolicy(f, paths, raw)
-	return auditPolicy{pol: pol, err: err}
+	return set, auditPolicy{pol: set.Policy(), err: polErr}, nil
 }
 
 // policyWarnings says what the policy now refuses of an installed plugin.
-func policyWarnings(ap auditPolicy, p *lockfile.Plugin, tier registry.Tier) (warnings, items []string) {
+func policyWarnings(ap auditPolicy, p *lockfile.Plugin, tier trust.Tier) (warnings, items []string) {
 	for _, d := range install.PolicyFindings(ap.pol, p, tier) {
 		var w string
 		switch d.Item {
@@ -286,22 +287,25 @@ func printLog(f *Factory, recs []grantlog.Record, bad int) {
 
 // auditSBOMRun is audit --format cyclonedx.
 func auditSBOMRun(f *Factory, opts *auditOptions) error {
-	file, cfg, paths, err := loadState(f)
+	file, _, paths, err := loadState(f)
 	if err != nil {
 		return err
 	}
-	ap := loadAuditPolicy(f, paths)
+	set, ap, err := loadAuditSettings(f, paths)
+	if err != nil {
+		return err
+	}
 	if ap.err != nil {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", errorText(ap.err.Error()))
 	}
-	t := policyTrust(f.IO.ErrOut, cfg, ap.pol)
+	noteTrust(f.IO.ErrOut, set)
 	plugins, err := namedPlugins(file, opts.Names)
 	if err != nil {
 		return err
 	}
 	var inv []inventory.Plugin
 	for _, p := range plugins {
-		tier := install.EntryTier(p, t)
+		tier := set.Tier(p)
 		_, denied := policyWarnings(ap, p, tier)
 		inv = append(inv, inventory.Plugin{Entry: *p, Tier: string(tier), PolicyDenied: denied})
 	}
@@ -311,7 +315,7 @@ func auditSBOMRun(f *Factory, opts *auditOptions) error {
 // auditAdminChecks adds to a plugin audit what administrators need: the
 // policy's findings for each plugin and the grant log's state. It returns
 // the warnings that stand, for --strict.
-func auditAdminChecks(paths home.Paths, file *lockfile.File, ap auditPolicy, t registry.TrustConfig, doc *auditDoc) int {
+func auditAdminChecks(paths home.Paths, file *lockfile.File, ap auditPolicy, set *settings.Settings, doc *auditDoc) int {
 	warnings := 0
 	if ap.err != nil {
 		msg := errorText(ap.err.Error())
@@ -324,7 +328,7 @@ func auditAdminChecks(paths home.Paths, file *lockfile.File, ap auditPolicy, t r
 		if !ok {
 			continue
 		}
-		w, items := policyWarnings(ap, p, install.EntryTier(p, t))
+		w, items := policyWarnings(ap, p, set.Tier(p))
 		a.Warnings = append(a.Warnings, w...)
 		a.PolicyDenied = append(a.PolicyDenied, items...)
 		warnings += len(a.Warnings)

@@ -89,12 +89,12 @@ func grantInstaller(f *Factory, revoking bool) (*install.Installer, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, pol, err := loadConfigAndPolicy(f, paths)
-	if err != nil && (cfg == nil || !revoking) {
+	set, err := loadSettings(f, paths)
+	if err != nil && (set == nil || !revoking) {
 		return nil, err
 	}
-	return &install.Installer{Paths: paths, Store: store, Trust: policyTrust(f.IO.ErrOut, cfg, pol), Log: f.IO.ErrOut, Now: f.Now,
-		Policy: pol, Journal: grantLog(f, paths)}, nil
+	return &install.Installer{Paths: paths, Store: store, Settings: noteTrust(f.IO.ErrOut, set), Log: f.IO.ErrOut, Now: f.Now,
+		Journal: grantLog(f, paths)}, nil
 }
 
 func grantRun(ctx context.Context, f *Factory, opts *grantOptions) error {
@@ -159,7 +159,7 @@ func askGrantChange(ctx context.Context, f *Factory, in *install.Installer, name
 	if err != nil {
 		return install.GrantChange{}, err
 	}
-	r, _, err := install.InstalledRequest(in.Paths, p, install.EntryTier(p, in.Trust))
+	r, _, err := install.InstalledRequest(in.Paths, p, in.Settings.Tier(p))
 	if err != nil {
 		return install.GrantChange{}, err
 	}

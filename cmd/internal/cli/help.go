@@ -10,8 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corvidlabs/fledge-go/config"
-	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -82,10 +80,14 @@ func pluginCommandHelp(f *Factory, command string) (ok bool, err error) {
 	if err != nil || !found {
 		return false, err
 	}
-	cfg, err := config.Load(paths.ConfigFile())
+	// Tier and grants are the settings' answer, as in list, info, audit,
+	// tools and at run time; a policy that cannot be read is for those
+	// to report (help goes on with config.toml alone).
+	set, _, err := describeSettings(f, paths)
 	if err != nil {
 		return true, err
 	}
+	g := set.Grants(p)
 	st := f.IO.OutStyle()
 	w := f.IO.Out
 	desc := termsafe.Line(p.Description)
@@ -104,9 +106,8 @@ func pluginCommandHelp(f *Factory, command string) (ok bool, err error) {
 		fmt.Fprintf(w, " — %s", desc)
 	}
 	fmt.Fprintln(w)
-	tier := install.EntryTier(p, trustConfig(cfg))
 	fmt.Fprintf(w, "\nProvided by %s %s (%s) from %s\n", termsafe.Escape(p.Name), termsafe.Escape(p.Version),
-		st.Tier(string(tier)), termsafe.Escape(p.Source))
+		st.Tier(string(g.Tier)), termsafe.Escape(p.Source))
 
 	usage := "fledge " + command
 	if detail != nil && len(detail.Args) > 0 {
@@ -136,7 +137,7 @@ func pluginCommandHelp(f *Factory, command string) (ok bool, err error) {
 	if detail != nil && detail.Dangerous {
 		fmt.Fprintf(w, "\n%s the plugin marks this command dangerous: it changes things outside fledge.\n", st.Warn("!"))
 	}
-	fmt.Fprintf(w, "\nGranted: %s\n", capsText(toCapsJSON(p.Capabilities)))
+	fmt.Fprintf(w, "\nGranted: %s\n", capsText(toCapsJSON(g.Capabilities)))
 	if others := slices.DeleteFunc(slices.Clone(p.Commands), func(c string) bool { return c == command }); len(others) > 0 {
 		fmt.Fprintf(w, "Also provides: %s\n", termsafe.Escape(strings.Join(others, ", ")))
 	}

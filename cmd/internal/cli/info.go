@@ -68,7 +68,7 @@ type infoDoc struct {
 }
 
 func infoRun(f *Factory, opts *infoOptions) error {
-	file, cfg, paths, err := loadState(f)
+	file, _, paths, err := loadState(f)
 	if err != nil {
 		return err
 	}
@@ -76,10 +76,14 @@ func infoRun(f *Factory, opts *infoOptions) error {
 	if err != nil {
 		return err
 	}
-	t := policyTrust(io.Discard, cfg, loadAuditPolicy(f, paths).pol)
-	info := infoJSON{pluginJSON: toPluginJSON(p, t), Requested: toCapsJSON(p.Requested), Denied: []string{},
+	set, _, err := describeSettings(f, paths)
+	if err != nil {
+		return err
+	}
+	g := set.Grants(p)
+	info := infoJSON{pluginJSON: toPluginJSON(p, g), Requested: toCapsJSON(p.Requested), Denied: []string{},
 		HookDetails: []hookJSON{}, ManifestStatus: "ok"}
-	r, _, err := install.InstalledRequest(paths, p, install.EntryTier(p, t))
+	r, _, err := install.InstalledRequest(paths, p, g.Tier)
 	var me *install.InstalledManifestError
 	switch {
 	case errors.As(err, &me) && me.Changed:

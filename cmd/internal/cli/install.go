@@ -110,7 +110,7 @@ type installDoc struct {
 }
 
 func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
-	in, cfg, err := newInstaller(ctx, f, opts.consentFlags, true)
+	in, set, err := newInstaller(ctx, f, opts.consentFlags, true)
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 	if f.IO.ShowProgress() && !opts.JSON {
 		in.Git.Progress = newFetchProgress(newRunUI(f.IO, f.Prompter))
 	}
-	in.LookupName = registryLookup(f, in.Paths, cfg)
+	in.LookupName = registryLookup(f, in.Paths, set.Config())
 
 	doc := installDoc{SchemaVersion: SchemaVersion, Action: "install", Scope: "single", Installed: []installedJSON{}, Failed: []installFailure{}}
 	switch {
@@ -149,7 +149,7 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(f.IO.ErrOut, "%s %s: %s\n", f.IO.ErrStyle().Warn("warning:"), termsafe.Escape(res.Entry.Name), termsafe.EscapeText(w))
 		}
-		pj := toPluginJSON(&res.Entry, in.Trust)
+		pj := toPluginJSON(&res.Entry, set.Grants(&res.Entry))
 		doc.Installed = append(doc.Installed, toInstalledJSON(pj))
 		if !opts.JSON {
 			printInstalled(f.IO.Out, f.IO.OutStyle(), pj, res)

@@ -6,10 +6,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/settings"
 )
 
 // EnvFetchTimeout overrides how long a fetch waits for a git server that
@@ -31,7 +31,7 @@ func (c *consentFlags) register(fl *pflag.FlagSet) {
 // newInstaller builds the installer that install, update and sync use: the
 // home, the trust configuration, and consent from the flags or, with
 // neither flag, from the user on a terminal (when ask is set).
-func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*install.Installer, *config.Config, error) {
+func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*install.Installer, *settings.Settings, error) {
 	grants, err := install.ParseGrants(c.Grant)
 	if err != nil {
 		return nil, nil, usageErrorf("--grant: %v", err)
@@ -43,10 +43,11 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, pol, err := loadConfigAndPolicy(f, paths)
+	set, err := loadSettings(f, paths)
 	if err != nil {
 		return nil, nil, err
 	}
+	cfg := set.Config()
 	var idle time.Duration
 	if v := f.Getenv(EnvFetchTimeout); v != "" {
 		if idle, err = parseDuration(v); err != nil || idle <= 0 {
@@ -58,9 +59,9 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(ctx, f, r) }
 	}
 	return &install.Installer{
-		Paths: paths, Store: store, Trust: policyTrust(f.IO.ErrOut, cfg, pol), Policy: pol, Journal: grantLog(f, paths),
+		Paths: paths, Store: store, Settings: noteTrust(f.IO.ErrOut, set), Journal: grantLog(f, paths),
 		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
 		Log: f.IO.ErrOut, GitHub: registry.GitHubAuthFromEnv(f.Getenv), Git: gitfetch.Options{IdleTimeout: idle,
 			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,
-	}, cfg, nil
+	}, set, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/home"
-	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/policy"
@@ -74,35 +73,28 @@ func listRun(f *Factory, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	cfgRaw, err := config.Read(paths.ConfigFile())
-	if err != nil {
-		return err
-	}
 	file, err := store.Decode(raw)
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Decode(paths.ConfigFile(), cfgRaw)
+	// Tiers and grants are those the settings decide, as everywhere; a
+	// policy that cannot be read is said, and the document not kept.
+	set, perr, err := describeSettings(f, paths)
 	if err != nil {
 		return err
 	}
-	// Tiers are those the admin policy leaves, as in audit and info; a
-	// policy that cannot be read is said, and the document not kept.
-	t := trustConfig(cfg)
-	pol, perr := adminPolicy(f, paths, cfgRaw)
 	if perr != nil {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", errorText(perr.Error()))
 		polOK = false
-	} else {
-		t, _ = install.PolicyTrust(t, pol)
 	}
+	cfgRaw := set.ConfigData()
 	plugins, err := namedPlugins(file, opts.Names)
 	if err != nil {
 		return err
 	}
 	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(plugins)), Externals: externals(rawExt, file)}
 	for _, p := range plugins {
-		doc.Plugins = append(doc.Plugins, toPluginJSON(p, t))
+		doc.Plugins = append(doc.Plugins, toPluginJSON(p, set.Grants(p)))
 	}
 	if opts.JSON && len(opts.Names) > 0 {
 		return writeJSON(f.IO.Out, doc)

@@ -109,13 +109,14 @@ func mcpRun(ctx context.Context, f *Factory, opts *mcpOptions) error {
 	}
 	srv, err := mcpserver.New(mcpserver.Options{
 		Paths: paths, Version: f.Version,
-		Runner:         runner.Runner{Environ: base.Environ, Getwd: base.Getwd, UserHome: base.UserHome, Timeouts: base.Timeouts, Stderr: f.IO.ErrOut},
+		Runner: runner.Runner{Environ: base.Environ, Getwd: base.Getwd, UserHome: base.UserHome, Timeouts: base.Timeouts, Stderr: f.IO.ErrOut,
+			Journal: grantLog(f, paths)},
+		Settings:       settingsInputs(f, paths),
 		AllowDangerous: opts.AllowDangerous,
 		NonInteractive: f.IO.NonInteractive(),
 		Timeout:        timeout,
 		Log:            f.IO.ErrOut,
 		Prepare:        func() error { return recoverInterrupted(f, paths, store) },
-		PerCall:        func(r *runner.Runner) error { return applyPolicy(f, r) },
 		Hint:           func(res *runner.Result, err error) string { return runHint(f, res, err) },
 	})
 	if err != nil {

@@ -4,11 +4,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/corvidlabs/fledge-go/config"
-	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
-	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/settings"
 )
 
 // capsJSON is the capabilities object of list, install and audit output.
@@ -50,12 +48,15 @@ type pluginJSON struct {
 	Installed   string `json:"installed"`
 	InstalledAt string `json:"installed_at"`
 	// Runtime is the plugin's runtime, "native" unless it is "wasm".
-	Runtime      string   `json:"runtime"`
-	Protocol     string   `json:"protocol"`
+	Runtime  string `json:"runtime"`
+	Protocol string `json:"protocol"`
+	// Capabilities is what plugins.toml records as granted (Rust's).
 	Capabilities capsJSON `json:"capabilities"`
-	// Granted is what the plugin may do: the same object as list's
-	// capabilities, also in install output (where capabilities follows
-	// Rust and is null for plugins that do not speak the protocol).
+	// Granted is what the plugin may do here, now: Capabilities narrowed
+	// by the admin policy for its tier, as the runner enforces it (the
+	// same object as Capabilities when no policy narrows it). Install
+	// output has it too (where capabilities follows Rust and is null for
+	// plugins that do not speak the protocol).
 	Granted     capsJSON `json:"granted"`
 	Hooks       []string `json:"hooks"`
 	TreeHash    string   `json:"tree_hash"`
@@ -90,13 +91,6 @@ func toCommandsJSON(p *lockfile.Plugin) []commandJSON {
 	return out
 }
 
-func trustConfig(c *config.Config) registry.TrustConfig {
-	if c == nil {
-		return registry.TrustConfig{}
-	}
-	return registry.TrustConfig{Orgs: c.Trust.Orgs, Users: c.Trust.Users}
-}
-
 func kindOf(p *lockfile.Plugin) string {
 	if p.Kind != "" {
 		return p.Kind
@@ -104,7 +98,9 @@ func kindOf(p *lockfile.Plugin) string {
 	return lockfile.KindGit
 }
 
-func toPluginJSON(p *lockfile.Plugin, t registry.TrustConfig) pluginJSON {
+// toPluginJSON is p in list, info and install output, with the tier and
+// effective grants g the settings decide for it.
+func toPluginJSON(p *lockfile.Plugin, g settings.Grants) pluginJSON {
 	hooks := make([]string, 0, len(p.Hooks))
 	for h := range p.Hooks {
 		hooks = append(hooks, h)
@@ -114,13 +110,12 @@ func toPluginJSON(p *lockfile.Plugin, t registry.TrustConfig) pluginJSON {
 	if cmds == nil {
 		cmds = []string{}
 	}
-	caps := toCapsJSON(p.Capabilities)
 	return pluginJSON{
 		Name: p.Name, Version: p.Version, Source: p.Source, URL: p.URL, Kind: kindOf(p),
-		TrustTier: string(install.EntryTier(p, t)), Commands: cmds, Commit: p.Commit,
+		TrustTier: string(g.Tier), Commands: cmds, Commit: p.Commit,
 		PinnedRef: optional(p.PinnedRef), RefKind: p.RefKind, Installed: installDate(p.Installed),
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
-		Capabilities: caps, Granted: caps, Hooks: hooks, TreeHash: p.TreeHash,
+		Capabilities: toCapsJSON(p.Capabilities), Granted: toCapsJSON(g.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
 		Description: p.Description, CommandDetails: toCommandsJSON(p),
 	}
 }

@@ -1,58 +1,61 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
-	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // CodePolicyDenied: the admin policy refuses what was asked (or cannot be
 // read, and so refuses everything it governs).
 const CodePolicyDenied = "policy_denied"
 
-// adminPolicy reads the admin policy in force: the system file (at the
-// Factory's SystemPolicy path), the files FLEDGE_POLICY lists and
-// config.toml's [policy] (cfgRaw is config.toml's bytes).
-func adminPolicy(f *Factory, paths home.Paths, cfgRaw []byte) (*policy.Set, error) {
-	return policy.Load(policy.Inputs{System: f.SystemPolicy, Env: f.Getenv(policy.EnvPolicy),
-		ConfigFile: paths.ConfigFile(), Config: cfgRaw})
+// settingsInputs says where this home's settings are read from:
+// config.toml, the system policy (at the Factory's SystemPolicy path) and
+// the files FLEDGE_POLICY lists.
+func settingsInputs(f *Factory, paths home.Paths) settings.Inputs {
+	return settings.Inputs{ConfigFile: paths.ConfigFile(), SystemPolicy: f.SystemPolicy, EnvPolicy: f.Getenv(policy.EnvPolicy)}
 }
 
-// loadConfigAndPolicy reads config.toml and the admin policy.
-func loadConfigAndPolicy(f *Factory, paths home.Paths) (*config.Config, *policy.Set, error) {
-	raw, err := config.Read(paths.ConfigFile())
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg, err := config.Decode(paths.ConfigFile(), raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	pol, err := adminPolicy(f, paths, raw)
-	if err != nil {
-		return cfg, nil, err
-	}
-	return cfg, pol, nil
+// loadSettings reads config.toml and the admin policy, once per command.
+// When the policy cannot be read the error comes with the settings of
+// config.toml alone (see settings.Load): commands that only describe
+// warn and go on; the rest stop.
+func loadSettings(f *Factory, paths home.Paths) (*settings.Settings, error) {
+	return settings.Load(settingsInputs(f, paths))
 }
 
-// policyTrust is config.toml's trust, narrowed by the policy; the owners it
-// drops are named on w.
-func policyTrust(w io.Writer, cfg *config.Config, pol *policy.Set) registry.TrustConfig {
-	t, dropped := install.PolicyTrust(trustConfig(cfg), pol)
+// describeSettings is loadSettings for commands that only describe
+// plugins (list, info, audit, tools, help): a policy that cannot be read
+// is returned as polErr, for them to report, with the settings of
+// config.toml alone; err is any other failure (config.toml's).
+func describeSettings(f *Factory, paths home.Paths) (set *settings.Settings, polErr, err error) {
+	set, err = loadSettings(f, paths)
+	var invalid *policy.InvalidError
+	if errors.As(err, &invalid) {
+		return set, err, nil
+	}
+	return set, nil, err
+}
+
+// noteTrust notes on w the owners of config.toml's [trust] that the
+// policy drops, and returns s.
+func noteTrust(w io.Writer, s *settings.Settings) *settings.Settings {
+	_, dropped := s.Trust()
 	for _, d := range dropped {
 		fmt.Fprintf(w, "note: policy: %s\n", termsafe.EscapeText(d.Text()))
 	}
-	return t
+	return s
 }
 
 // grantLog is the grant log of this home, stamped with the Factory's clock.
@@ -160,14 +163,11 @@ func policyRun(f *Factory, opts *policyOptions) error {
 	if err != nil {
 		return err
 	}
-	raw, err := config.Read(paths.ConfigFile())
+	set, err := loadSettings(f, paths)
 	if err != nil {
 		return err
 	}
-	pol, err := adminPolicy(f, paths, raw)
-	if err != nil {
-		return err
-	}
+	pol := set.Policy()
 	e := pol.Effective()
 	doc := policyDoc{SchemaVersion: SchemaVersion, Active: !pol.Empty(), System: pol.System, SystemFound: pol.SystemFound,
 		Layers: []policyLayerJSON{}, Capabilities: map[string]*limitJSON{}, Hooks: map[string]*hooksJSON{}}
@@ -181,7 +181,8 @@ func policyRun(f *Factory, opts *policyOptions) error {
 	for _, d := range e.Deny {
 		doc.Sources.Deny = append(doc.Sources.Deny, denyJSON{originJSON: originJSON(d.Origin), Pattern: d.Pattern})
 	}
-	for _, tier := range policy.Tiers {
+	for _, t := range trust.Tiers {
+		tier := string(t)
 		doc.Capabilities[tier], doc.Hooks[tier] = nil, nil
 		if c := e.Capabilities[tier]; c != nil {
 			doc.Capabilities[tier] = &limitJSON{Allowed: c.Allowed, From: origins(c.From)}
@@ -246,7 +247,8 @@ func printPolicy(w io.Writer, doc policyDoc) {
 		fmt.Fprintf(w, "  deny:       %s   (%s)\n", termsafe.Escape(d.Pattern), from([]originJSON{d.originJSON}))
 	}
 	fmt.Fprintln(w, "the most each tier may be granted:")
-	for _, tier := range policy.Tiers {
+	for _, t := range trust.Tiers {
+		tier := string(t)
 		c := doc.Capabilities[tier]
 		if c == nil {
 			fmt.Fprintf(w, "  %-11s no limit\n", tier+":")
@@ -255,7 +257,8 @@ func printPolicy(w io.Writer, doc policyDoc) {
 		fmt.Fprintf(w, "  %-11s %s   (%s)\n", tier+":", itemsText(c.Allowed), from(c.From))
 	}
 	fmt.Fprintln(w, "hooks and build commands:")
-	for _, tier := range policy.Tiers {
+	for _, t := range trust.Tiers {
+		tier := string(t)
 		h := doc.Hooks[tier]
 		switch {
 		case h == nil:

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -52,12 +51,9 @@ func removeRun(c *cobra.Command, f *Factory, opts *removeOptions) error {
 	}
 	// A policy that cannot be read never stops a removal (removing only
 	// narrows); it stops the plugin's post_remove hook, which runs code.
-	cfg, pol, polErr := loadConfigAndPolicy(f, paths)
-	if cfg == nil {
-		cfg = &config.Config{}
-	}
-	r := &install.Remover{Paths: paths, Store: store, Log: f.IO.ErrOut, Policy: pol, PolicyErr: polErr,
-		Trust: policyTrust(f.IO.ErrOut, cfg, pol), Journal: grantLog(f, paths)}
+	set, polErr := loadSettings(f, paths)
+	r := &install.Remover{Paths: paths, Store: store, Log: f.IO.ErrOut, Settings: noteTrust(f.IO.ErrOut, set),
+		PolicyErr: polErr, Journal: grantLog(f, paths)}
 	p, err := r.Remove(c.Context(), opts.Name)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -246,7 +244,7 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 		Environ:     os.Environ,
 		Getwd:       os.Getwd,
 	}
-	if err := applyPolicy(f, r); err != nil {
+	if err := applySettings(f, r); err != nil {
 		return nil, nil, err
 	}
 	if h, err := os.UserHomeDir(); err == nil {
@@ -262,30 +260,15 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 	return r, ui, nil
 }
 
-// applyPolicy narrows what plugins.toml grants by the admin policy, read
-// afresh: a policy that cannot be read refuses to run anything. config.toml
-// is decoded only when a policy applies (its trust decides tiers).
-func applyPolicy(f *Factory, r *runner.Runner) error {
-	paths := r.Paths
-	cfgRaw, err := config.Read(paths.ConfigFile())
+// applySettings gives the runner the settings it enforces (what the admin
+// policy leaves of what plugins.toml grants), read afresh: a policy that
+// cannot be read refuses to run anything.
+func applySettings(f *Factory, r *runner.Runner) error {
+	set, err := loadSettings(f, r.Paths)
 	if err != nil {
 		return err
 	}
-	pol, err := adminPolicy(f, paths, cfgRaw)
-	if err != nil {
-		return err
-	}
-	r.Policy, r.Journal, r.Tier = nil, nil, nil
-	if pol.Empty() {
-		return nil
-	}
-	cfg, err := config.Decode(paths.ConfigFile(), cfgRaw)
-	if err != nil {
-		return err
-	}
-	trust := policyTrust(io.Discard, cfg, pol)
-	r.Policy, r.Journal = pol, grantLog(f, paths)
-	r.Tier = func(p *lockfile.Plugin) string { return string(install.EntryTier(p, trust)) }
+	r.Settings, r.Journal = set, grantLog(f, r.Paths)
 	return nil
 }
 
@@ -389,8 +372,8 @@ func deniedHint(f *Factory, p *lockfile.Plugin, denied []manifest.Capability) st
 	if err != nil {
 		return ""
 	}
-	cfg, _ := config.Load(paths.ConfigFile())
-	r, _, err := install.InstalledRequest(paths, p, install.EntryTier(p, trustConfig(cfg)))
+	set, _ := loadSettings(f, paths)
+	r, _, err := install.InstalledRequest(paths, p, set.Tier(p))
 	if err != nil {
 		return ""
 	}

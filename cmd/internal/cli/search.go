@@ -15,6 +15,7 @@ import (
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
+	"github.com/corvidlabs/fledge-go/trust"
 )
 
 // Error codes of the registry.
@@ -134,9 +135,9 @@ type searchResultJSON struct {
 const noDescription = "No description"
 
 func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
-	var tier registry.Tier
+	var tier trust.Tier
 	if opts.Tier != "" {
-		t, err := registry.ParseTier(opts.Tier)
+		t, err := trust.ParseTier(opts.Tier)
 		if err != nil {
 			return &usageError{err: err}
 		}
@@ -149,10 +150,12 @@ func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Load(paths.ConfigFile())
+	// Results rank as installed plugins do: under the trust in force.
+	set, _, err := describeSettings(f, paths)
 	if err != nil {
 		return err
 	}
+	cfg := set.Config()
 	idx, o, err := openRegistry(f, paths, cfg)
 	if err != nil {
 		return err
@@ -161,7 +164,7 @@ func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
 	if err != nil {
 		return registryError(err, o)
 	}
-	trusted := trustConfig(cfg)
+	trusted, _ := set.Trust()
 	res.Narrow(tier, trusted, opts.Limit)
 	noteRegistryResult(f, res)
 
@@ -253,7 +256,7 @@ func openRegistry(f *Factory, paths home.Paths, cfg *config.Config) (registry.In
 	return idx, o, nil
 }
 
-func toSearchJSON(e registry.Entry, trusted registry.TrustConfig, githubBase string) searchResultJSON {
+func toSearchJSON(e registry.Entry, trusted trust.Config, githubBase string) searchResultJSON {
 	topics := make([]string, 0, len(e.Topics))
 	for _, t := range e.Topics {
 		topics = append(topics, termsafe.Escape(t))
@@ -285,7 +288,7 @@ func toSearchJSON(e registry.Entry, trusted registry.TrustConfig, githubBase str
 		Stars:            e.Stars,
 		URL:              termsafe.Escape(registry.WebURL(e.Repo)),
 		Topics:           topics,
-		TrustTier:        string(registry.TierOf(e.Repo, trusted)),
+		TrustTier:        string(trusted.Of(e.Repo)),
 		PluginName:       termsafe.Escape(e.Name),
 		Slug:             termsafe.Escape(e.Slug),
 		Version:          termsafe.Escape(e.Version),

@@ -83,7 +83,14 @@ func toolsRun(f *Factory, opts *toolsOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := catalog.Load(paths)
+	set, perr, err := describeSettings(f, paths)
+	if err != nil {
+		return err
+	}
+	if perr != nil {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", errorText(perr.Error()))
+	}
+	c, err := catalog.Load(paths, set)
 	if err != nil {
 		return err
 	}
