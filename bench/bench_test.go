@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,7 +76,7 @@ func testMain(m *testing.M) int {
 		append(releaseFlags, "-tags", "fledge_nomcp", "-o", fledgeNoMCP, "../cmd/fledge"),
 		{"-o", goPlugin, "../runner/testdata/goplugin"},
 		{"-o", trivial, filepath.Join(tmpRoot, "trivial.go")},
-	}, wasmBuilds()...) {
+	}, append(wasmBuilds(), baseBuilds()...)...) {
 		var env []string
 		for len(b) > 0 && strings.Contains(b[0], "=") && !strings.HasPrefix(b[0], "-") {
 			env, b = append(env, b[0]), b[1:] // GOOS=... for this build
@@ -83,7 +84,7 @@ func testMain(m *testing.M) int {
 		cmd := exec.Command("go", append([]string{"build"}, b...)...)
 		cmd.Stderr = os.Stderr
 		cmd.Env = append(os.Environ(), env...)
-		if b[0] == releaseFlags[0] {
+		if slices.Contains(b, releaseFlags[0]) {
 			cmd.Env = append(cmd.Env, "CGO_ENABLED=0")
 		}
 		if err := cmd.Run(); err != nil {

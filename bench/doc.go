@@ -4,7 +4,11 @@
 // exec'ing the plugin directly and, inside a 5,000-file git project,
 // against running outside one and against `git status --porcelain`, peak
 // memory while a plugin streams, and update of many plugins against one.
-// bench/all.sh prints the ratios.
+// bench/all.sh prints the ratios. bench/compare.sh REV sets this tree
+// against another revision on the message paths (streaming output through
+// fledge <command> from a plain plugin and from pluginsdk, native and in
+// wasm, and an MCP tools/call), the two run alternately: how protocol's
+// codec was held to encoding/json (see protocol's doc).
 //
 // The benchmarks build only with -tags bench:
 //

@@ -128,7 +128,7 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed fun
 	details := p.CommandDetails
 	protocol, runtime := p.Protocol, p.Runtime
 	pluginDesc := p.Description
-	if (len(details) == 0 || p.Kind == lockfile.KindLocalLink) && installed != nil {
+	if (len(details) == 0 || p.KindInfo().Live) && installed != nil {
 		if m, err := installed(p.Name); err == nil {
 			details = m.Commands
 			protocol, runtime = m.Plugin.Protocol, m.Plugin.Runtime
@@ -174,7 +174,7 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed fun
 		}
 		t.Args = declared(cmd.Args)
 		t.FreeForm = len(t.Args) == 0
-		t.ReadOnly = !t.Dangerous && protocol == manifest.ProtocolV1 && !g.Capabilities.Exec && len(p.Hooks) == 0
+		t.ReadOnly = !t.Dangerous && protocol == manifest.ProtocolV1 && !g.Capabilities.Modifies() && len(p.Hooks) == 0
 		t.InputSchema = inputSchema(t.Args)
 		s := t.InputSchema
 		t.resolve = sync.OnceValues(func() (*jsonschema.Resolved, error) { return s.Resolve(nil) })

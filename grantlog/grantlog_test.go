@@ -313,3 +313,38 @@ func TestOverlongLineKeepsOffsets(t *testing.T) {
 		t.Errorf("Verify: %d records, %d pending; want 2 and 1 (%+v)", rep.Records, rep.Pending, rep.Problems)
 	}
 }
+
+// An emptied log with its anchor removed, while plugins hold grants, is
+// not "0 records, chain intact": the grants have no record.
+func TestVerifyFileNamesUnrecordedGrants(t *testing.T) {
+	t.Parallel()
+	m := newMachine(t)
+	m.change("install")
+	m.change("install") // the second plugin is granted store
+	f, err := m.store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := VerifyFile(m.log.Path, f); err != nil || !rep.OK() {
+		t.Fatalf("an untouched log: %+v %v", rep, err)
+	}
+	// Empty the log and remove the anchor.
+	if err := os.WriteFile(m.log.Path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f.GrantLog = nil
+	rep, err := VerifyFile(m.log.Path, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK() || len(rep.Problems) != 1 || rep.Problems[0].Kind != ProblemUnrecorded || !strings.Contains(rep.Problems[0].Message, "1 installed plugin(s) hold grants (pc)") {
+		t.Fatalf("want the unrecorded grants named, got %+v", rep.Problems)
+	}
+	// Without grants, an empty log is simply empty.
+	for i := range f.Plugins {
+		f.Plugins[i].Capabilities = manifest.Capabilities{}
+	}
+	if rep, err := VerifyFile(m.log.Path, f); err != nil || !rep.OK() {
+		t.Fatalf("an empty log without grants: %+v %v", rep.Problems, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/corvidlabs/fledge-go/lockfile"
 )
@@ -20,6 +21,7 @@ const (
 	ProblemTruncated  = "truncated"  // the log ends before its anchor
 	ProblemUnanchored = "unanchored" // plugins.toml does not anchor the log
 	ProblemBreak      = "break"      // a record says the log was altered before it
+	ProblemUnrecorded = "unrecorded" // plugins hold grants the log has no record of
 )
 
 // Problem is one thing wrong with the log.
@@ -61,6 +63,31 @@ func Verify(path string, anchor *lockfile.LogAnchor) (*Report, error) {
 		return nil, fmt.Errorf("grant log %s is not a regular file", path)
 	}
 	return VerifyReader(f, anchor)
+}
+
+// VerifyFile is Verify against file's anchor, which also reports grants
+// with no record: installed plugins in file that hold capabilities or
+// approved hooks while the log, unanchored, holds no record at all. An
+// emptied log with its anchor removed would otherwise read as an empty,
+// intact one.
+func VerifyFile(path string, file *lockfile.File) (*Report, error) {
+	rep, err := Verify(path, file.GrantLog)
+	if err != nil || rep.Anchored || rep.Records > 0 || rep.Pending > 0 || !rep.OK() {
+		return rep, err
+	}
+	var granted []string
+	for _, p := range file.Plugins {
+		if !p.Capabilities.IsZero() || len(p.Hooks) > 0 {
+			granted = append(granted, p.Name)
+		}
+	}
+	if len(granted) > 0 {
+		rep.Problems = append(rep.Problems, Problem{Kind: ProblemUnrecorded, Message: fmt.Sprintf(
+			"%d installed plugin(s) hold grants (%s), but the log holds no record of any grant and plugins.toml no anchor: "+
+				"the log was emptied and its anchor removed, or the grants were made by a fledge that keeps no log (such as the Rust fledge)",
+			len(granted), strings.Join(granted, ", "))})
+	}
+	return rep, nil
 }
 
 // VerifyReader checks a log read from r against anchor.

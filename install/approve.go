@@ -10,7 +10,7 @@ import (
 
 // GrantHooks is the pseudo-capability that approves hooks and the build
 // command in --grant lists.
-const GrantHooks = "hooks"
+const GrantHooks = manifest.GrantHooks
 
 // HookItem is one hook or build command shown for approval.
 type HookItem struct {
@@ -132,9 +132,13 @@ type Consent struct {
 	Ask func(Request) (Decision, error)
 }
 
-// riskyForUnverified are approved for an unverified source only by an
-// explicit --grant.
-var riskyForUnverified = map[string]bool{string(manifest.CapExec): true, string(manifest.CapNetwork): true, GrantHooks: true}
+// riskyForUnverified reports whether item (a grant name) is approved for
+// an unverified source only by an explicit --grant: hooks, and what the
+// capability table marks ExplicitWhenUnverified.
+func riskyForUnverified(item string) bool {
+	ci, ok := manifest.Info(manifest.Capability(item))
+	return item == GrantHooks || ok && ci.ExplicitWhenUnverified
+}
 
 // NeedsExplicitGrant reports whether item (a grant name from Items) is
 // approved only by naming it: --yes does not approve it and an approval
@@ -143,15 +147,21 @@ var riskyForUnverified = map[string]bool{string(manifest.CapExec): true, string(
 // ("home", "/"), whatever the source: an unknown scope has no bound, so it
 // is taken as the most privileged claim.
 func (r Request) NeedsExplicitGrant(item string) bool {
-	if item == string(manifest.CapFilesystem) && !manifest.KnownFilesystemScope(r.Capabilities.Filesystem) {
+	if !r.Capabilities.KnownScope(manifest.Capability(item)) {
 		return true
 	}
-	return r.Tier == registry.TierUnverified && riskyForUnverified[item]
+	return r.Tier == registry.TierUnverified && riskyForUnverified(item)
 }
 
 // UnverifiedGrants lists, in display order, what an unverified source is
 // granted only by name: exec, network and hooks.
-func UnverifiedGrants() []string { return SortedGrants(riskyForUnverified) }
+func UnverifiedGrants() []string {
+	set := map[string]bool{}
+	for _, it := range manifest.GrantNames() {
+		set[it] = riskyForUnverified(it)
+	}
+	return SortedGrants(set)
+}
 
 // UnverifiedItems lists what r requests that only naming grants because
 // its source is unverified (exec, network, hooks), in display order: what
@@ -166,7 +176,7 @@ func unverifiedItems(tier registry.Tier, items []string) []string {
 	}
 	var out []string
 	for _, it := range items {
-		if riskyForUnverified[it] {
+		if riskyForUnverified(it) {
 			out = append(out, it)
 		}
 	}
@@ -178,9 +188,10 @@ func (r Request) explicitReason(withheld []string) string {
 	var unverified []string
 	var reasons []string
 	for _, it := range withheld {
-		if it == string(manifest.CapFilesystem) && !manifest.KnownFilesystemScope(r.Capabilities.Filesystem) {
-			reasons = append(reasons, fmt.Sprintf("filesystem scope %q is not one fledge knows (%s) and counts as access to every file",
-				r.Capabilities.Filesystem, strings.Join(manifest.FilesystemScopes, ", ")))
+		if k := manifest.Capability(it); !r.Capabilities.KnownScope(k) {
+			ci, _ := manifest.Info(k)
+			reasons = append(reasons, fmt.Sprintf("%s scope %q is not one fledge knows (%s) and counts as %s",
+				k, r.Capabilities.Scope(k), strings.Join(ci.Scopes, ", "), ci.Unbounded))
 			continue
 		}
 		unverified = append(unverified, it)
@@ -330,16 +341,13 @@ func ParseGrants(list []string) (map[string]bool, error) {
 }
 
 // SortedGrants lists a grant set in display order: capabilities as
-// manifest.AllCapabilities orders them, then hooks.
+// manifest.Table orders them, then hooks.
 func SortedGrants(set map[string]bool) []string {
 	var out []string
-	for _, c := range manifest.AllCapabilities {
-		if set[string(c)] {
-			out = append(out, string(c))
+	for _, it := range manifest.GrantNames() {
+		if set[it] {
+			out = append(out, it)
 		}
-	}
-	if set[GrantHooks] {
-		out = append(out, GrantHooks)
 	}
 	return out
 }

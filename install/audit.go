@@ -76,7 +76,7 @@ func AuditPlugin(paths home.Paths, p *lockfile.Plugin, tier trust.Tier) Audit {
 		return a
 	}
 	if p.ManifestEdited(data) {
-		if p.Kind == lockfile.KindLocalLink {
+		if p.KindInfo().Live {
 			warn("plugin.toml changed since it was approved (live link: grants stay as approved)")
 		} else {
 			warn("plugin.toml no longer matches the one approved at install")

@@ -93,7 +93,8 @@ type UnsafeCommandError struct {
 }
 
 func (e *UnsafeCommandError) Error() string {
-	return fmt.Sprintf("the %s hook (%s) is not run: it %s", e.Hook, termsafe.Escape(e.Command), e.Reason)
+	// Cut: the command may be padding itself.
+	return fmt.Sprintf("the %s hook (%s) is not run: it %s", e.Hook, termsafe.Escape(termsafe.Truncate(e.Command, 80)), e.Reason)
 }
 
 // checkCommand refuses a command that a terminal would show differently

@@ -9,6 +9,11 @@
 // lock when the trash holds something a dead process left); its other
 // leftovers by the next change.
 //
+// Every kind of source (a git repository, a local directory) is reached
+// through a fetcher (fetcher.go): locate, the policy's identity, its tier,
+// list refs, resolve and check out. newFetcher is the one switch on the
+// kind, so a new kind is a file and a case.
+//
 // It decides what the user's consent covers (the approval rules of the
 // contract) but not how consent is asked: the caller passes a callback.
 // Grants change after install in one place, Installer.ChangeGrants, under

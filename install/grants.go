@@ -354,15 +354,9 @@ func applyGrants(p *lockfile.Plugin, r Request, grant, revoke map[string]bool, c
 				continue
 			}
 			after.Hooks = hooks
-		case manifest.Capability(it) == manifest.CapFilesystem:
-			if after.Capabilities.Filesystem == r.Capabilities.Filesystem {
-				res.Unchanged = append(res.Unchanged, it)
-				continue
-			}
-			after.Capabilities.Filesystem = r.Capabilities.Filesystem
 		default:
 			c := manifest.Capability(it)
-			if after.Capabilities.Has(c) {
+			if after.Capabilities.Same(r.Capabilities, c) {
 				res.Unchanged = append(res.Unchanged, it)
 				continue
 			}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -90,7 +89,13 @@ type fetched struct {
 	made time.Time
 	// registry is the registry name the source was looked up by.
 	registry string
+	// tier is the source's trust tier, as its fetcher judged it.
+	tier trust.Tier
 }
+
+// live reports whether the plugin's files are its source directory itself
+// (a live link), which fledge neither moves nor changes.
+func (f *fetched) live() bool { return lockfile.KindOf(f.kind).Live }
 
 func (in *Installer) logf(format string, a ...any) {
 	if in.Log != nil {
@@ -128,61 +133,6 @@ func (in *Installer) Install(ctx context.Context, raw string) (*Result, error) {
 	return res, hideStaging(err, stage)
 }
 
-func (in *Installer) fetch(ctx context.Context, src registry.Source, regName, tree string) (*fetched, error) {
-	tier := registry.TierOfSource(src, in.trust())
-	switch {
-	case src.Kind == registry.SourceGit:
-		// A source the policy denies is never contacted.
-		if err := in.checkSource(src.String(), sourceOf(src, regName)); err != nil {
-			return nil, err
-		}
-		in.logf("Fetching %s (%s)...\n", termsafe.Escape(src.String()), tier)
-		refs, err := gitfetch.ListRefs(ctx, src.URL, in.git())
-		if err != nil {
-			return nil, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
-		}
-		rev, err := resolveRef(refs, src.Ref)
-		if err != nil {
-			return nil, &FetchError{Source: src.String(), Err: err}
-		}
-		if err := in.checkPin(src.String(), string(rev.Kind), src.Ref); err != nil {
-			return nil, err
-		}
-		f, err := in.checkout(ctx, src, rev, tree)
-		if f != nil {
-			f.registry = regName
-		}
-		return f, err
-	default:
-		real, err := filepath.EvalSymlinks(src.Path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s: %w", src.Raw, ErrNoSuchPath)}
-		}
-		if err != nil {
-			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s: %w", src.Raw, err)}
-		}
-		if fi, err := os.Stat(real); err != nil || !fi.IsDir() {
-			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s: %w", src.Raw, ErrNotDirectory)}
-		}
-		if home, err := filepath.EvalSymlinks(in.Paths.Root()); err == nil && manifest.Within(home, real) {
-			return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("local plugin %s is inside fledge's home (%s): install from the plugin's own source", src.Path, in.Paths.Root())}
-		}
-		src.Path, src.Display = real, real
-		if err := in.checkSource(src.String(), sourceOf(src, regName)); err != nil {
-			return nil, err
-		}
-		f := &fetched{src: src, dir: real, kind: lockfile.KindLocalLink, commit: localCommit(real), registry: regName}
-		if in.Copy {
-			in.logf("Copying %s...\n", termsafe.Escape(real))
-			if err := copyTree(real, tree); err != nil {
-				return nil, fmt.Errorf("copy %s: %w", real, err)
-			}
-			f.dir, f.kind = tree, lockfile.KindLocalCopy
-		}
-		return f, nil
-	}
-}
-
 // RefConstraint is the ref kind recorded for semver constraint pins.
 const RefConstraint = "constraint"
 
@@ -202,50 +152,6 @@ func resolveRef(refs []*plumbing.Reference, ref string) (gitfetch.Revision, erro
 	}
 	rev.Ref, rev.Kind = ref, RefConstraint
 	return rev, nil
-}
-
-// checkout fetches one resolved revision into tree.
-func (in *Installer) checkout(ctx context.Context, src registry.Source, rev gitfetch.Revision, tree string) (*fetched, error) {
-	commit, err := gitfetch.Checkout(ctx, src.URL, rev, tree, in.git())
-	if err != nil {
-		return nil, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
-	}
-	var made time.Time
-	if rev.RefName.IsTag() && in.policy().MinTagAge() > 0 {
-		// Read before the .git directory goes; unknown reads as too young.
-		made, _ = gitfetch.Made(tree, rev, commit)
-	}
-	f, err := fetchedTree(src, rev, tree, commit)
-	if f != nil {
-		f.made = made
-	}
-	return f, err
-}
-
-// fetchedTree is a checked-out revision in tree, without its .git.
-func fetchedTree(src registry.Source, rev gitfetch.Revision, tree, commit string) (*fetched, error) {
-	if err := gitfetch.RemoveGitDir(tree); err != nil {
-		return nil, err
-	}
-	f := &fetched{src: src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind)}
-	if rev.RefName.IsTag() {
-		f.tag = rev.RefName.Short()
-	}
-	return f, nil
-}
-
-// localCommit is the HEAD commit of a local plugin that is a git work tree,
-// or "".
-func localCommit(dir string) string {
-	repo, err := gitfetch.OpenLocal(dir)
-	if err != nil {
-		return ""
-	}
-	head, err := repo.Head()
-	if err != nil {
-		return ""
-	}
-	return head.Hash().String()
 }
 
 func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, error) {
@@ -294,7 +200,7 @@ type candidate struct {
 // and assembles what must be approved.
 func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	data, err := manifest.ReadFile(filepath.Join(f.dir, manifest.FileName))
-	if errors.Is(err, manifest.ErrNoManifest) && f.kind != lockfile.KindLocalLink {
+	if errors.Is(err, manifest.ErrNoManifest) && !f.live() {
 		// Fetched or copied: the directory it names is fledge's own.
 		return nil, fmt.Errorf("%s has %w at its root: a plugin needs one", f.src.String(), manifest.ErrNoManifest)
 	}
@@ -309,7 +215,7 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	if err := problems.Err(); err != nil {
 		return nil, err
 	}
-	c := &candidate{f: f, m: m, data: data, res: &Result{Tier: registry.TierOfSource(f.src, in.trust())}}
+	c := &candidate{f: f, m: m, data: data, res: &Result{Tier: f.tier}}
 	for _, p := range problems.Warnings() {
 		c.res.Warnings = append(c.res.Warnings, p.String())
 	}
@@ -355,7 +261,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 			return nil, err
 		}
 	}
-	if f.kind != lockfile.KindLocalLink {
+	if !f.live() {
 		makeBinariesExecutable(m, f.dir)
 	}
 	if err := m.CheckBinaries(f.dir).Err(); err != nil {
@@ -380,7 +286,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 	if m.Plugin.Runtime == "wasm" {
 		entry.Runtime = m.Plugin.Runtime
 	}
-	if f.kind == lockfile.KindGit {
+	if !lockfile.KindOf(f.kind).Local {
 		entry.URL = registry.RedactURL(f.src.URL)
 	}
 	replaced, err := in.commit(ctx, m, f, &entry, j, c.res.Tier)
@@ -533,7 +439,7 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	if err := tx.moveOldAside(); err != nil {
 		return false, err
 	}
-	if f.kind == lockfile.KindLocalLink {
+	if f.live() {
 		err = tx.placeLink(f.dir)
 	} else {
 		err = tx.placeTree(f.dir)
@@ -582,7 +488,7 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 }
 
 func finalDir(final string, f *fetched) string {
-	if f.kind == lockfile.KindLocalLink {
+	if f.live() {
 		return f.dir
 	}
 	return final

@@ -58,7 +58,7 @@ func recordOf(j journal, tier registry.Tier, before, after *lockfile.Plugin) gra
 	for _, it := range a.Items() {
 		changed := !b.Has(it) ||
 			(it == GrantHooks && !maps.Equal(a.Hooks, b.Hooks)) ||
-			(it == string(manifest.CapFilesystem) && a.Capabilities.Filesystem != b.Capabilities.Filesystem)
+			(it != GrantHooks && !a.Capabilities.Same(b.Capabilities, manifest.Capability(it)))
 		if changed {
 			r.Granted = append(r.Granted, it)
 		}

@@ -23,14 +23,6 @@ func EntrySource(p *lockfile.Plugin) policy.Source {
 	return policy.RecordedSource(p.IsLocal(), p.URL, p.Source, p.RegistryName)
 }
 
-// sourceOf is what the source rules see of a source about to be fetched.
-func sourceOf(src registry.Source, registryName string) policy.Source {
-	if src.Kind == registry.SourceLocal {
-		return policy.Source{Path: src.Path, Registry: registryName}
-	}
-	return policy.Source{URL: registry.RedactURL(src.URL), Registry: registryName}
-}
-
 // checkSource refuses a source the policy denies.
 func (in *Installer) checkSource(plugin string, s policy.Source) error {
 	if d := in.policy().CheckSource(s); d != nil {

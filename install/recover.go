@@ -258,8 +258,11 @@ func trashOwner(entry string) (name string, pid int, ok bool) {
 	return entry[:i], pid, true
 }
 
-// cleanStaging removes staging directories whose process no longer runs.
+// cleanStaging removes staging directories whose process no longer runs,
+// and then the staging area itself when nothing else is staged there (as a
+// finished command's cleanup does; newStage makes it again if need be).
 func cleanStaging(paths home.Paths) {
+	defer os.Remove(paths.StagingDir()) // only when empty
 	entries, err := os.ReadDir(paths.StagingDir())
 	if err != nil {
 		return

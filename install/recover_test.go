@@ -117,6 +117,21 @@ func TestRecoverStaging(t *testing.T) {
 	}
 }
 
+// Recovery that deletes every leftover leaves no empty staging area.
+func TestRecoverStagingLeavesNoEmptyArea(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	dead := deadPID(t)
+	if processAlive(dead) {
+		t.Skip("the dead process's pid was reused at once")
+	}
+	recTree(t, filepath.Join(e.paths.StagingDir(), "install-"+strconv.Itoa(dead)+"-1", "tree"), "1")
+	recRecover(t, e)
+	if recExists(e.paths.StagingDir()) {
+		t.Errorf("recovery left %s behind", e.paths.StagingDir())
+	}
+}
+
 // A swap or remove that stopped with the old tree in the trash.
 func TestRecoverTrash(t *testing.T) {
 	t.Parallel()

@@ -113,7 +113,7 @@ func (s *Syncer) proposed(w *lockfile.Plugin, src registry.Source) *lockfile.Plu
 // inSync reports whether the installed plugin already is the wanted one,
 // with the same grants and hooks.
 func inSync(cur, w *lockfile.Plugin) bool {
-	if cur.Commit == "" || cur.Commit != w.Commit || cur.Kind == lockfile.KindLocalLink {
+	if cur.Commit == "" || cur.Commit != w.Commit || cur.KindInfo().Live {
 		return false
 	}
 	if w.SourceHash != "" && cur.SourceHash != w.SourceHash {
@@ -198,15 +198,19 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	in.Force = replace
 	// The file's registry names are not trusted: its entries are judged by
 	// where they are fetched from.
-	if err := in.checkSource(w.Name, sourceOf(src, "")); err != nil {
+	fe, err := in.newFetcher(src)
+	if err != nil {
+		return err
+	}
+	if err := in.checkSource(w.Name, fe.identity("")); err != nil {
 		return err
 	}
 	if err := in.checkPin(w.Name, w.RefKind, w.PinnedRef); err != nil {
 		return err
 	}
-	refs, err := gitfetch.ListRefs(ctx, src.URL, in.git())
+	refs, err := fe.listRefs(ctx)
 	if err != nil {
-		return &FetchError{Source: src.String(), Err: registry.RedactError(err)}
+		return err
 	}
 	// Fetch by the tag or branch that names the commit when there is one
 	// (a shallow fetch); otherwise by the commit itself.
@@ -226,8 +230,8 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	}
 	defer cleanup()
 	defer func() { err = hideStaging(err, stage) }()
-	in.logf("Fetching %s at %s (%s)...\n", termsafe.Escape(src.String()), short(w.Commit), registry.TierOfSource(src, in.trust()))
-	f, err := in.checkout(ctx, src, rev, filepath.Join(stage, "tree"))
+	in.logf("Fetching %s at %s (%s)...\n", termsafe.Escape(src.String()), short(w.Commit), fe.tier(in.trust()))
+	f, err := fe.checkout(ctx, rev, filepath.Join(stage, "tree"))
 	if err != nil {
 		return err
 	}

@@ -222,11 +222,11 @@ func fail(pl *plan, err error) {
 func (u *Updater) check(ctx context.Context, pl *plan) {
 	p := &pl.entry
 	pl.res = UpdateResult{Name: p.Name, From: Rev{Version: p.Version, Commit: p.Commit, Ref: p.PinnedRef}}
-	switch p.Kind {
-	case lockfile.KindLocalLink:
+	switch k := p.KindInfo(); {
+	case k.Live:
 		pl.res.Status, pl.res.Detail = StatusSkipped, "live-linked local plugin: its changes show through, and it never gains a capability that was not granted"
 		return
-	case lockfile.KindLocalCopy:
+	case k.Local:
 		pl.res.Status, pl.res.Detail = StatusSkipped, "copied from a local directory, which update does not read"
 		return
 	}
@@ -235,23 +235,28 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		fail(pl, err)
 		return
 	}
-	if src.Kind == registry.SourceLocal {
+	pl.src = src
+	fe, err := u.Installer.newFetcher(src)
+	if err != nil {
+		fail(pl, err)
+		return
+	}
+	if !fe.remote() { // a directory on this machine has no newer revision
 		pl.res.Status, pl.res.Detail = StatusSkipped, "local plugin"
 		return
 	}
-	pl.src = src
 	// A source the policy now denies is not contacted, let alone updated:
 	// neither the record as the runner judges it nor the URL about to be
 	// fetched (for an owner/repo record, under FLEDGE_GITHUB_URL).
-	for _, s := range []policy.Source{EntrySource(p), sourceOf(src, p.RegistryName)} {
+	for _, s := range []policy.Source{EntrySource(p), fe.identity(p.RegistryName)} {
 		if err := u.Installer.checkSource(p.Name, s); err != nil {
 			fail(pl, err)
 			return
 		}
 	}
-	refs, err := gitfetch.ListRefs(ctx, src.URL, u.Installer.git())
+	refs, err := fe.listRefs(ctx)
 	if err != nil {
-		fail(pl, &FetchError{Source: src.String(), Err: registry.RedactError(err)})
+		fail(pl, err)
 		return
 	}
 	tags := registry.TagsFromRefs(refs)
@@ -429,12 +434,17 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 	defer cleanup()
 	pl.stage = stage
 	tree := filepath.Join(stage, "tree")
+	fe, err := in.newFetcher(pl.src)
+	if err != nil {
+		fail(pl, err)
+		return
+	}
 	var f *fetched
 	descends := true
-	if pl.branch && p.Commit != "" {
-		f, descends, err = in.checkoutFrom(ctx, pl.src, pl.rev, tree, p.Commit)
+	if h, ok := fe.(historyFetcher); ok && pl.branch && p.Commit != "" {
+		f, descends, err = h.checkoutFrom(ctx, pl.rev, tree, p.Commit)
 	} else {
-		f, err = in.checkout(ctx, pl.src, pl.rev, tree)
+		f, err = fe.checkout(ctx, pl.rev, tree)
 	}
 	if err != nil {
 		fail(pl, err)
@@ -538,15 +548,4 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		return
 	}
 	pl.res.Status = StatusUpdated
-}
-
-// checkoutFrom fetches a branch head with its history into tree and
-// reports whether it descends from the installed commit since.
-func (in *Installer) checkoutFrom(ctx context.Context, src registry.Source, rev gitfetch.Revision, tree, since string) (*fetched, bool, error) {
-	commit, descends, err := gitfetch.CheckoutFrom(ctx, src.URL, rev, tree, in.git(), since)
-	if err != nil {
-		return nil, false, &FetchError{Source: src.String(), Err: registry.RedactError(err)}
-	}
-	f, err := fetchedTree(src, rev, tree, commit)
-	return f, descends, err
 }

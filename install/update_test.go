@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
 	"github.com/corvidlabs/fledge-go/internal/testutil"
+	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -389,5 +390,34 @@ func TestUpdateCarriesDenialsAndPartialGrants(t *testing.T) {
 	want := manifest.Capabilities{Store: true, Metadata: true}
 	if ent.Commit != c3 || ent.Capabilities != want {
 		t.Errorf("after v3: commit %s, granted %+v, want %+v", ent.Commit, ent.Capabilities, want)
+	}
+}
+
+// A record without a kind (the Rust fledge's) whose source is a directory
+// is local: update skips it without fetching anything.
+func TestUpdateSkipsKindlessLocalRecord(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	in := e.installer(Consent{})
+	local := t.TempDir()
+	testutil.WriteTree(t, local, updPlugin("loc", "0.1.0", ""))
+	if _, err := in.Install(context.Background(), local); err != nil {
+		t.Fatalf("install local: %v", err)
+	}
+	err := in.Store.Update(func(f *lockfile.File) error {
+		p, _ := f.Get("fledge-plugin-loc")
+		p.Kind = ""
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Git.Auth = func(url string) transport.AuthMethod {
+		t.Errorf("update contacted %s for a local record", url)
+		return nil
+	}
+	res, err := (&Updater{Installer: in}).Update(context.Background(), nil)
+	if err != nil || len(res) != 1 || res[0].Status != StatusSkipped || res[0].Detail != "local plugin" {
+		t.Fatalf("update: %v %+v", err, res)
 	}
 }

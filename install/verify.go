@@ -67,7 +67,7 @@ func Verify(paths home.Paths, p *lockfile.Plugin) VerifyResult {
 	}
 	r.Current = tree.Hash
 	switch {
-	case p.Kind == lockfile.KindLocalLink:
+	case p.KindInfo().Live:
 		r.Status = VerifyLinked
 	case p.TreeHash == "":
 		r.Status = VerifyUnrecorded

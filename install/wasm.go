@@ -41,6 +41,8 @@ func CheckWasm(ctx context.Context, m *manifest.Manifest, dir, cacheDir string) 
 			Message: fmt.Sprintf("%q is not a wasm module fledge can run: %v", c.Binary, err)}
 		var me *wasmhost.ModuleError
 		switch {
+		case errors.As(err, &me) && me.Bound:
+			p.Fix = "compilers emit nothing near these bounds: rebuild the module from its source, and split any generated function that is this large"
 		case errors.As(err, &me) && me.Import != "":
 			p.Fix = "build it for wasm32-wasip1 (Rust) or GOOS=wasip1 GOARCH=wasm (Go), importing only fledge's send, recv, exit, exec, store_set, store_get and metadata"
 		case errors.As(err, &me):

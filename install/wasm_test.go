@@ -1,6 +1,7 @@
 package install
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -57,5 +58,28 @@ func TestInstallChecksWasmModules(t *testing.T) {
 	entries, _ := filepath.Glob(filepath.Join(e.paths.WasmCacheDir(), "*", "*", "*"))
 	if len(entries) == 0 {
 		t.Error("install left the compilation cache empty")
+	}
+}
+
+// A compile bomb is refused at install, before compiling, with the field,
+// the bound and the fix.
+func TestInstallRefusesCompileBombs(t *testing.T) {
+	t.Parallel()
+	nested := append(bytes.Repeat([]byte{tu.OpBlock, 0x40}, 100_000), bytes.Repeat([]byte{tu.OpEnd}, 100_000)...)
+	bomb := tu.WasmModule{MemPages: 1, Start: nested}.Bytes()
+	e := newEnv(t)
+	src := t.TempDir()
+	testutil.WriteTree(t, src, wasmPlugin(bomb))
+	in := e.installer(Consent{})
+	in.Copy = true
+	_, err := in.Install(context.Background(), src)
+	var inv *manifest.InvalidError
+	if !errors.As(err, &inv) {
+		t.Fatalf("the bomb was not refused as invalid: %v", err)
+	}
+	for _, want := range []string{"commands[0] (hello).binary", "100000 blocks", "rebuild the module"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the refusal does not say %q: %v", want, err)
+		}
 	}
 }

@@ -138,7 +138,7 @@ func describe(p Plugin) component {
 	if hex, ok := strings.CutPrefix(e.TreeHash, "fh1:"); ok && len(hex) == 64 {
 		c.Hashes = []hash{{Alg: "SHA-256", Content: hex}}
 	}
-	if e.URL != "" && !e.IsLocal() {
+	if e.URL != "" && e.KindInfo().VCS {
 		c.ExternalReferences = []externalRef{{URL: e.URL, Type: "vcs", Comment: "fetched at commit " + e.Commit}}
 	}
 	add := func(name, value string) {
@@ -146,10 +146,7 @@ func describe(p Plugin) component {
 			c.Properties = append(c.Properties, property{Name: "fledge:" + name, Value: value})
 		}
 	}
-	kind := e.Kind
-	if kind == "" {
-		kind = lockfile.KindGit
-	}
+	kind := e.KindInfo().Kind
 	add("trust_tier", p.Tier)
 	add("source", e.Source)
 	add("kind", kind)
@@ -173,14 +170,7 @@ func describe(p Plugin) component {
 	}
 	caps := func(prefix string, cs manifest.Capabilities) {
 		for _, k := range manifest.AllCapabilities {
-			v := fmt.Sprint(cs.Has(k))
-			if k == manifest.CapFilesystem {
-				v = "none"
-				if cs.Has(k) {
-					v = cs.Filesystem
-				}
-			}
-			add(prefix+string(k), v)
+			add(prefix+string(k), fmt.Sprint(cs.Shown(k)))
 		}
 	}
 	caps("granted:", e.Capabilities)
@@ -209,7 +199,7 @@ func purl(e *lockfile.Plugin) string {
 	if ver == "" {
 		ver = e.Version
 	}
-	if u, err := url.Parse(e.URL); err == nil && strings.EqualFold(u.Hostname(), "github.com") && !e.IsLocal() {
+	if u, err := url.Parse(e.URL); err == nil && strings.EqualFold(u.Hostname(), "github.com") && e.KindInfo().VCS {
 		segs := strings.Split(strings.Trim(strings.TrimSuffix(u.Path, ".git"), "/"), "/")
 		if len(segs) == 2 && segs[0] != "" && segs[1] != "" {
 			return "pkg:github/" + esc(strings.ToLower(segs[0])) + "/" + esc(strings.ToLower(segs[1])) + "@" + esc(ver)
@@ -219,7 +209,7 @@ func purl(e *lockfile.Plugin) string {
 	if e.Version != "" {
 		out += "@" + esc(e.Version)
 	}
-	if e.URL != "" && !e.IsLocal() {
+	if e.URL != "" && e.KindInfo().VCS {
 		vcs := "git+" + e.URL
 		if e.Commit != "" {
 			vcs += "@" + e.Commit

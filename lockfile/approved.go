@@ -15,5 +15,5 @@ func (p *Plugin) ManifestEdited(data []byte) bool {
 // design and is read as it is now (its grants still come only from
 // plugins.toml, so an edit there widens nothing).
 func (p *Plugin) ApprovedManifest(data []byte) bool {
-	return p.Kind == KindLocalLink || !p.ManifestEdited(data)
+	return p.KindInfo().Live || !p.ManifestEdited(data)
 }

@@ -9,4 +9,8 @@
 // the same lock, before the new file lands, and plugins.toml carries the
 // log's anchor ([grant_log]). It reads files written by the Rust fledge. It does not decide
 // what to grant (install does) or enforce grants (runner does).
+//
+// Kinds is the table of what sets each kind of record apart (local, live,
+// the install flag that makes it); callers ask a record's KindInfo instead
+// of comparing its Kind.
 package lockfile

@@ -113,7 +113,7 @@ type Plugin struct {
 }
 
 // IsLocal reports whether the plugin came from a local directory.
-func (p *Plugin) IsLocal() bool { return p.Kind == KindLocalLink || p.Kind == KindLocalCopy }
+func (p *Plugin) IsLocal() bool { return p.KindInfo().Local }
 
 // ShortName is the name with a leading "fledge-plugin-" or "fledge-" removed.
 func ShortName(name string) string {

@@ -27,6 +27,8 @@ func FuzzHookShownIsRun(f *testing.F) {
 		"make\r\n",
 		"\xff\xfe",
 		"echo \U000e0041",
+		"touch /tmp/PWNED;" + strings.Repeat(" ", 6000) + "make",
+		"touch x" + strings.Repeat("\n", 50) + "make",
 	} {
 		f.Add(s)
 	}
@@ -112,6 +114,10 @@ func shownIsRun(t *testing.T, m *Manifest, name, runs string) {
 	back, err := termsafe.Unescape(shown)
 	if err != nil || back != runs {
 		t.Fatalf("hook %q is accepted, but its display %q unescapes to %q (%v)", runs, shown, back, err)
+	}
+	// Accepted means it is seen whole: no padding, and short enough.
+	if p := termsafe.FirstPadding(runs); p != nil || len(runs) > MaxCommandLen {
+		t.Fatalf("hook %.60q is accepted with %v, %d bytes", runs, p, len(runs))
 	}
 	// Accepted means nothing in it is hidden: the display holds only
 	// printable text and escapes for newline, tab and backslash.

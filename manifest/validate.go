@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -179,14 +180,16 @@ func (m *Manifest) Validate() Problems {
 
 	for _, name := range HookNames {
 		if msg := CheckCommand(m.Hooks.Get(name)); msg != "" {
-			add(SeverityError, "hooks."+name, msg, "remove it: what fledge runs is shown byte-exact, never cleaned")
+			add(SeverityError, "hooks."+name, msg, "remove it: what fledge runs is shown byte-exact and whole, never cleaned or cut")
 		}
 	}
 
-	if fs := m.Capabilities.Filesystem; !KnownFilesystemScope(fs) {
-		add(SeverityWarning, "capabilities.filesystem",
-			fmt.Sprintf("unknown scope %q counts as access to every file, so only an explicit grant of filesystem approves it", fs),
-			"use \"none\", \"project\" or \"plugin\"")
+	for _, ci := range Table {
+		if !m.Capabilities.KnownScope(ci.Name) {
+			add(SeverityWarning, "capabilities."+string(ci.Name),
+				fmt.Sprintf("unknown scope %q counts as %s, so only an explicit grant of %s approves it", m.Capabilities.Scope(ci.Name), ci.Unbounded, ci.Name),
+				"use "+orQuoted(ci.Scopes))
+		}
 	}
 
 	for _, k := range m.Unknown {
@@ -318,18 +321,44 @@ func Within(root, path string) bool {
 	return err == nil && filepath.IsLocal(rel) || rel == "."
 }
 
+// MaxCommandLen bounds a command fledge runs through the shell, so that
+// the approval screen shows it whole (13 rows of an 80-column terminal).
+// Real hooks are a line or two; a longer script belongs in a file in the
+// plugin that the hook runs.
+const MaxCommandLen = 1024
+
 // CheckCommand returns why a command that fledge runs through the shell (a
-// hook, a build command) cannot be shown byte-exact, or "". Newlines and
-// tabs are allowed (they are shown escaped); anything the sanitiser would
-// alter is not: a string that a terminal would show differently from what
-// runs could hide code from the approval it needs.
+// hook, a build command) cannot be shown byte-exact and whole, or "".
+// Newlines and tabs are allowed (they are shown escaped); anything the
+// sanitiser would alter is not, nor padding (termsafe.FirstPadding) or a
+// command past MaxCommandLen: a string that a terminal would show
+// differently from what runs, or in part, could hide code from the
+// approval it needs.
 func CheckCommand(cmd string) string {
 	u := termsafe.FirstUnsafe(cmd, true)
 	switch {
-	case u == nil:
-		return ""
-	case u.Rune == '\r' && strings.HasPrefix(cmd[u.Offset+1:], "\n"):
+	case u != nil && u.Rune == '\r' && strings.HasPrefix(cmd[u.Offset+1:], "\n"):
 		return "contains " + u.String() + ": plugin.toml has Windows line endings inside a multi-line string; save it with LF line endings"
+	case u != nil:
+		return "contains " + u.String() + ", which a terminal would hide or obey, so what is shown would not be what runs"
 	}
-	return "contains " + u.String() + ", which a terminal would hide or obey, so what is shown would not be what runs"
+	if p := termsafe.FirstPadding(cmd); p != nil {
+		return "contains " + p.String() + ", which would push what runs out of sight on the approval screen"
+	}
+	if len(cmd) > MaxCommandLen {
+		return fmt.Sprintf("is %d bytes long, more than the %d the approval screen shows whole; put the script in a file in the plugin and run that", len(cmd), MaxCommandLen)
+	}
+	return ""
+}
+
+// orQuoted lists words quoted, the last after "or": "a", "b" or "c".
+func orQuoted(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = strconv.Quote(w)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

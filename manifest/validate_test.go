@@ -157,6 +157,14 @@ func TestValidate(t *testing.T) {
 			want: []want{{SeverityError, "hooks.post_work_start", []string{"carriage return"}}}},
 		{name: "hook crlf", toml: validBase + "[hooks]\npre_push = \"\"\"\r\nmake\r\n\"\"\"\n",
 			want: []want{{SeverityError, "hooks.pre_push", []string{"LF line endings"}}}},
+		// What runs is seen whole: padding that scrolls the head of a
+		// hook off an 80x40 approval screen is an error too.
+		{name: "hook padded with spaces", toml: validBase + "[hooks]\nbuild = \"touch /tmp/PWNED;" + strings.Repeat(" ", 6000) + "make\"\n",
+			want: []want{{SeverityError, "hooks.build", []string{"a run of 6000 spaces at byte 18", "out of sight", "whole"}}}},
+		{name: "hook padded with blank lines", toml: validBase + "[hooks]\npost_install = \"touch x" + strings.Repeat("\\n", 80) + "make\"\n",
+			want: []want{{SeverityError, "hooks.post_install", []string{"79 blank lines in a row at byte 9"}}}},
+		{name: "hook too long to see whole", toml: validBase + "[hooks]\npre_push = \"touch x;" + strings.Repeat(":;", 3000) + "\"\n",
+			want: []want{{SeverityError, "hooks.pre_push", []string{"6008 bytes", "in a file"}}}},
 		{name: "hook newline and tab", toml: validBase + "[hooks]\nbuild = '''\nmake \\\n\tall\necho 'a\\nb'\n'''\n", clean: true},
 		{name: "binary bidi", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \"bin/\\u202ex\"\n"),
 			want: []want{{SeverityError, "commands[0] (x).binary", []string{"U+202E"}}}},

@@ -70,6 +70,8 @@ type env struct {
 	paths   home.Paths
 	project string
 	log     *testutil.SyncBuffer
+	// wrap, when set, runs fledge through this command line (setpriv).
+	wrap []string
 }
 
 // sourcesSeen makes go test see the sources of the binaries TestMain

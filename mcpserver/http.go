@@ -64,6 +64,9 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 				return
 			}
 		}
+		// Host names ignore case; the SDK's rebinding check does not, and
+		// would refuse "LOCALHOST".
+		r.Host = strings.ToLower(r.Host)
 		guarded.ServeHTTP(w, r)
 	})
 	return mux

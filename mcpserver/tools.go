@@ -60,11 +60,11 @@ func toMCPTool(t *catalog.Tool) *mcp.Tool {
 
 // grants is the capabilities object of list --json.
 func grants(c manifest.Capabilities) map[string]any {
-	fs := c.Filesystem
-	if fs == "" {
-		fs = "none"
+	out := make(map[string]any, len(manifest.AllCapabilities))
+	for _, k := range manifest.AllCapabilities {
+		out[string(k)] = c.Shown(k)
 	}
-	return map[string]any{"exec": c.Exec, "store": c.Store, "metadata": c.Metadata, "network": c.Network, "filesystem": fs}
+	return out
 }
 
 // fingerprint identifies what a tool is registered as: the listing and

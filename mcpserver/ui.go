@@ -56,13 +56,25 @@ func mcpLevel(l runner.Level) mcp.LoggingLevel {
 // Log implements runner.UI.
 func (u *callUI) Log(plugin string, level runner.Level, message string) {
 	u.log.print(runner.FormatLog(termsafe.Escape(plugin), level, message))
-	_ = u.session.Log(u.ctx, &mcp.LoggingMessageParams{Level: mcpLevel(level), Logger: plugin, Data: message})
+	u.notify(mcpLevel(level), plugin, message)
 }
 
 // Warn implements runner.UI.
 func (u *callUI) Warn(plugin, message string) {
 	u.log.printf("warning: %s: %s\n", termsafe.Escape(plugin), termsafe.EscapeText(message))
-	_ = u.session.Log(u.ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "fledge", Data: plugin + ": " + message})
+	u.notify("warning", "fledge", plugin+": "+message)
+}
+
+// notify sends the client a logging notification, at or above the level
+// it set. The SDK marks MCP logging deprecated as of protocol 2026-07-28
+// (SEP-2577: servers should log to stderr, which the server's log above
+// already is), and offers nothing in its place for the client; every
+// version fledge speaks is older (see handshakeVersions), where logging is
+// the protocol's way to show a plugin's logs, so this is the one place the
+// deprecated call stays until the handshake versions move on.
+func (u *callUI) notify(level mcp.LoggingLevel, logger, data string) {
+	//lint:ignore SA1019 the only way to reach the client in the versions served (see above)
+	_ = u.session.Log(u.ctx, &mcp.LoggingMessageParams{Level: level, Logger: logger, Data: data})
 }
 
 // Progress implements runner.UI. A bar sends its current value and total;

@@ -3,6 +3,8 @@ package pluginsdk
 import (
 	"errors"
 	"fmt"
+
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // ErrCanceled is matched (with errors.Is) by every *CancelError: fledge
@@ -59,10 +61,7 @@ func (e *ResponseError) Error() string {
 func (e *ResponseError) Unwrap() error { return e.Err }
 
 func responseError(typ, id string, raw []byte, err error) error {
-	v := string(raw)
-	if len(v) > 200 {
-		v = v[:200] + "…"
-	}
+	v := termsafe.Truncate(string(raw), 200)
 	if v == "" {
 		v = "(missing)"
 	}

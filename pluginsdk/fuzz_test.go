@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/pluginsdk"
-	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // FuzzInbound feeds arbitrary bytes to the inbound decoder, twice: as the
@@ -59,32 +58,6 @@ func FuzzInbound(f *testing.F) {
 		case err == nil, errors.Is(err, pluginsdk.ErrCanceled), errors.Is(err, pluginsdk.ErrClosed), errors.As(err, &re):
 		default:
 			t.Fatalf("Prompt error %v is none of the documented kinds", err)
-		}
-	})
-}
-
-// FuzzOutputEncoding: Output's hand-built line is exactly what Send's
-// encoding/json makes of the same message.
-func FuzzOutputEncoding(f *testing.F) {
-	for _, s := range []string{"hello\n", "quote \" back \\ tab\t", "<html>&", "\x00\x1f\x7f", "\xff\xfe", "line\u2028sep\u2029", "é✓🦀"} {
-		f.Add(s)
-	}
-	for _, l := range fledgeV1Lines(f) {
-		f.Add(l)
-	}
-	f.Fuzz(func(t *testing.T, text string) {
-		if text == "" || len(text) > 100<<10 {
-			return
-		}
-		var fast, slow bytes.Buffer
-		if err := pluginsdk.NewIO(strings.NewReader(""), &fast).Output(text); err != nil {
-			t.Fatal(err)
-		}
-		if err := pluginsdk.NewIO(strings.NewReader(""), &slow).Send(protocol.Outbound{Type: protocol.TypeOutput, Text: text}); err != nil {
-			t.Fatal(err)
-		}
-		if fast.String() != slow.String() {
-			t.Fatalf("Output wrote %q, encoding/json %q", fast.String(), slow.String())
 		}
 	})
 }

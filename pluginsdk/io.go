@@ -143,13 +143,11 @@ func (p *IO) Context() context.Context { return p.ctx }
 // Send writes one message as one line. It is the primitive under the typed
 // helpers; use it for message types this SDK does not know yet.
 func (p *IO) Send(m protocol.Outbound) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // "<" stays "<": the host is not a browser
-	if err := enc.Encode(m); err != nil {
+	line, err := protocol.Encode(m)
+	if err != nil {
 		return fmt.Errorf("encode %s message: %w", m.Type, err)
 	}
-	return p.writeLine(m.Type, buf.Bytes())
+	return p.writeLine(m.Type, line)
 }
 
 // writeLine writes one encoded message, which ends in its newline.

@@ -44,12 +44,10 @@ func (p *IO) Output(text string) error {
 				n = outputChunk
 			}
 		}
-		// The encoding Send would make, without reflection: output is
-		// most of what a plugin sends, and reflection is slow in wasm.
-		line := make([]byte, 0, n+32)
-		line = append(line, `{"type":"output","text":`...)
-		line = protocol.AppendString(line, text[:n])
-		if err := p.writeLine(protocol.TypeOutput, append(line, '}', '\n')); err != nil {
+		// Send's encoding, without reflection: output is most of what a
+		// plugin sends, and reflection is slow in wasm.
+		line := protocol.AppendOutput(make([]byte, 0, n+32), text[:n])
+		if err := p.writeLine(protocol.TypeOutput, line); err != nil {
 			return err
 		}
 		text = text[n:]

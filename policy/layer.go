@@ -16,7 +16,7 @@ import (
 )
 
 // ItemHooks is the grant name of hooks and build commands.
-const ItemHooks = "hooks"
+const ItemHooks = manifest.GrantHooks
 
 // Pin levels, from loosest to strictest.
 const (

@@ -7,7 +7,8 @@
 // inside the plugin's real tree and is built for this platform, spawning
 // it (inherited stdio, or NDJSON pipes; a runtime = "wasm" plugin is a
 // wasmhost instance standing in for the process, behind the same engine,
-// its wall clock stopped while a question waits), the message loop with
+// its wall clock stopped while a question waits; the two runtimes are one
+// interface, picked in runtime.go), the message loop with
 // its limits and timeouts, the use of the plugin's key/value store (package
 // kvstore keeps it), confined exec, project metadata (the git state is
 // package project/gitstate's answer) and the environment filter.
@@ -94,16 +95,11 @@
 //     the Rust fledge installed has its data taken over from state.json in
 //     its tree on first use (see package kvstore).
 //
-// # The decoder's fast path
+// # The message codec
 //
-// Output lines are decoded by appendOutputText and other flat messages by
-// fastDecode, without reflection; anything they do not recognise goes to
-// encoding/json, and both are fuzzed against it (FuzzFastOutput,
-// FuzzFastDecode). They earn their place: on the reference machine a 64-byte
-// output line decodes in about 35-60 ns against about 1.5 µs with
-// encoding/json (25-40 times faster), and a confirm request in about 0.2 µs
-// against 1.5 µs (7 times); a plugin flooding output is bound by the pipe,
-// not the decoder. Measure with
-// go test ./runner -bench 'OutputText|FastDecode': each benchmark runs both.
-// Delete them when the ratio falls to a few times.
+// Lines are decoded and answers encoded by package protocol's codec
+// (protocol.Decode, AppendOutputText, AppendResponse, AppendCancel), which
+// reads and writes the common messages without reflection and is fuzzed
+// against encoding/json; the measurement that keeps it is in protocol's
+// doc.
 package runner

@@ -63,6 +63,9 @@ var (
 	droppedWords = setOf(
 		"KEY", "KEYS", "PASS", "PWD", "PW", "PIN", "PAT", "AUTH", "OAUTH", "BEARER", "JWT", "DSN", "SALT",
 		"OTP", "TOTP", "CRED", "CREDS", "SIG",
+		// HTTP headers (PROXY_AUTHORIZATION, HTTP_HEADERS, GIT_HTTP_EXTRAHEADER)
+		// and logins (LOGIN=admin/hunter2) carry credentials in other forms.
+		"AUTHORIZATION", "HEADER", "HEADERS", "EXTRAHEADER", "EXTRAHEADERS", "LOGIN", "LOGINS",
 	)
 	// droppedWordEnds: a word ending so (DBPASS, ROOTPW, ADMINPWD), except
 	// droppedWordEndsKept.
@@ -109,9 +112,11 @@ func nameWords(s string) []string {
 }
 
 // Value rules: a value is dropped, whatever its name, when it holds a
-// known token or key format, a URL carrying credentials, a key=value pair
-// or a JSON document (plain or base64) with a secret-named key, or is
-// shaped like user:password.
+// known token or key format, a URL carrying credentials, an HTTP
+// Authorization header or scheme, command-line credentials (curl's
+// -u user:pass, mysql's -uroot -psecret), a key=value pair or a JSON
+// document (plain or base64) with a secret-named key, or is shaped like
+// user:password.
 type valueRule struct {
 	name string
 	// match reports v secret. name is the variable's (empty inside JSON
@@ -121,10 +126,12 @@ type valueRule struct {
 
 // valueRules is a function, not a variable, because two rules recurse
 // into secretValue, which reads the table.
-func valueRules() [7]valueRule {
+func valueRules() [9]valueRule {
 	return [...]valueRule{
 		{"token or key format", func(v, _ string, _ int) bool { return tokenFormats().MatchString(v) }},
 		{"URL with credentials", func(v, _ string, _ int) bool { return credentialURLs().MatchString(v) }},
+		{"HTTP authorization", func(v, _ string, _ int) bool { return httpAuthorization().MatchString(v) }},
+		{"command-line credentials", func(v, _ string, _ int) bool { return commandLineCredentials(v) }},
 		{"secret-named parameter", func(v, _ string, _ int) bool { return secretParam(v) }},
 		{"JSON with a secret-named key", secretJSON},
 		{"base64 of a secret", secretBase64},
@@ -170,6 +177,46 @@ var credentialURLs = sync.OnceValue(func() *regexp.Regexp {
 		`\.webhook\.office\.com/|outlook\.office(?:365)?\.com/webhook/|hooks\.zapier\.com/hooks/|` +
 		`api\.telegram\.org/bot[0-9]+:|maker\.ifttt\.com/trigger/`)
 })
+
+// httpAuthorization matches an Authorization or Proxy-Authorization header
+// and the credential of an HTTP authentication scheme ("Basic dXNl…",
+// "Bearer eyJ…").
+var httpAuthorization = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:^|[^a-z0-9-])(?:proxy-)?authorization\s*:|` +
+		`(?:^|[\s"':=])(?:basic|bearer|digest|negotiate|ntlm)\s+[a-z0-9._~+/-]{6,}`)
+})
+
+// commandLineCredentials reports command-line options that carry a
+// password: a user option with user:password (curl -u admin:hunter2,
+// --user=admin:hunter2), --password VALUE, or a user option beside mysql's
+// -pPASSWORD (alone, -p… is a compiler flag: -pthread, -pipe).
+func commandLineCredentials(v string) bool {
+	fields := strings.Fields(v)
+	user, pass := false, false
+	for i, f := range fields {
+		next := ""
+		if i+1 < len(fields) {
+			next = fields[i+1]
+		}
+		var arg string
+		switch {
+		case f == "-u" || f == "--user":
+			arg, user = next, true
+		case strings.HasPrefix(f, "--user="):
+			arg, user = f[len("--user="):], true
+		case strings.HasPrefix(f, "-u"):
+			arg, user = f[2:], true
+		case (f == "--password" || f == "--pass") && next != "" && !strings.HasPrefix(next, "-"):
+			return true
+		case strings.HasPrefix(f, "-p") && len(f) > 2:
+			pass = true
+		}
+		if u, p, ok := strings.Cut(arg, ":"); ok && u != "" && p != "" {
+			return true
+		}
+	}
+	return user && pass
+}
 
 // secretParam reports a key=value pair with a secret-named key anywhere in
 // the value: URL queries (?access_token=, &sig=), connection strings

@@ -44,15 +44,15 @@ func (s *session) exec(m *protocol.Outbound) {
 // once, into a buffer of its exact size that the inbox takes over, rather
 // than into the session's reused scratch (which would keep it) and a copy.
 func (s *session) respondExec(id json.RawMessage, res protocol.ExecResult) {
-	if !plainID(id) {
+	size := len(`{"type":"response","id":,"value":{"code":,"stdout":"","stderr":""}}`+"\n") + len(id) + 20
+	_, out := protocol.EncodedPrefix(res.Stdout, math.MaxInt)
+	_, errs := protocol.EncodedPrefix(res.Stderr, math.MaxInt)
+	size += out + errs
+	b, ok := protocol.AppendResponse(make([]byte, 0, size), id, res)
+	if !ok {
 		s.respond(id, res)
 		return
 	}
-	size := len(`{"type":"response","id":,"value":{"code":,"stdout":"","stderr":""}}`+"\n") + len(id) + 20
-	_, out := jsonPrefix(res.Stdout, math.MaxInt)
-	_, errs := jsonPrefix(res.Stderr, math.MaxInt)
-	size += out + errs
-	b, _ := appendResponse(make([]byte, 0, size), id, res)
 	if err := s.in.write(b, true); err != nil {
 		s.fail(CodeMalformedResponse, err)
 	}
@@ -65,7 +65,7 @@ func (s *session) respondExec(id json.RawMessage, res protocol.ExecResult) {
 // capBuffer counts what it did not keep.
 func execText(c *capBuffer, max int) string {
 	b := c.buf.Bytes()
-	n, _ := jsonPrefix(b, max)
+	n, _ := protocol.EncodedPrefix(b, max)
 	dropped := c.dropped + int64(len(b)-n)
 	if dropped == 0 {
 		return string(b)

@@ -1,11 +1,11 @@
 package runner
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"sync"
+
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // errBacklog ends a run whose plugin stopped reading its stdin while fledge
@@ -41,13 +41,11 @@ func newInbox(f *os.File, max int) *inbox {
 // already waiting, unread, before it; a plugin that has closed its stdin
 // silently gets nothing more.
 func (q *inbox) send(v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := protocol.Encode(v)
+	if err != nil {
 		return err
 	}
-	return q.write(b.Bytes(), true)
+	return q.write(b, true)
 }
 
 // sendLine queues one encoded message line, as send does. The caller may

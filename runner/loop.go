@@ -35,7 +35,7 @@ func (s *session) loop() {
 
 // handle dispatches one line.
 func (s *session) handle(line []byte) {
-	if b, ok := appendOutputText(s.scratch[:0], line); ok {
+	if b, ok := protocol.AppendOutputText(s.scratch[:0], line); ok {
 		s.scratch = b
 		s.outputBytes(b)
 		return
@@ -47,13 +47,9 @@ func (s *session) handle(line []byte) {
 	// handlers (and the questions they ask) are done with it before the
 	// next line is read.
 	m := &s.msg
-	*m = protocol.Outbound{}
-	if !fastDecode(line, m, &s.scratch) {
-		*m = protocol.Outbound{}
-		if err := json.Unmarshal(line, m); err != nil {
-			s.undecodable(line, err)
-			return
-		}
+	if err := protocol.Decode(line, m, &s.scratch); err != nil {
+		s.undecodable(line, err)
+		return
 	}
 	switch m.Type {
 	case protocol.TypeOutput:
@@ -122,7 +118,7 @@ func (s *session) undecodable(line []byte, err error) {
 		s.cancelRequest(head.ID, protocol.ReasonInvalidRequest)
 		return
 	}
-	s.malformed(fmt.Sprintf("a line that is not a protocol message (%v)", shortErr(err)))
+	s.malformed(fmt.Sprintf("a line that is not a protocol message (%v)", termsafe.Truncate(err.Error(), 120)))
 }
 
 // malformed warns about a bad line, up to Limits.Warnings times.
@@ -131,14 +127,6 @@ func (s *session) malformed(what string) {
 	if s.warnings <= s.r.Limits.Warnings {
 		s.r.UI.Warn(s.name, "skipped "+what)
 	}
-}
-
-func shortErr(err error) string {
-	msg := err.Error()
-	if len(msg) > 120 {
-		msg = msg[:120] + "…"
-	}
-	return msg
 }
 
 // validID accepts the ids plugins use: JSON strings and numbers.
@@ -153,7 +141,7 @@ func validID(id json.RawMessage) bool {
 // respond answers request id.
 func (s *session) respond(id json.RawMessage, value any) {
 	var err error
-	if b, ok := appendResponse(s.enc[:0], id, value); ok {
+	if b, ok := protocol.AppendResponse(s.enc[:0], id, value); ok {
 		s.enc = b
 		err = s.in.sendLine(b)
 	} else {
@@ -170,7 +158,7 @@ func (s *session) respond(id json.RawMessage, value any) {
 // cancelRequest withdraws request id.
 func (s *session) cancelRequest(id json.RawMessage, reason string) {
 	var err error
-	if b, ok := appendCancel(s.enc[:0], id, reason); ok {
+	if b, ok := protocol.AppendCancel(s.enc[:0], id, reason); ok {
 		s.enc = b
 		err = s.in.sendLine(b)
 	} else {

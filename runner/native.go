@@ -5,7 +5,28 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"time"
 )
+
+// nativeRuntime runs a plugin's own executable as a process: through the
+// protocol engine when it speaks fledge-v1, otherwise with the terminal's
+// stdio. Its time limit is --timeout alone.
+type nativeRuntime struct{}
+
+func (nativeRuntime) timeout(requested time.Duration) time.Duration { return requested }
+
+func (nativeRuntime) start(s *session) error { return s.startNative() }
+
+func (nativeRuntime) run(ctx context.Context, cancel context.CancelCauseFunc, r *Runner, t *Target, req Request, res *Result) error {
+	if req.Timeout > 0 {
+		clock := time.AfterFunc(req.Timeout, func() { cancel(errRunTimeout) })
+		defer clock.Stop()
+	}
+	if t.Manifest.IsProtocol() {
+		return r.runProtocol(ctx, cancel, t, req, res)
+	}
+	return r.runNative(ctx, t, req, res)
+}
 
 // EnvPluginDir names the plugin's real installed root in every plugin's
 // environment.

@@ -271,15 +271,8 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	wasm := t.IsWasm()
-	if wasm && req.Timeout <= 0 {
-		req.Timeout = DefaultWasmRun
-	}
-	if req.Timeout > 0 && !wasm {
-		var stop context.CancelFunc
-		runCtx, stop = context.WithTimeoutCause(runCtx, req.Timeout, errRunTimeout)
-		defer stop()
-	}
+	rt := runtimeOf(t)
+	req.Timeout = rt.timeout(req.Timeout)
 	if req.Kill != nil {
 		// A kill is an interrupt too, whether or not one came first.
 		go func() {
@@ -290,14 +283,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 			}
 		}()
 	}
-	switch {
-	case wasm:
-		err = rr.runWasm(runCtx, cancel, t, req, res)
-	case t.Manifest.IsProtocol():
-		err = rr.runProtocol(runCtx, cancel, t, req, res)
-	default:
-		err = rr.runNative(runCtx, t, req, res)
-	}
+	err = rt.run(runCtx, cancel, rr, t, req, res)
 	for _, c := range res.Denied {
 		if _, ok := t.policy[c]; ok {
 			res.PolicyDenied = append(res.PolicyDenied, c)

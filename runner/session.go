@@ -131,12 +131,12 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 	return nil
 }
 
-// start spawns the plugin with its stdin and stdout as pipes. Arguments go
-// on argv as well as in init.
-func (s *session) start() error {
-	if s.t.IsWasm() {
-		return s.startWasm()
-	}
+// start starts the plugin in its runtime.
+func (s *session) start() error { return runtimeOf(s.t).start(s) }
+
+// startNative spawns the plugin with its stdin and stdout as pipes.
+// Arguments go on argv as well as in init.
+func (s *session) startNative() error {
 	cmd := exec.Command(s.t.Binary, s.req.Args...)
 	cmd.Env = s.r.pluginEnv(s.t, s.req)
 	inR, inW, err := pipe()
@@ -287,7 +287,7 @@ const maxWarnKeys = 64
 
 // warnOnce shows a warning the first time key is seen.
 func (s *session) warnOnce(key, msg string) {
-	key = truncate(key, 128)
+	key = termsafe.Truncate(key, 128)
 	if s.warned[key] || len(s.warned) >= maxWarnKeys {
 		return
 	}
@@ -299,10 +299,7 @@ func (s *session) warnOnce(key, msg string) {
 // characters, with anything a terminal would obey escaped by %q (a key or
 // a validator name matters as it is, so nothing is stripped).
 func quote(text string) string {
-	if r := []rune(text); len(r) > 80 {
-		text = string(r[:80]) + "…"
-	}
-	return fmt.Sprintf("%q", text)
+	return fmt.Sprintf("%q", termsafe.Truncate(text, 80))
 }
 
 // flush writes buffered output to Stdout.

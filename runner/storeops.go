@@ -53,10 +53,3 @@ func (s *session) load(m *protocol.Outbound) {
 	}
 	s.respond(m.ID, v)
 }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

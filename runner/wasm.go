@@ -212,9 +212,23 @@ func (u clockUI) MultiSelect(ctx context.Context, q Question, options []string, 
 	return u.UI.MultiSelect(ctx, q, options, defaults)
 }
 
-// runWasm runs a wasm plugin through the protocol engine, under its wall
+// wasmRuntime runs a plugin's wasm module in fledge's sandbox (package
+// wasmhost), always through the protocol engine and always under a wall
+// clock that questions do not use up.
+type wasmRuntime struct{}
+
+func (wasmRuntime) timeout(requested time.Duration) time.Duration {
+	if requested <= 0 {
+		return DefaultWasmRun
+	}
+	return requested
+}
+
+func (wasmRuntime) start(s *session) error { return s.startWasm() }
+
+// run runs a wasm plugin through the protocol engine, under its wall
 // clock: --timeout, or DefaultWasmRun.
-func (r *Runner) runWasm(ctx context.Context, cancel context.CancelCauseFunc, t *Target, req Request, res *Result) error {
+func (wasmRuntime) run(ctx context.Context, cancel context.CancelCauseFunc, r *Runner, t *Target, req Request, res *Result) error {
 	clock := startRunClock(req.Timeout, func() { cancel(errRunTimeout) })
 	defer clock.stop()
 	rr := *r

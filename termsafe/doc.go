@@ -17,4 +17,14 @@
 //   - Text, Line and Styled remove them, for text meant to be rendered
 //     (plugin output and log messages, build output), where an escape
 //     sequence is presentation, not content.
+//
+// Text can also hide without an unsafe character: a long run of spaces or
+// other blank characters, or of blank lines, scrolls what precedes it out
+// of sight. FirstPadding finds such padding (Blank says which characters
+// draw nothing), for executed strings, which must be seen whole.
+//
+// Truncate is the one way to shorten display text: to a width in terminal
+// columns, between grapheme clusters (rivo/uniseg), so no character is
+// split. It is independent of the three treatments: escape before or after
+// as the text needs.
 package termsafe

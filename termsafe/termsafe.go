@@ -20,19 +20,6 @@ func Line(s string) string { return clean(s, false, false) }
 // movement, title changes, hyperlinks and clipboard writes are not.
 func Styled(s string) string { return clean(s, true, true) }
 
-// Truncate cuts s to at most n bytes, at a character boundary, marking a
-// cut with "…": for quoting a long hostile value in a message. It cleans
-// nothing: escape what it returns as for s.
-func Truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 func clean(s string, keepSGR, multiline bool) string {
 	if isPlainASCII(s, multiline) {
 		return s

@@ -94,23 +94,3 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
-
-func TestTruncate(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		s    string
-		n    int
-		want string
-	}{
-		{"short", 10, "short"},
-		{"exactly", 7, "exactly"},
-		{"abcdef", 3, "abc…"},
-		{"añb", 2, "a…"}, // ñ is two bytes: never cut in half
-		{"😀x", 3, "…"},
-		{"", 0, ""},
-	} {
-		if got := Truncate(tc.s, tc.n); got != tc.want {
-			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
-		}
-	}
-}

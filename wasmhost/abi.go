@@ -9,10 +9,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/tetratelabs/wazero/api"
-	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/corvidlabs/fledge-go/protocol"
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // instantiateHost links the fledge module. Every function is always there:
@@ -202,18 +202,10 @@ func (i *Instance) warn(format string, a ...any) {
 // malformed one.
 func (i *Instance) object(fn string, arg []byte, v any) bool {
 	if err := json.Unmarshal(arg, v); err != nil {
-		i.warn("%s: the request is not a JSON object (%v); ignored", fn, shortErr(err))
+		i.warn("%s: the request is not a JSON object (%v); ignored", fn, termsafe.Truncate(err.Error(), 100))
 		return false
 	}
 	return true
-}
-
-func shortErr(err error) string {
-	s := err.Error()
-	if len(s) > 100 {
-		s = s[:100] + "…"
-	}
-	return s
 }
 
 // exec(ptr, len) -> len: {"command","cwd","timeout"}.
@@ -280,10 +272,3 @@ func (i *Instance) metadata(_ context.Context, mod api.Module, stack []uint64) {
 	}
 	stack[0] = uint64(uint32(i.call(protocol.TypeMetadata, [2]string{"keys", string(keys)})))
 }
-
-// noSymlinks is the plugin's read-write directory: the plugin may not
-// create symlinks there, so nothing it opens through /plugin can lead
-// outside it (wazero follows host symlinks).
-type noSymlinks struct{ experimentalsys.FS }
-
-func (noSymlinks) Symlink(string, string) experimentalsys.Errno { return experimentalsys.EPERM }

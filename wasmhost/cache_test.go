@@ -2,10 +2,12 @@ package wasmhost
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tu "github.com/corvidlabs/fledge-go/internal/testutil"
 )
@@ -32,7 +34,7 @@ func TestCompilationCacheKeys(t *testing.T) {
 	b.Start = append(tu.I32Const(2), tu.OpDrop) // one byte different
 	entries := func() []string {
 		t.Helper()
-		m, _ := filepath.Glob(filepath.Join(dir, WazeroVersion, "*", "*"))
+		m, _ := filepath.Glob(filepath.Join(dir, WazeroVersion, "*", "*", "*"))
 		return m
 	}
 	ctx := context.Background()
@@ -47,9 +49,7 @@ func TestCompilationCacheKeys(t *testing.T) {
 		t.Errorf("cache entry %s is not under a directory named for the wazero version", first[0])
 	}
 	// Another process compiling the same module finds it.
-	caches.Lock()
-	delete(caches.m, dir)
-	caches.Unlock()
+	forgetCaches()
 	before, _ := os.Stat(first[0])
 	if err := Check(ctx, a.Bytes(), dir); err != nil {
 		t.Fatal(err)
@@ -67,13 +67,104 @@ func TestCompilationCacheKeys(t *testing.T) {
 	if err := os.WriteFile(first[0], []byte("WAZEVO garbage"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	caches.Lock()
-	delete(caches.m, dir)
-	caches.Unlock()
+	forgetCaches()
 	if err := Check(ctx, a.Bytes(), dir); err != nil {
 		t.Fatalf("a corrupt cache entry broke the compile: %v", err)
 	}
 	if data, _ := os.ReadFile(first[0]); string(data) == "WAZEVO garbage" {
 		t.Error("the corrupt entry was kept")
+	}
+}
+
+// forgetCaches makes the next use of each cache directory read it as a new
+// process would.
+func forgetCaches() {
+	caches.Lock()
+	caches.m = nil
+	caches.Unlock()
+}
+
+// An entry moved to another module's place is never run: swapping two
+// modules' entries (as files, or as directories) leaves each module
+// running its own code, recompiled.
+func TestCompilationCacheEntriesAreBound(t *testing.T) {
+	dir := t.TempDir()
+	exitWith := func(code int32) []byte {
+		return tu.WasmModule{Imports: []tu.WasmImport{fExit}, MemPages: 1, Start: seq(tu.I32Const(code), call(0))}.Bytes()
+	}
+	a, b := exitWith(3), exitWith(4)
+	runs := func() (int, int) {
+		t.Helper()
+		forgetCaches()
+		codes := [2]int{}
+		for i, m := range [][]byte{a, b} {
+			inst, err := Start(Config{Module: m, CacheDir: dir, Args: []string{"cmd"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inst.Stdin().Close()
+			select {
+			case <-inst.Exited():
+			case <-time.After(20 * time.Second):
+				inst.Stop(true)
+				t.Fatal("the instance did not end")
+			}
+			codes[i], _, _ = inst.Result()
+		}
+		return codes[0], codes[1]
+	}
+	// Each module's entry is the file its first run added.
+	files := func() map[string]bool {
+		t.Helper()
+		m := map[string]bool{}
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() && d.Name() != bindingFile {
+				m[p] = true
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	var added [2]string
+	for i, m := range [][]byte{a, b} {
+		before := files()
+		if err := Check(context.Background(), m, dir); err != nil {
+			t.Fatal(err)
+		}
+		for f := range files() {
+			if !before[f] {
+				added[i] = f
+			}
+		}
+	}
+	ea, eb := added[0], added[1]
+	if ea == "" || eb == "" {
+		t.Fatalf("no cache entries: %q, %q", ea, eb)
+	}
+	if ca, cb := runs(); ca != 3 || cb != 4 {
+		t.Fatalf("exit codes %d, %d before any swap", ca, cb)
+	}
+	swap := func(x, y string) {
+		t.Helper()
+		tmp := x + ".swap"
+		for _, mv := range [][2]string{{x, tmp}, {y, x}, {tmp, y}} {
+			if err := os.Rename(mv[0], mv[1]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The entry files, each under the other's name.
+	swap(ea, eb)
+	if ca, cb := runs(); ca != 3 || cb != 4 {
+		t.Errorf("with the entries swapped, the modules exit %d and %d, want 3 and 4", ca, cb)
+	}
+	// The entries moved into each other's directory, under their own name.
+	da, db := filepath.Dir(filepath.Dir(ea)), filepath.Dir(filepath.Dir(eb))
+	swap(da, db)
+	if ca, cb := runs(); ca != 3 || cb != 4 {
+		t.Errorf("with the module directories swapped, the modules exit %d and %d, want 3 and 4", ca, cb)
 	}
 }

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
@@ -50,6 +49,9 @@ var (
 type ModuleError struct {
 	Import string
 	Msg    string
+	// Bound is set when the module is past a compilation bound (Bounds,
+	// CompileTimeout).
+	Bound bool
 }
 
 func (e *ModuleError) Error() string { return e.Msg }
@@ -90,49 +92,20 @@ func readFull(f *os.File, b []byte) (int, error) {
 	return n, nil
 }
 
-// caches holds one compilation cache per directory for the life of the
-// process: wazero shares compiled code across runtimes through it, so a
-// module is read from disk (or compiled) once per process.
-var caches struct {
-	sync.Mutex
-	m map[string]wazero.CompilationCache
-}
-
-func cacheFor(dir string) (wazero.CompilationCache, error) {
-	caches.Lock()
-	defer caches.Unlock()
-	if c, ok := caches.m[dir]; ok {
-		return c, nil
-	}
-	var c wazero.CompilationCache
-	if dir == "" {
-		c = wazero.NewCompilationCache()
-	} else {
-		var err error
-		if c, err = wazero.NewCompilationCacheWithDir(filepath.Join(dir, WazeroVersion)); err != nil {
-			return nil, fmt.Errorf("wasm compilation cache %s: %w", dir, err)
-		}
-	}
-	if caches.m == nil {
-		caches.m = map[string]wazero.CompilationCache{}
-	}
-	caches.m[dir] = c
-	return c, nil
-}
-
 // newRuntime returns a runtime configured as every run is, so that a module
 // compiled at install is found in the cache at run time. cacheDir "" means
-// no on-disk cache.
-func newRuntime(ctx context.Context, cacheDir string) (wazero.Runtime, error) {
-	cache, err := cacheFor(cacheDir)
+// no on-disk cache; otherwise module's own directory in it (see cache.go)
+// is checked and used.
+func newRuntime(ctx context.Context, cacheDir string, module []byte) (wazero.Runtime, *moduleCache, error) {
+	cache, err := cacheFor(cacheDir, module)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithCompilationCache(cache).
+	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithCompilationCache(cache.cc).
 		// Source lines in trap traces would cost a DWARF parse on every
 		// exit: seconds for an unstripped module.
 		WithDebugInfoEnabled(false)
-	return wazero.NewRuntimeWithConfig(ctx, cfg), nil
+	return wazero.NewRuntimeWithConfig(ctx, cfg), cache, nil
 }
 
 // compile compiles module in rt and checks it (see Check) against the
@@ -141,7 +114,21 @@ func compile(ctx context.Context, rt wazero.Runtime, module []byte, memLimit uin
 	if len(module) == 0 {
 		return nil, &ModuleError{Msg: "the module is empty (was it built?)"}
 	}
-	cm, err := rt.CompileModule(ctx, module)
+	if err := checkBounds(module); err != nil {
+		var be *BoundError
+		if errors.As(err, &be) {
+			return nil, &ModuleError{Msg: "the module is too large to compile safely: " + be.Error(), Bound: true}
+		}
+		return nil, err
+	}
+	// With more than one worker, wazero checks the context between
+	// functions, so the deadline holds whatever the module.
+	cctx, cancel := context.WithTimeoutCause(experimental.WithCompilationWorkers(ctx, 2), CompileTimeout, errCompileTimeout)
+	defer cancel()
+	cm, err := rt.CompileModule(cctx, module)
+	if errors.Is(context.Cause(cctx), errCompileTimeout) {
+		return nil, &ModuleError{Msg: fmt.Sprintf("the module is too large to compile safely: it took more than %s", CompileTimeout), Bound: true}
+	}
 	if err != nil {
 		return nil, &ModuleError{Msg: "the module does not compile: " + firstLine(err.Error())}
 	}
@@ -168,13 +155,15 @@ func compile(ctx context.Context, rt wazero.Runtime, module []byte, memLimit uin
 // their names and exact signatures), and starts within the memory limit.
 // The error is a *ModuleError naming the problem.
 func Check(ctx context.Context, module []byte, cacheDir string) error {
-	rt, err := newRuntime(ctx, cacheDir)
+	rt, cache, err := newRuntime(ctx, cacheDir, module)
 	if err != nil {
 		return err
 	}
 	defer rt.Close(ctx)
-	_, err = compile(ctx, rt, module, DefaultMemory)
-	return err
+	if _, err = compile(ctx, rt, module, DefaultMemory); err != nil {
+		return err
+	}
+	return cache.bind()
 }
 
 func check(cm wazero.CompiledModule, wasi map[string]api.FunctionDefinition, memLimit uint64) error {
@@ -260,6 +249,8 @@ func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
+
+var errCompileTimeout = errors.New("compilation timed out")
 
 // errStopped is the cause of an instance's context when fledge stopped it.
 var errStopped = errors.New("stopped by fledge")

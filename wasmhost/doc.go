@@ -58,8 +58,11 @@
 //     /project; "plugin" adds the plugin's own data directory read-write at
 //     /plugin (the Rust fledge's ladder: none < project < plugin). /project
 //     is opened through os.Root, so a symlink in the project that points
-//     outside it cannot be followed; the plugin cannot create symlinks in
-//     /plugin.
+//     outside it cannot be followed; /plugin refuses every path through a
+//     symlink (the plugin cannot create one there, so any link was
+//     planted). Only regular files and directories are opened, and without
+//     blocking: a FIFO would otherwise hold the plugin in a host call, out
+//     of reach of every limit (fs.go).
 //   - No sockets: WASI preview 1 in wazero has none, so a granted network
 //     capability gives the plugin's own code no network; it is recorded
 //     and passed in init. A plugin that needs the network asks fledge
@@ -78,14 +81,31 @@
 // synchronous calls, sleeps, a full output pipe), which under heavy load
 // errs towards stopping early. The wall clock of the whole run belongs to
 // the runner. Every limit stops the plugin at its next
-// loop iteration or call, whatever it is doing.
+// loop iteration or call, whatever it is doing; host calls that could
+// block for good are not made (the mounts open no FIFO), and a killed
+// plugin still in a host call after killGrace (a write to a stderr nobody
+// reads) is abandoned, so that no limit waits on it.
+//
+// # Compilation bounds
+//
+// wazero's optimising compiler is bounded by neither time nor memory, and
+// its cost grows faster than the code in a few measures of a function
+// (blocks, locals times blocks). Before compiling, at install and at every
+// run, a linear scan of the code section refuses a module past Bounds
+// (bounds.go: set ten times and more above real Go, Rust, Zig and TinyGo
+// modules); CompileTimeout then cuts what is left, between functions.
+// Both refusals are a *ModuleError with Bound set.
 //
 // # Compilation cache
 //
 // Modules are compiled by wazero's optimising compiler into a cache
 // directory (home.Paths.WasmCacheDir), below a directory named for the
-// wazero version (WazeroVersion). wazero keys each entry on the SHA-256 of
-// the module's bytes, the compile options and the CPU's features; a corrupt
-// entry fails its checksum and is recompiled. Everything in FLEDGE_HOME is
-// trusted: a forged entry would run as native code.
+// wazero version (WazeroVersion) and one named for the SHA-256 of the
+// module's bytes. wazero keys each entry on that hash, the compile options
+// and the CPU's features, but does not record it in the entry; so fledge
+// binds each module's entries with a record of their SHA-256, and deletes
+// (and recompiles) any entry its module's record does not bind: one moved
+// or swapped in from another module, damaged, or left by a crash
+// (cache.go). Everything in FLEDGE_HOME is trusted: an entry forged
+// together with its record would still run as native code.
 package wasmhost

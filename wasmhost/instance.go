@@ -148,6 +148,7 @@ type Instance struct {
 	overTime bool
 
 	exited   chan struct{}
+	endOnce  sync.Once
 	code     int
 	signaled bool
 	failure  *Failure
@@ -164,14 +165,18 @@ func Start(cfg Config) (*Instance, error) {
 			i.cleanup()
 		}
 	}()
-	var err error
-	if i.rt, err = newRuntime(i.ctx, cfg.CacheDir); err != nil {
+	rt, cache, err := newRuntime(i.ctx, cfg.CacheDir, cfg.Module)
+	if err != nil {
 		return nil, err
 	}
+	i.rt = rt
 	if _, err := wasi_snapshot_preview1.Instantiate(i.ctx, i.rt); err != nil {
 		return nil, err
 	}
 	if i.cm, err = compile(i.ctx, i.rt, cfg.Module, i.lim.Memory); err != nil {
+		return nil, err
+	}
+	if err := cache.bind(); err != nil {
 		return nil, err
 	}
 	var b [8]byte
@@ -220,8 +225,10 @@ func (i *Instance) Result() (code int, signaled bool, failure *Failure) {
 }
 
 // Stop ends the plugin: at its next loop iteration or call, and at once if
-// it waits on fledge. kill only changes the exit code reported (128+9
-// rather than 128+15): a wasm plugin cannot catch either.
+// it waits on fledge. kill changes the exit code reported (128+9 rather
+// than 128+15): a wasm plugin cannot catch either; and a killed plugin
+// still in a host call after killGrace is abandoned, so that Exited closes
+// whatever the call waits on.
 func (i *Instance) Stop(kill bool) {
 	i.mu.Lock()
 	if i.stopSig == 0 {
@@ -232,6 +239,9 @@ func (i *Instance) Stop(kill bool) {
 	}
 	i.mu.Unlock()
 	i.halt(errStopped)
+	if kill {
+		go i.abandon()
+	}
 }
 
 // halt stops the plugin's code and unblocks whatever it waits on.
@@ -262,13 +272,18 @@ func (i *Instance) moduleConfig() (wazero.ModuleConfig, error) {
 			return nil, fmt.Errorf("mount the project at /project: %w", err)
 		}
 		i.roots = append(i.roots, root)
-		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(&sysfs.ReadFS{FS: &sysfs.AdaptFS{FS: root.FS()}}, "/project")
+		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(projectView(root), "/project")
 	}
 	if i.cfg.PluginDir != "" {
 		if fi, err := os.Lstat(i.cfg.PluginDir); err != nil || !fi.IsDir() {
 			return nil, fmt.Errorf("mount %s at /plugin: not a directory", i.cfg.PluginDir)
 		}
-		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(noSymlinks{sysfs.DirFS(i.cfg.PluginDir)}, "/plugin")
+		root, err := os.OpenRoot(i.cfg.PluginDir)
+		if err != nil {
+			return nil, fmt.Errorf("mount %s at /plugin: %w", i.cfg.PluginDir, err)
+		}
+		i.roots = append(i.roots, root)
+		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(pluginView(i.cfg.PluginDir, root), "/plugin")
 	}
 	return mc.WithFSConfig(fsc), nil
 }
@@ -339,15 +354,15 @@ func (i *Instance) run(mc wazero.ModuleConfig) {
 	if i.serr != nil {
 		i.serr.flush()
 	}
-	i.settle(mod != nil, err)
+	res := i.settle(mod != nil, err)
 	_ = i.outW.Close()
 	_ = i.inR.Close()
 	i.cleanup()
-	close(i.exited)
+	i.end(res)
 }
 
 // settle decides how the run ended.
-func (i *Instance) settle(started bool, err error) {
+func (i *Instance) settle(started bool, err error) (res result) {
 	i.mu.Lock()
 	stopSig, overTime := i.stopSig, i.overTime
 	i.mu.Unlock()
@@ -355,31 +370,63 @@ func (i *Instance) settle(started bool, err error) {
 	var exit *sys.ExitError
 	switch {
 	case stopSig != 0:
-		i.code, i.signaled = 128+stopSig, true
-		return
+		return result{code: 128 + stopSig, signaled: true}
 	case overTime:
-		i.failure = &Failure{Kind: FailCompute, Msg: fmt.Sprintf("its code ran for more than its compute budget of %s", i.lim.Compute)}
+		res.failure = &Failure{Kind: FailCompute, Msg: fmt.Sprintf("its code ran for more than its compute budget of %s", i.lim.Compute)}
 	case errors.As(err, &f):
-		i.failure = f
+		res.failure = f
 	case err == nil:
-		i.code = 0
-		return
+		return result{}
 	case errors.As(err, &exit):
 		c := int32(exit.ExitCode())
 		if c < 0 || c > 255 {
 			c = 1
 		}
-		i.code = int(c)
+		res.code = int(c)
 	case !started:
-		i.failure = &Failure{Kind: FailStart, Msg: "it could not be started: " + firstLine(err.Error())}
+		res.failure = &Failure{Kind: FailStart, Msg: "it could not be started: " + firstLine(err.Error())}
 	default:
-		i.failure = &Failure{Kind: FailTrap, Msg: "it crashed: " + firstLine(err.Error())}
+		res.failure = &Failure{Kind: FailTrap, Msg: "it crashed: " + firstLine(err.Error())}
 	}
-	if i.alloc.hit.Load() && (i.code != 0 || i.failure != nil && i.failure.Kind == FailTrap) {
-		i.failure = &Failure{Kind: FailMemory, Msg: fmt.Sprintf("it ran out of memory: it tried to grow past its limit of %d MiB", i.lim.Memory>>20)}
+	if i.alloc.hit.Load() && (res.code != 0 || res.failure != nil && res.failure.Kind == FailTrap) {
+		res.failure = &Failure{Kind: FailMemory, Msg: fmt.Sprintf("it ran out of memory: it tried to grow past its limit of %d MiB", i.lim.Memory>>20)}
 	}
-	if i.failure != nil {
-		i.code = 1
+	if res.failure != nil {
+		res.code = 1
+	}
+	return res
+}
+
+// result is how a run ended (see Result).
+type result struct {
+	code     int
+	signaled bool
+	failure  *Failure
+}
+
+// end records how the run ended and closes Exited, once: when the plugin
+// returns, or when it is abandoned (see Stop), whichever comes first.
+func (i *Instance) end(res result) {
+	i.endOnce.Do(func() {
+		i.code, i.signaled, i.failure = res.code, res.signaled, res.failure
+		close(i.exited)
+	})
+}
+
+// killGrace is how long a killed plugin has to return before it is
+// abandoned.
+var killGrace = 3 * time.Second
+
+// abandon ends a killed plugin that did not return within killGrace: its
+// goroutine is stuck in a host call that cannot be interrupted (a write to
+// a stderr nobody reads, say), and no limit may wait on that. It reports
+// as killed; the goroutine finishes, and frees the runtime, if the call
+// ever returns.
+func (i *Instance) abandon() {
+	select {
+	case <-i.exited:
+	case <-time.After(killGrace):
+		i.end(result{code: 128 + 9, signaled: true})
 	}
 }
 

@@ -80,11 +80,7 @@ func incompleteTail(b []byte) int {
 }
 
 // appendOutput appends an output message carrying text to dst.
-func appendOutput(dst, text []byte) []byte {
-	dst = append(dst, `{"type":"output","text":`...)
-	dst = protocol.AppendString(dst, string(text))
-	return append(dst, '}', '\n')
-}
+func appendOutput(dst, text []byte) []byte { return protocol.AppendOutput(dst, string(text)) }
 
 // stderrWriter passes what the plugin writes to WASI stderr to fledge's
 // stderr, a line at a time, cleaned of control sequences. A line longer

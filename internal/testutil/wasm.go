@@ -16,6 +16,11 @@ type WasmModule struct {
 	// Data is placed in memory at DataAt.
 	Data   string
 	DataAt int32
+	// StartLocals is how many i32 locals _start declares. Funcs are more
+	// functions (of _start's type, after it), each a raw body without its
+	// final end.
+	StartLocals uint32
+	Funcs       [][]byte
 }
 
 // WasmImport is an imported function: params and results are value types
@@ -31,12 +36,14 @@ const (
 	I64 byte = 0x7e
 
 	OpUnreachable byte = 0x00
+	OpBlock       byte = 0x02
 	OpLoop        byte = 0x03
 	OpBr          byte = 0x0c
 	OpBrIf        byte = 0x0d
 	OpEnd         byte = 0x0b
 	OpCall        byte = 0x10
 	OpDrop        byte = 0x1a
+	OpLocalGet    byte = 0x20
 	OpI32Const    byte = 0x41
 	OpMemoryGrow  byte = 0x40
 	OpI32Eqz      byte = 0x45
@@ -70,7 +77,11 @@ func (m WasmModule) Bytes() []byte {
 		out = section(out, 2, vec(imports))
 	}
 	if !m.NoStart {
-		out = section(out, 3, vec([][]byte{uleb(uint64(len(m.Imports)))}))
+		funcs := [][]byte{uleb(uint64(len(m.Imports)))}
+		for range m.Funcs {
+			funcs = append(funcs, uleb(uint64(len(m.Imports))))
+		}
+		out = section(out, 3, vec(funcs))
 	}
 	if !m.NoMemory {
 		out = section(out, 5, vec([][]byte{append([]byte{0x00}, uleb(uint64(m.MemPages))...)}))
@@ -84,9 +95,15 @@ func (m WasmModule) Bytes() []byte {
 	}
 	out = section(out, 7, vec(exports))
 	if !m.NoStart {
-		body := append([]byte{0x00}, m.Start...) // no locals
-		body = append(body, OpEnd)
-		out = section(out, 10, vec([][]byte{append(uleb(uint64(len(body))), body...)}))
+		locals := []byte{0x00}
+		if m.StartLocals > 0 {
+			locals = append(append([]byte{0x01}, uleb(uint64(m.StartLocals))...), I32)
+		}
+		bodies := [][]byte{funcBody(locals, m.Start)}
+		for _, f := range m.Funcs {
+			bodies = append(bodies, funcBody([]byte{0x00}, f))
+		}
+		out = section(out, 10, vec(bodies))
 	}
 	if m.Data != "" {
 		seg := append([]byte{0x00}, I32Const(m.DataAt)...)
@@ -95,6 +112,11 @@ func (m WasmModule) Bytes() []byte {
 		out = section(out, 11, vec([][]byte{seg}))
 	}
 	return out
+}
+
+func funcBody(locals, code []byte) []byte {
+	body := append(append(append([]byte{}, locals...), code...), OpEnd)
+	return append(uleb(uint64(len(body))), body...)
 }
 
 func funcType(params, results []byte) []byte {

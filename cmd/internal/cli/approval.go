@@ -15,16 +15,6 @@ import (
 // The approval form: what install, update, sync and grant ask a human on a
 // terminal (consent from flags is decided in package install).
 
-// capabilityMeaning explains each grant in the approval prompt.
-var capabilityMeaning = map[string]string{
-	"exec":       "run shell commands through fledge",
-	"store":      "keep data between runs",
-	"metadata":   "read project metadata and (filtered) environment",
-	"network":    "make network requests (recorded; not enforceable for native binaries)",
-	"filesystem": "access files (recorded; not enforceable for native binaries)",
-	"hooks":      "run the hooks and build command listed above",
-}
-
 // askApproval shows what a plugin requests on the terminal and lets the
 // user grant all, some or none of it. Hooks that must run to install it
 // are marked, and the form will not accept a choice without them (it says
@@ -110,12 +100,13 @@ func chooseGrants(ctx context.Context, f *Factory, r install.Request, hooksRequi
 	hooksAt := -1
 	for i, it := range items {
 		label := it
-		meaning := capabilityMeaning[it]
+		meaning := manifest.GrantMeaning(it)
+		ci, isCap := manifest.Info(manifest.Capability(it))
 		switch {
-		case it == string(manifest.CapFilesystem):
-			label += " (" + termsafe.Escape(r.Capabilities.Filesystem) + ")"
-			if r.NeedsExplicitGrant(it) {
-				meaning = "access every file: an unknown scope has no bound (recorded; not enforceable for native binaries)"
+		case isCap && ci.Scopes != nil:
+			label = r.Capabilities.Label(ci.Name)
+			if !r.Capabilities.KnownScope(ci.Name) {
+				meaning = ci.UnboundedMeaning
 			}
 		case it == install.GrantHooks:
 			hooksAt = i

@@ -110,7 +110,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(runner.Externals(paths, f.Getenv("PATH")), file)}
+	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(f, runner.Externals(paths, f.Getenv("PATH")), file)}
 	for _, p := range plugins {
 		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p)))
 	}
@@ -201,16 +201,8 @@ func printAudit(f *Factory, a auditEntry) {
 
 func capsText(c capsJSON) string {
 	var out []string
-	for _, x := range []struct {
-		n  string
-		on bool
-	}{{"exec", c.Exec}, {"store", c.Store}, {"metadata", c.Metadata}, {"network", c.Network}} {
-		if x.on {
-			out = append(out, x.n)
-		}
-	}
-	if c.Filesystem != "none" && c.Filesystem != "" {
-		out = append(out, "filesystem ("+termsafe.Escape(c.Filesystem)+")")
+	for _, k := range c.caps.List() {
+		out = append(out, c.caps.Label(k))
 	}
 	if len(out) == 0 {
 		return "none"

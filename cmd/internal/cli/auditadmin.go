@@ -115,7 +115,7 @@ type problemJSON struct {
 
 // verifyGrantLog checks the grant log against plugins.toml's anchor.
 func verifyGrantLog(paths home.Paths, file *lockfile.File) (grantLogJSON, error) {
-	rep, err := grantlog.Verify(paths.GrantLog(), file.GrantLog)
+	rep, err := grantlog.VerifyFile(paths.GrantLog(), file)
 	if err != nil {
 		return grantLogJSON{}, err
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/termsafe"
@@ -105,7 +104,7 @@ func completePluginThenCapabilities(f *Factory) cobra.CompletionFunc {
 		var out []cobra.Completion
 		for _, name := range grantable() {
 			if strings.HasPrefix(name, toComplete) && !slices.Contains(args[1:], name) {
-				out = append(out, completion(name, capabilityMeaning[name]))
+				out = append(out, completion(name, manifest.GrantMeaning(name)))
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
@@ -137,13 +136,7 @@ func pluginNameCompletions(f *Factory, already []string, toComplete string) []co
 }
 
 // grantable lists what --grant accepts: the capabilities, then hooks.
-func grantable() []string {
-	out := make([]string, 0, len(manifest.AllCapabilities)+1)
-	for _, c := range manifest.AllCapabilities {
-		out = append(out, string(c))
-	}
-	return append(out, install.GrantHooks)
-}
+func grantable() []string { return manifest.GrantNames() }
 
 // completeCapabilities completes --grant's comma-separated list: the word
 // after the last comma, with what precedes it kept and names already
@@ -157,7 +150,7 @@ func completeCapabilities(c *cobra.Command, args []string, toComplete string) ([
 	var out []cobra.Completion
 	for _, name := range grantable() {
 		if strings.HasPrefix(name, strings.ToLower(last)) && !slices.Contains(listed, name) {
-			out = append(out, completion(done+name, capabilityMeaning[name]))
+			out = append(out, completion(done+name, manifest.GrantMeaning(name)))
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

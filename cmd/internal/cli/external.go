@@ -49,10 +49,11 @@ type externalJSON struct {
 // externals lists the programs on PATH that `fledge <name>` would run: not
 // a built-in's name, nor a command an installed plugin provides (which
 // win). raw is runner.Externals' list.
-func externals(raw []runner.External, file *lockfile.File) []externalJSON {
+func externals(f *Factory, raw []runner.External, file *lockfile.File) []externalJSON {
 	out := []externalJSON{}
+	words := topLevelWords(newRootCmd(f))
 	for _, e := range raw {
-		if !isPluginCommand(e.Name) {
+		if !isPluginCommand(words, e.Name) {
 			continue
 		}
 		if _, installed := file.CommandOwner(e.Name); installed {

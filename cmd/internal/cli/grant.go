@@ -109,7 +109,7 @@ func grantRun(ctx context.Context, f *Factory, opts *grantOptions) error {
 	ch := install.GrantChange{Plugin: opts.Name, Grant: items, Yes: opts.Yes}
 	if len(items) == 0 && !opts.Yes {
 		if !f.IO.CanPrompt() {
-			return usageErrorf("name what to grant (exec, store, metadata, network, filesystem, hooks), or --yes for what install --yes would approve")
+			return usageErrorf("name what to grant (%s), or --yes for what install --yes would approve", strings.Join(grantable(), ", "))
 		}
 		if ch, err = askGrantChange(ctx, f, in, opts.Name); err != nil {
 			return err

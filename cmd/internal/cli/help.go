@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -54,7 +53,7 @@ declares: its description, its arguments, and what it was granted.
 			if err == nil && target != nil && target != parent && len(rest) == 0 {
 				return target.Help()
 			}
-			if !parent.HasParent() && isPluginCommand(args[0]) {
+			if !parent.HasParent() && isPluginCommand(topLevelWords(parent), args[0]) {
 				if ok, err := pluginCommandHelp(f, args[0]); ok || err != nil {
 					return err
 				}
@@ -178,10 +177,7 @@ func writeCommandTable(w io.Writer, cmds []lockfile.InstalledCommand) {
 		width = max(width, len(c.Name))
 	}
 	for _, c := range cmds {
-		d := termsafe.Line(c.Description)
-		if utf8.RuneCountInString(d) > 60 {
-			d = string([]rune(d)[:59]) + "…"
-		}
+		d := termsafe.Truncate(termsafe.Line(c.Description), 60)
 		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name, d)
 	}
 }

@@ -56,8 +56,8 @@ func entrySourceArg(p *lockfile.Plugin) string {
 // exactly what it is granted now.
 func reinstallCommand(p *lockfile.Plugin) string {
 	args := []string{"plugins", "install", entrySourceArg(p), "--force"}
-	if p.Kind == lockfile.KindLocalCopy {
-		args = append(args, "--copy")
+	if flag := p.KindInfo().InstallFlag; flag != "" {
+		args = append(args, flag)
 	}
 	g := install.Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}
 	return commandLine(append(args, "--grant", grantList(g.Items()))...)

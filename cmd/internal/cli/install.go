@@ -212,8 +212,8 @@ func printInstalled(w io.Writer, st Style, p pluginJSON, res *install.Result) {
 	granted := install.Grants{Capabilities: e.Capabilities, Hooks: e.Hooks}
 	var shown []string
 	for _, it := range granted.Items() {
-		if it == string(manifest.CapFilesystem) {
-			it += " (" + termsafe.Escape(e.Capabilities.Filesystem) + ")"
+		if it != install.GrantHooks {
+			it = e.Capabilities.Label(manifest.Capability(it))
 		}
 		shown = append(shown, it)
 	}

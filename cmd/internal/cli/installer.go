@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/settings"
 )
@@ -25,7 +27,7 @@ type consentFlags struct {
 
 func (c *consentFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVarP(&c.Yes, "yes", "y", false, "approve what is requested (for unverified sources, not "+orList(install.UnverifiedGrants())+")")
-	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: exec, store, metadata, network, filesystem, hooks (none: deny everything)")
+	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: "+strings.Join(manifest.GrantNames(), ", ")+" (none: deny everything)")
 }
 
 // newInstaller builds the installer that install, update and sync use: the

@@ -12,11 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
 	"github.com/corvidlabs/fledge-go/internal/testutil"
@@ -28,7 +30,8 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 const jsonGolden = "testdata/golden/json_fields.golden"
 
 // TestJSONFieldSets pins the --json document of every command (and the
-// shape of a failure) against a golden file: first the exact set of field
+// shape of a failure; TestJSONStepsCoverEveryCommand holds it to every
+// command with a --json flag) against a golden file: first the exact set of field
 // paths, then the values, normalised (commits, hashes, times, dates and
 // temporary paths replaced). Scripts depend on these documents; change them
 // on purpose and refresh with -update. Its rust_1.7.2 subtests check each
@@ -149,6 +152,11 @@ owners = ["acme"]
 		{name: "grant", args: []string{"plugins", "grant", "gold", "metadata", "--json"}},
 		{name: "revoke", args: []string{"plugins", "revoke", "gold", "metadata", "--json"}},
 		{name: "tools", args: []string{"plugins", "tools", "--json"}},
+		{name: "verify", args: []string{"plugins", "verify", "--json"}},
+		{name: "run", args: []string{"plugins", "run", "plain", "--json"}},
+		{name: "run_failed", args: []string{"plugins", "run", "nosuch", "--json"}, code: 2},
+		{name: "sync", args: []string{"plugins", "sync", "--file", filepath.Join(work, "fh", "plugins.toml"), "--grant", "exec,store,hooks", "--json"},
+			code: 1, env: withEnv("FLEDGE_HOME", filepath.Join(work, "fh3"))}, // the local plugin cannot be reproduced
 		{name: "audit_log", args: []string{"plugins", "audit", "--log", "--json"}},
 		{name: "audit_verify_log", args: []string{"plugins", "audit", "--verify-log", "--json"}},
 		{name: "policy", args: []string{"plugins", "policy", "--json"}, env: withEnv("FLEDGE_POLICY", filepath.Join(work, "policy.toml"))},
@@ -173,6 +181,11 @@ owners = ["acme"]
 		{name: "remove", args: []string{"plugins", "remove", "gold", "--json"}},
 		{name: "error", args: []string{"plugins", "remove", "gold", "--json"}, code: 1},
 		{name: "usage_error", args: []string{"plugins", "install", "--json"}, code: 2},
+	}
+	for _, path := range jsonCommands(cli.CommandTree("test")) {
+		if !slices.ContainsFunc(steps, func(s step) bool { return strings.HasPrefix(strings.Join(s.args, " ")+" ", path+" ") }) {
+			t.Errorf("fledge %s prints JSON, but no step here runs it: add one", path)
+		}
 	}
 	got := map[string]any{}
 	for _, s := range steps {
@@ -228,6 +241,24 @@ owners = ["acme"]
 	if !bytes.Equal(gotText, wantText) {
 		t.Errorf("--json documents differ from %s (refresh with -update if intended); got:\n%s", jsonGolden, gotText)
 	}
+}
+
+// jsonCommands lists the path (without "fledge") of every command in the
+// tree that takes --json, its own or inherited.
+func jsonCommands(c *cobra.Command) []string {
+	var out []string
+	for _, sub := range c.Commands() {
+		if sub.Hidden || sub.Name() == "help" {
+			continue
+		}
+		if sub.Flags().Lookup("json") != nil || sub.InheritedFlags().Lookup("json") != nil {
+			if !sub.HasSubCommands() {
+				out = append(out, strings.TrimPrefix(sub.CommandPath(), c.Root().Name()+" "))
+			}
+		}
+		out = append(out, jsonCommands(sub)...)
+	}
+	return out
 }
 
 // fakeGitHubSearch serves GitHub's repository search on loopback with one

@@ -9,22 +9,13 @@ import (
 	"github.com/corvidlabs/fledge-go/settings"
 )
 
-// capsJSON is the capabilities object of list, install and audit output.
-type capsJSON struct {
-	Exec       bool   `json:"exec"`
-	Store      bool   `json:"store"`
-	Metadata   bool   `json:"metadata"`
-	Network    bool   `json:"network"`
-	Filesystem string `json:"filesystem"`
-}
+// capsJSON is the capabilities object of list, install and audit output:
+// every capability in manifest.Table's order (see Capabilities.ShownJSON).
+type capsJSON struct{ caps manifest.Capabilities }
 
-func toCapsJSON(c manifest.Capabilities) capsJSON {
-	fs := c.Filesystem
-	if fs == "" {
-		fs = "none"
-	}
-	return capsJSON{Exec: c.Exec, Store: c.Store, Metadata: c.Metadata, Network: c.Network, Filesystem: fs}
-}
+func toCapsJSON(c manifest.Capabilities) capsJSON { return capsJSON{c} }
+
+func (c capsJSON) MarshalJSON() ([]byte, error) { return c.caps.ShownJSON(), nil }
 
 // pluginJSON is one plugin in list and install output: a superset of the
 // Rust fledge's list entry (src/plugin/list.rs). Its field set is a
@@ -91,12 +82,7 @@ func toCommandsJSON(p *lockfile.Plugin) []commandJSON {
 	return out
 }
 
-func kindOf(p *lockfile.Plugin) string {
-	if p.Kind != "" {
-		return p.Kind
-	}
-	return lockfile.KindGit
-}
+func kindOf(p *lockfile.Plugin) string { return p.KindInfo().Kind }
 
 // toPluginJSON is p in list, info and install output, with the tier and
 // effective grants g the settings decide for it.

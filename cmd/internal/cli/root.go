@@ -26,7 +26,8 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	for lead < len(args) && isNonInteractiveFlag(args[lead]) {
 		lead++
 	}
-	if lead < len(args) && isPluginCommand(args[lead]) {
+	root := newRootCmd(f)
+	if lead < len(args) && isPluginCommand(topLevelWords(root), args[lead]) {
 		if lead > 0 {
 			f.IO.ForceNonInteractive = true
 		}
@@ -47,7 +48,6 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		return exitCode(err)
 	}
 
-	root := newRootCmd(f)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -74,16 +74,26 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	return exitCode(err)
 }
 
-// builtins are fledge's own top-level words (and the Rust fledge's
-// spellings of them); anything else that is not a flag names a plugin
-// command.
-var builtins = map[string]bool{
-	"plugins": true, "plugin": true, "help": true, "completion": true, "completions": true,
-	"version": true, "__complete": true, "__completeNoDesc": true, "mcp": true,
+// topLevelWords are the words root's tree takes first: each top-level
+// command's name and aliases (the Rust fledge's spellings among them),
+// help, and cobra's hidden completion requests. Read from the tree, so a
+// new command is never mistaken for a plugin's.
+func topLevelWords(root *cobra.Command) map[string]bool {
+	root.InitDefaultHelpCmd()
+	words := map[string]bool{cobra.ShellCompRequestCmd: true, cobra.ShellCompNoDescRequestCmd: true}
+	for _, c := range root.Commands() {
+		words[c.Name()] = true
+		for _, a := range c.Aliases {
+			words[a] = true
+		}
+	}
+	return words
 }
 
-func isPluginCommand(arg string) bool {
-	return arg != "" && !strings.HasPrefix(arg, "-") && !builtins[arg]
+// isPluginCommand reports whether arg, the first word, names a plugin
+// command: not a flag, nor one of fledge's own words.
+func isPluginCommand(words map[string]bool, arg string) bool {
+	return arg != "" && !strings.HasPrefix(arg, "-") && !words[arg]
 }
 
 // isNonInteractiveFlag reports whether arg is the global

@@ -332,6 +332,9 @@ func runHint(f *Factory, res *runner.Result, err error) string {
 	case runner.CodeUnsupportedPlatform:
 		return platformHint(err, res.Source)
 	case runner.CodeTimeout:
+		if p := runEntry(f, res); p != nil && p.Runtime == manifest.RuntimeWasm {
+			return fmt.Sprintf("it did not finish in time: a wasm plugin has --timeout to finish, or %s without it; give it longer with --timeout", runner.DefaultWasmRun)
+		}
 		return "it did not finish within --timeout: give it longer, or leave --timeout out for no limit"
 	case runner.CodeStateCorrupt:
 		return "fix or move aside plugins.toml"

@@ -192,10 +192,10 @@ func (u *runUI) renderLocked() {
 		count := " " + num(p.Current) + "/" + num(p.Total)
 		barWidth := min(40, max(12, width/3))
 		room := max(width-1-barWidth-len(count)-1, 1)
-		line = truncateCols(p.Message, room) + " " + u.bar(barWidth, p.Current/p.Total) + count
+		line = termsafe.Truncate(p.Message, room) + " " + u.bar(barWidth, p.Current/p.Total) + count
 	} else {
 		frames := spinnerStyle.Frames
-		line = truncateCols(frames[u.frame%len(frames)]+" "+p.Message, width-1)
+		line = termsafe.Truncate(frames[u.frame%len(frames)]+" "+p.Message, width-1)
 	}
 	if !u.hidden {
 		fmt.Fprint(u.out, hideCursor)
@@ -219,18 +219,6 @@ func (u *runUI) bar(width int, frac float64) string {
 		m.FullColor, m.EmptyColor = lipgloss.NoColor{}, lipgloss.NoColor{}
 	}
 	return m.ViewAs(min(max(frac, 0), 1))
-}
-
-// truncateCols cuts s to at most n terminal columns, marking the cut.
-func truncateCols(s string, n int) string {
-	if lipgloss.Width(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	for len(r) > 0 && lipgloss.Width(string(r))+1 > n {
-		r = r[:len(r)-1]
-	}
-	return string(r) + "…"
 }
 
 func num(f float64) string { return strings.TrimSuffix(fmt.Sprintf("%.2f", f), ".00") }

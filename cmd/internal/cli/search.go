@@ -310,11 +310,7 @@ func cell(s string, width int) string {
 	if s == "" {
 		return "-"
 	}
-	if utf8.RuneCountInString(s) <= width {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimRight(string(r[:width-1]), " ") + "…"
+	return termsafe.Truncate(s, width)
 }
 
 // noteRegistryResult tells a human on stderr that a result is stale or

@@ -153,13 +153,10 @@ func toolArgs(t *catalog.Tool) string {
 	return strings.Join(parts, " ")
 }
 
-// oneLine is the first line of s, cut to n characters.
+// oneLine is the first line of s, cut to n columns.
 func oneLine(s string, n int) string {
 	s, _, _ = strings.Cut(termsafe.Line(s), "\n")
-	if r := []rune(s); len(r) > n {
-		s = string(r[:n-1]) + "…"
-	}
-	return s
+	return termsafe.Truncate(s, n)
 }
 
 func toToolsDoc(c *catalog.Catalog) toolsDoc {

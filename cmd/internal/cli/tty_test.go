@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -336,6 +337,8 @@ type ttyEnv struct {
 	sock string
 	home string
 	out  string // where a command's stdout is redirected
+	// cols and rows size the terminal (150x50 when zero).
+	cols, rows int
 }
 
 func newTTYEnv(t *testing.T, tmux, bin string) *ttyEnv {
@@ -403,7 +406,12 @@ func (e *ttyEnv) start(shellCmd string) *pane {
 	}
 	script := fmt.Sprintf("cd %s && env %s sh -c %s; echo $? > %s.tmp && mv %s.tmp %s; sleep 600",
 		sq(e.dir), strings.Join(envs, " "), sq(shellCmd), sq(rc), sq(rc), sq(rc))
-	cmd := exec.Command(e.tmux, "-S", e.sock, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "150", "-y", "50", script)
+	cols, rows := 150, 50
+	if e.cols > 0 {
+		cols, rows = e.cols, e.rows
+	}
+	cmd := exec.Command(e.tmux, "-S", e.sock, "-f", "/dev/null", "new-session", "-d", "-s", "t",
+		"-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows), script)
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		e.t.Fatalf("tmux new-session: %v\n%s", err, out)

@@ -198,7 +198,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 			j.HookChanges = append(j.HookChanges, hookChangeJSON{Name: h.Name, From: h.From, To: h.To})
 		}
 		j.NewerTags = append(j.NewerTags, r.NewerTags...)
-		if p := now[r.Name]; p != nil && r.Status == install.StatusSkipped && p.Kind == lockfile.KindLocalCopy {
+		if p := now[r.Name]; p != nil && r.Status == install.StatusSkipped && p.KindInfo().InstallFlag != "" {
 			j.Detail += "; to refresh it, reinstall it: " + reinstallCommand(p)
 		}
 		if r.Err != nil {

@@ -147,6 +147,30 @@ func main() {
 			} else {
 				report("read", int32(len(b)), string(b))
 			}
+		case "list":
+			// list:DIR reads each entry of DIR as a scanner would: stat,
+			// then open and read what is not a directory.
+			entries, err := os.ReadDir(arg)
+			if err != nil {
+				report("list", -1, errText(err))
+				break
+			}
+			var seen []string
+			for _, e := range entries {
+				p := arg + "/" + e.Name()
+				res := "dir"
+				if _, err := os.Stat(p); err != nil {
+					res = "stat " + errText(err)
+				} else if !e.IsDir() {
+					b, err := os.ReadFile(p)
+					res = errText(err)
+					if err == nil {
+						res = string(b)
+					}
+				}
+				seen = append(seen, e.Name()+"="+res)
+			}
+			report("list", int32(len(seen)), strings.Join(seen, "|"))
 		case "symlink":
 			target, link, _ := strings.Cut(arg, "=")
 			report("symlink", 0, errText(os.Symlink(target, link)))

@@ -1,18 +1,263 @@
-package runner
+package protocol
 
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// appendOutputText (below) decodes the commonest line, an output message
+// Decode decodes one line a plugin wrote into m, which it resets first. A
+// flat message whose keys are spelled as Outbound's tags (a confirm, a
+// prompt, a load, a log) is read without reflection (decodeFlat); anything
+// else, and anything decodeFlat is not sure of, by encoding/json, which
+// both agree with (FuzzDecodeFlat). scratch is reused for unescaping.
+func Decode(line []byte, m *Outbound, scratch *[]byte) error {
+	*m = Outbound{}
+	if decodeFlat(line, m, scratch) {
+		return nil
+	}
+	*m = Outbound{}
+	return json.Unmarshal(line, m)
+}
+
+// Field bits for decodeFlat's duplicate check.
+const (
+	fType = 1 << iota
+	fID
+	fText
+	fLevel
+	fMessage
+	fDefault
+	fValidate
+	fKey
+	fValue
+	fCommand
+	fCwd
+)
+
+// decodeFlat decodes line into m when it is one flat object whose keys are
+// spelled exactly as Outbound's tags, each at most once, with
+// string values for string fields and plain scalars (string, number,
+// true, false, null) for raw fields. ok is false for anything else
+// (nested values, other keys or spellings, null for a string field, odd
+// escapes, invalid UTF-8, trailing data) and m is then left partly
+// filled: Decode then decodes a fresh value with encoding/json. scratch is
+// reused for unescaping.
+func decodeFlat(line []byte, m *Outbound, scratch *[]byte) bool {
+	i := skipWS(line, 0)
+	if i >= len(line) || line[i] != '{' {
+		return false
+	}
+	seen := 0
+	i++
+	for {
+		i = skipWS(line, i)
+		if i >= len(line) || line[i] != '"' {
+			return false
+		}
+		// A key spelled with escapes matches none of the cases below
+		// and goes to encoding/json.
+		key, j, ok := scanString(line, i)
+		if !ok {
+			return false
+		}
+		i = skipWS(line, j)
+		if i >= len(line) || line[i] != ':' {
+			return false
+		}
+		i = skipWS(line, i+1)
+		if i >= len(line) {
+			return false
+		}
+		var bit int
+		var str *string
+		var raw *json.RawMessage
+		switch string(key) {
+		case "type":
+			bit, str = fType, &m.Type
+		case "id":
+			bit, raw = fID, &m.ID
+		case "text":
+			bit, str = fText, &m.Text
+		case "level":
+			bit, str = fLevel, &m.Level
+		case "message":
+			bit, str = fMessage, &m.Message
+		case "default":
+			bit, raw = fDefault, &m.Default
+		case "validate":
+			bit, str = fValidate, &m.Validate
+		case "key":
+			bit, str = fKey, &m.Key
+		case "value":
+			bit, raw = fValue, &m.Value
+		case "command":
+			bit, str = fCommand, &m.Command
+		case "cwd":
+			bit, str = fCwd, &m.Cwd
+		default:
+			return false
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		if line[i] == '"' {
+			b, j, ok := appendString((*scratch)[:0], line, i)
+			if !ok {
+				return false
+			}
+			*scratch = b
+			if str != nil {
+				if bit == fType {
+					*str = messageType(b)
+				} else {
+					*str = string(b)
+				}
+			} else {
+				*raw = append(json.RawMessage(nil), line[i:j]...)
+			}
+			i = j
+		} else {
+			if raw == nil {
+				return false
+			}
+			j, ok := scanScalar(line, i)
+			if !ok {
+				return false
+			}
+			*raw = rawScalar(line[i:j])
+			i = j
+		}
+		i = skipWS(line, i)
+		if i >= len(line) {
+			return false
+		}
+		if line[i] == '}' {
+			break
+		}
+		if line[i] != ',' {
+			return false
+		}
+		i++
+	}
+	return skipWS(line, i+1) == len(line)
+}
+
+// messageType returns the protocol's own constant for a known type, so
+// the commonest strings are not allocated per message.
+func messageType(b []byte) string {
+	switch string(b) {
+	case TypeOutput:
+		return TypeOutput
+	case TypeLog:
+		return TypeLog
+	case TypeProgress:
+		return TypeProgress
+	case TypePrompt:
+		return TypePrompt
+	case TypeConfirm:
+		return TypeConfirm
+	case TypeSelect:
+		return TypeSelect
+	case TypeMultiSelect:
+		return TypeMultiSelect
+	case TypeStore:
+		return TypeStore
+	case TypeLoad:
+		return TypeLoad
+	case TypeExec:
+		return TypeExec
+	case TypeMetadata:
+		return TypeMetadata
+	}
+	return string(b)
+}
+
+// Shared copies of the commonest raw values. Nothing writes to a decoded
+// message's raw fields, and a full slice expression keeps an append from
+// writing into them.
+var (
+	rawTrue  = json.RawMessage("true")
+	rawFalse = json.RawMessage("false")
+	rawNull  = json.RawMessage("null")
+)
+
+// rawScalar returns a copy of a scanned scalar value.
+func rawScalar(b []byte) json.RawMessage {
+	switch string(b) {
+	case "true":
+		return rawTrue[:4:4]
+	case "false":
+		return rawFalse[:5:5]
+	case "null":
+		return rawNull[:4:4]
+	}
+	return append(json.RawMessage(nil), b...)
+}
+
+// scanScalar returns the index after the number or literal (true, false,
+// null) at b[i].
+func scanScalar(b []byte, i int) (int, bool) {
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if bytes.HasPrefix(b[i:], []byte(lit)) {
+			return i + len(lit), true
+		}
+	}
+	return scanNumber(b, i)
+}
+
+// scanNumber returns the index after the JSON number at b[i]:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func scanNumber(b []byte, i int) (int, bool) {
+	digits := func(i int) int {
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= len(b):
+		return 0, false
+	case b[i] == '0':
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		i = digits(i)
+	default:
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := digits(i + 1)
+		if j == i+1 {
+			return 0, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(i)
+		if j == i {
+			return 0, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+// AppendOutputText (below) decodes the commonest line, an output message
 // such as {"type":"output","text":"..."}, without reflection: floods of
 // output spend most of their time here. It reports false for anything else
 // or anything unusual (other keys, odd escapes, invalid UTF-8), and the
-// general decoder takes over, so both always agree (FuzzFastOutput).
+// general decoder takes over, so both always agree (FuzzOutputText).
 
 // The two spellings of an output message that encoders write: fields in
 // declaration order (a struct) or sorted (a map).
@@ -23,12 +268,12 @@ var (
 	outMapTail    = []byte(`","type":"output"}`)
 )
 
-// appendOutputText appends the decoded text of output message line to dst,
+// AppendOutputText appends the decoded text of output message line to dst,
 // or reports false. A line spelled exactly as encoders
 // write it is recognised by its head and tail; its body is then checked in
 // the same pass that decodes it (an unescaped quote inside means the line
 // has more fields, and the general scanner judges it).
-func appendOutputText(dst, line []byte) ([]byte, bool) {
+func AppendOutputText(dst, line []byte) ([]byte, bool) {
 	var body []byte
 	switch {
 	case len(line) >= len(outStructHead)+len(outStructTail) &&

@@ -1,0 +1,30 @@
+package runner
+
+import (
+	"context"
+	"time"
+)
+
+// A pluginRuntime is how a plugin's code runs: as a native process (native.go)
+// or as a wasm module in fledge's sandbox (wasm.go). Run and the protocol
+// session reach either through it, and runtimeOf is the one place that
+// picks one, so a new runtime is a file and a case.
+type pluginRuntime interface {
+	// timeout is the run's time limit: the one requested, or the
+	// runtime's default when none was (0: no limit).
+	timeout(requested time.Duration) time.Duration
+	// run runs t to completion under req.Timeout, which it enforces by
+	// ending the run with cancel(errRunTimeout).
+	run(ctx context.Context, cancel context.CancelCauseFunc, r *Runner, t *Target, req Request, res *Result) error
+	// start starts the plugin's code for a protocol session, setting the
+	// session's child and streams.
+	start(s *session) error
+}
+
+// runtimeOf is the runtime t's plugin.toml names.
+func runtimeOf(t *Target) pluginRuntime {
+	if t.IsWasm() {
+		return wasmRuntime{}
+	}
+	return nativeRuntime{}
+}
