@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/corvidlabs/fledge-go/catalog"
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/mcpserver"
 	"github.com/corvidlabs/fledge-go/settings"
 )
@@ -65,7 +66,7 @@ func TestCatalogDigest(t *testing.T) {
 
 	wait := func(what string) string {
 		t.Helper()
-		eventually(t, what+" to be announced", func() bool {
+		testutil.Eventually(t, what+" to be announced", func() bool {
 			select {
 			case <-changed:
 				return listed(first) != d

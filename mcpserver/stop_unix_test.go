@@ -46,7 +46,7 @@ func (e *env) installSleeper() string {
 // and its background job's.
 func pids(t *testing.T, dir string) []int {
 	t.Helper()
-	eventually(t, "the plugin to start", func() bool { return exists(filepath.Join(dir, "pid")) })
+	testutil.Eventually(t, "the plugin to start", func() bool { return exists(filepath.Join(dir, "pid")) })
 	var out []int
 	for _, f := range []string{"pid", "child.pid"} {
 		data, err := os.ReadFile(filepath.Join(dir, f))
@@ -213,7 +213,7 @@ func TestPipedRequests(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.install(plugin{name: "fledge-plugin-noisy", commands: []command{{name: "noisy", binary: "bin/run"}},
-		files: map[string]string{"bin/run": noisy}})
+		files: map[string]string{"bin/run": "#!/bin/sh\necho \"piped $*\"\n"}})
 	in, out, wait, _ := e.rawStdio()
 	io.WriteString(in, initRequest+
 		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n"+
