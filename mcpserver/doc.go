@@ -11,7 +11,9 @@
 // plugin's logs, progress and questions into MCP logging and progress
 // notifications and elicitation requests, watching plugins.toml,
 // config.toml and the admin policy's files to announce tools/list_changed,
-// and the streamable HTTP handler's guards.
+// which tools are offered (--tools) and the digest of them, stopping
+// calls whose client is gone or whose server stops (stop.go), and the
+// streamable HTTP handler's guards.
 //
 // It does not own: the catalog, a plugin's tier and grants or their
 // enforcement (packages catalog, settings and runner: it reads the

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,6 +73,11 @@ func TestToolsOffered(t *testing.T) {
 				}
 			}
 		})
+	}
+	e.log.Reset()
+	e.server(func(o *mcpserver.Options) { o.Tools = []string{"alpha.*", "gamma.*"} })
+	if log := e.log.String(); !strings.Contains(log, "--tools gamma.* matches no tool") || strings.Contains(log, "alpha") {
+		t.Errorf("the log does not note the pattern that matches nothing:\n%s", log)
 	}
 	if _, err := mcpserver.New(mcpserver.Options{Paths: e.paths, Tools: []string{"[bad"}}); err == nil {
 		t.Error("a bad --tools pattern was taken")

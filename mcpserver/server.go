@@ -87,6 +87,7 @@ type Server struct {
 	mu     sync.Mutex
 	tools  map[string]string // name → fingerprint of what was registered
 	pin    string            // catalog.Digest of the tools offered
+	noted  bool              // the --tools patterns were checked
 	inputs []string          // the files the catalog was built from
 	digest string            // of inputs, taken before they were read
 
@@ -262,6 +263,14 @@ func (s *Server) Reload() error {
 		s.mcp.RemoveTools(gone...)
 	}
 	s.pin = catalog.DigestOf(offered)
+	if !s.noted {
+		s.noted = true
+		for _, p := range s.opts.Tools {
+			if !slices.ContainsFunc(c.Tools, func(t *catalog.Tool) bool { return policy.MatchTool(p, t.Names()) }) {
+				s.log.printf("note: --tools %s matches no tool offered\n", termsafe.Escape(p))
+			}
+		}
+	}
 	return nil
 }
 
