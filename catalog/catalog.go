@@ -171,6 +171,11 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed fun
 		if i := slices.IndexFunc(details, func(d manifest.Command) bool { return d.Name == name }); i >= 0 {
 			cmd = details[i]
 		}
+		// What was approved stays the floor: a live link's edit cannot
+		// take away the confirmation a recorded dangerous command needs.
+		if i := slices.IndexFunc(p.CommandDetails, func(d manifest.Command) bool { return d.Name == name }); i >= 0 && p.CommandDetails[i].Dangerous {
+			cmd.Dangerous = true
+		}
 		t := &Tool{
 			Command: name, Plugin: p.Name, Commit: p.Commit, Dangerous: cmd.Dangerous,
 			Grants: g.Capabilities, Hooks: hooks, Tier: g.Tier,

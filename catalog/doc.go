@@ -18,9 +18,10 @@
 //   - What a tool declares comes from what was approved: the command
 //     details recorded in plugins.toml at install. A live-linked plugin's
 //     edits show through (its installed plugin.toml is read), as do the
-//     details of a record the Rust fledge wrote, which has none. Only the
-//     commands plugins.toml records are tools: they are what the runner
-//     will run.
+//     details of a record the Rust fledge wrote, which has none; but an
+//     edit never makes a command recorded as dangerous safe (what was
+//     approved is the floor of the confirmation). Only the commands
+//     plugins.toml records are tools: they are what the runner will run.
 //   - Names: a command's own name when no other plugin provides it (command
 //     names are already valid MCP tool names: letters, digits, '-', '_' and
 //     '.', at most 100 characters). A command two plugins provide (possible
