@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/mcpserver"
 	"github.com/corvidlabs/fledge-go/runner"
@@ -68,7 +69,10 @@ func TestListTools(t *testing.T) {
 	if want := `{"additionalProperties":false,"properties":{"mode":{"description":"what to do","type":"string"},"n":{"type":"integer"}},"required":["mode"],"type":"object"}`; string(schema) != want {
 		t.Errorf("schema %s, want %s", schema, want)
 	}
-	if a := g.Annotations; a == nil || !a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint || a.Title != "gocmd (go)" {
+	// A native plugin's writes are not confined: it is not read-only, so
+	// it may destroy; without network it stays in its closed world.
+	if a := g.Annotations; a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint ||
+		a.OpenWorldHint == nil || *a.OpenWorldHint || a.Title != "gocmd (go)" {
 		t.Errorf("gocmd annotations %+v", a)
 	}
 	if g.Meta[mcpserver.MetaPlugin] != "fledge-plugin-go" || g.Meta[mcpserver.MetaTier] != "local" || g.Meta[mcpserver.MetaRuntime] != "native" {
@@ -124,7 +128,7 @@ func TestCallPlugins(t *testing.T) {
 		t.Skip("python3 is not on PATH: the Python plugin part needs it (CI installs it)")
 	}
 	e.installScript("fledge-plugin-deploy", "deploy", "deploy.py", manifest.Capabilities{Store: true})
-	eventually(t, "the deploy tool", func() bool {
+	testutil.Eventually(t, "the deploy tool", func() bool {
 		r, err := cs.ListTools(context.Background(), nil)
 		return err == nil && len(r.Tools) == 3
 	})
@@ -227,7 +231,7 @@ func TestPolicyReadPerCall(t *testing.T) {
 	if res := call(t, cs, "withexec", args, nil); res.IsError || !strings.Contains(text(res), `"code":126`) {
 		t.Errorf("exec under a policy tightened while serving: %v %s", res.IsError, text(res))
 	}
-	eventually(t, "tools/list to show the grants the policy leaves", func() bool {
+	testutil.Eventually(t, "tools/list to show the grants the policy leaves", func() bool {
 		res, err := cs.ListTools(context.Background(), nil)
 		if err != nil || len(res.Tools) != 1 {
 			t.Fatalf("tools/list: %v %+v", err, res)
