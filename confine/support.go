@@ -30,9 +30,3 @@ func Detect() Support {
 	}
 	return s
 }
-
-// Enforces reports whether the kernel enforces all of p: its files, and
-// its network unless p allows it.
-func (s Support) Enforces(p Profile) bool {
-	return s.Files && (p.Network || s.Network)
-}

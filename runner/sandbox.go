@@ -49,13 +49,10 @@ func (r *Runner) confinement(t *Target, tmp string) Confinement {
 		at.Project = projectDirs(wd, at.Home)
 	}
 	g := t.Grants()
-	p := confine.Derive(t.Manifest.Capabilities.Filesystem, confine.Grants{Filesystem: g.Filesystem, Network: g.Network}, at)
-	s := supportOf()
-	c := Confinement{Profile: p, Enforced: s.Enforces(p), Reason: s.Reason}
-	if !s.Files {
-		c.Enforced = false
-	}
-	return c
+	declared, granted := t.Manifest.Capabilities.Filesystem, confine.Grants{Filesystem: g.Filesystem, Network: g.Network}
+	// The same answer audit, info and list give (confine.StatusOf).
+	st := confine.StatusOf(declared, granted, supportOf(), r.Unconfined)
+	return Confinement{Profile: confine.Derive(declared, granted, at), Enforced: st.Enforced, Reason: st.Reason}
 }
 
 // confineCmd makes cmd, a native plugin about to start, run confined: it
@@ -92,7 +89,7 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), err error) {
 	cmd.Env = setEnv(cmd.Env, "TMPDIR", tmp)
 	c := r.confinement(t, tmp)
 	if !c.Enforced {
-		fmt.Fprintf(r.Stderr, "fledge: plugin %s's files are confined, its network is not: %s\n", t.Entry.Name, c.Reason)
+		fmt.Fprintf(r.Stderr, "fledge: plugin %s is confined in part: %s\n", t.Entry.Name, c.Reason)
 	}
 	if err := confine.Wrap(cmd, c.Profile); err != nil {
 		done()
