@@ -26,14 +26,20 @@
 //
 // "system" is SystemDirs (/usr, /bin, /sbin, /lib*, /etc, /opt, /nix,
 // /var, /run, /sys) read and execute, /proc read, /dev read, write and
-// ioctl, and the PATH directories (a toolchain under a dot-directory, such
-// as ~/.pyenv or ~/.cargo, whole but for ToolSecrets). "own files" is
+// ioctl (but /dev/shm, a shared temporary directory, only for the
+// undeclared row), the PATH directories (a toolchain under a
+// dot-directory, such as ~/.pyenv or ~/.cargo, whole but for ToolSecrets)
+// and the toolchains' homes (ToolHomes, ToolEnv). "own files" is
 // home.Paths.PluginFilesDir; TMPDIR is a private directory made for the
 // run and removed after. The project is the directory fledge runs in and
 // the top of its git work tree. Scopes that read the project also read
 // git's configuration in home (HomeReadable). The undeclared row keeps
 // plugins written for the Rust fledge, which declare nothing, working as
 // before.
+//
+// Hooks and builds get DeriveBuild's profile: what a plugin may read, and
+// their tree, the toolchains' caches (BuildCaches) and the temporary
+// directories read-write, with the network.
 //
 // Never granted, whatever the row: the home directory (keys, cloud
 // credentials, shell start-up files), the user's own home when HOME names

@@ -32,14 +32,16 @@ func allowed(path string, hidden []string, dropped *[]string) []string {
 		}
 	}
 	budget := maxSplit
-	return split(r, hidden, dropped, &budget)
+	return split(r, hidden, dropped, &budget, true)
 }
 
-func split(dir string, hidden []string, dropped *[]string, budget *int) []string {
+func split(dir string, hidden []string, dropped *[]string, budget *int, top bool) []string {
 	holds := false
 	for _, h := range hidden {
 		if h == dir {
-			*dropped = append(*dropped, dir+": it is "+h+", hidden from plugins")
+			if top { // a grant of a hidden tree itself; below, it is carved out
+				*dropped = append(*dropped, dir+": it is hidden from plugins")
+			}
 			return nil
 		}
 		if under(h, dir) { // an exception inside a hidden tree
@@ -66,7 +68,7 @@ func split(dir string, hidden []string, dropped *[]string, budget *int) []string
 			// the process drawing the profile: a link is no grant.
 			continue
 		}
-		out = append(out, split(child, hidden, dropped, budget)...)
+		out = append(out, split(child, hidden, dropped, budget, false)...)
 	}
 	return out
 }

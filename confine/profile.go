@@ -20,15 +20,15 @@ const (
 )
 
 // SystemDirs are the directories every profile may read and execute from,
-// less anything holding the home directory or FLEDGE_HOME (see Places.Hidden).
+// less anything holding the home directory or FLEDGE_HOME (see Places).
 // Missing ones are skipped.
 var SystemDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/var", "/run", "/sys"}
 
 // HomeReadable are the files under the home directory that profiles which
 // may read the project may also read: git's own configuration, so that git
 // run by a plugin knows who commits. Nothing else under home is readable
-// unless it is the project itself, the plugin's own tree or data, or a PATH
-// directory.
+// unless it is the project itself, the plugin's own tree or data, a PATH
+// directory or a toolchain's (ToolHomes, ToolEnv).
 var HomeReadable = []string{".gitconfig", ".config/git"}
 
 // Places are the real locations a profile is drawn from. The runner fills

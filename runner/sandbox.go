@@ -11,6 +11,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // Confinement is how a plugin's own process is confined this run: its
@@ -88,6 +89,9 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), err error) {
 	done = func() { _ = os.RemoveAll(tmp) }
 	cmd.Env = setEnv(cmd.Env, "TMPDIR", tmp)
 	c := r.confinement(t, tmp)
+	for _, d := range c.Profile.Dropped {
+		fmt.Fprintf(r.Stderr, "fledge: plugin %s is not given %s\n", t.Entry.Name, termsafe.Line(d))
+	}
 	if !c.Enforced {
 		fmt.Fprintf(r.Stderr, "fledge: plugin %s is confined in part: %s\n", t.Entry.Name, c.Reason)
 	}
