@@ -2,13 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"github.com/corvidlabs/fledge-go/confine"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"

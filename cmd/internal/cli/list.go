@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"github.com/corvidlabs/fledge-go/confine"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/lockfile"
