@@ -1,6 +1,9 @@
 package confine
 
-import "path/filepath"
+import (
+	"os"
+	"path/filepath"
+)
 
 // ScopeBuild is the profile of an approved hook or build command.
 const ScopeBuild Scope = "build"
@@ -53,7 +56,45 @@ func DeriveBuild(dir string, at Places) Profile {
 	}
 	add(&p.Write, at.Tools...)
 	add(&p.Write, dir, at.Temp, "/tmp", "/var/tmp")
+	if root := buildWorkTree(dir, at); root != "" {
+		add(&p.Read, root)
+	}
 	return p
+}
+
+// buildWorkTree is the top of the git work tree holding dir, which a build
+// there may read: a live-linked plugin inside a repository builds against
+// what is above it (Go reads go.mod and go.work there, cargo its workspace
+// root, npm its workspaces), as this repository's own example does. It is
+// "" when there is none, when dir is under FLEDGE_HOME (an installed or
+// staged tree builds on its own), and when the work tree is "/" or holds a
+// home directory or FLEDGE_HOME: read access is never widened to those (a
+// work tree that is a home directory itself is dropped by allowed, and
+// the build sees what it always did).
+func buildWorkTree(dir string, at Places) string {
+	d := real(dir)
+	if at.FledgeHome != "" && under(real(at.FledgeHome), d) {
+		return ""
+	}
+	for {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+	if d == "/" || d == real(dir) {
+		return ""
+	}
+	for _, h := range at.hidden() {
+		if h != d && under(d, h) {
+			return ""
+		}
+	}
+	return d
 }
 
 func appendNew(dst []string, paths ...string) []string {

@@ -71,3 +71,49 @@ func TestToolDirs(t *testing.T) {
 		t.Errorf("toolDirs = %v, want %v", got, want)
 	}
 }
+
+// A build inside a git work tree reads the work tree (Go finds go.mod and
+// go.work above a live-linked plugin); a tree under FLEDGE_HOME, a work
+// tree holding home, and "/" are never widened to.
+func TestDeriveBuildReadsItsWorkTree(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	home := filepath.Join(root, "home")
+	fh := filepath.Join(home, ".config", "fledge")
+	repo := filepath.Join(root, "src", "repo")
+	plugin := filepath.Join(repo, "examples", "fledge-plugin-x")
+	staged := filepath.Join(fh, "plugins", ".staging", "x")
+	for _, d := range []string{home + "/.ssh", repo + "/.git", plugin, staged} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := Places{Home: home, FledgeHome: fh, Temp: filepath.Join(root, "tmp")}
+	if p := DeriveBuild(plugin, at); !slices.Contains(p.Read, repo) {
+		t.Errorf("a build in %s does not read its work tree %s: %v", plugin, repo, p.Read)
+	}
+	if p := DeriveBuild(repo, at); slices.Contains(p.Read, repo) || !slices.Contains(p.Write, repo) {
+		t.Errorf("a build at the work tree's top: read %v, write %v", p.Read, p.Write)
+	}
+	// FLEDGE_HOME inside a work tree (a dotfiles repository): a staged tree
+	// builds on its own, and home's files stay out of reach.
+	if err := os.MkdirAll(home+"/.git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := DeriveBuild(staged, at)
+	for _, r := range append(append(p.Read, p.ReadExec...), p.Write...) {
+		if under(home, r) && !under(staged, r) && !under(filepath.Join(home, ".cache"), r) {
+			t.Errorf("a staged build reaches %s", r)
+		}
+	}
+	// A work tree holding home is not read.
+	if err := os.MkdirAll(root+"/.git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(root, "elsewhere", "plugin")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if p := DeriveBuild(other, at); slices.Contains(p.Read, root) {
+		t.Errorf("a build reads a work tree holding home: %v", p.Read)
+	}
+}

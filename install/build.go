@@ -66,6 +66,9 @@ type HookError struct {
 	Err     error
 	// Tail is the end of the command's output.
 	Tail string
+	// Confined says the kernel confined the command (see confineHook):
+	// a refusal in its output may be the confinement's.
+	Confined bool
 }
 
 func (e *HookError) Error() string {
@@ -126,7 +129,7 @@ func (in *Installer) runHook(ctx context.Context, name, command, dir string, env
 	cmd := hookCommand(ctx, command, dir)
 	cmd.Dir = dir
 	cmd.Env = env
-	unconfine, err := in.confineHook(cmd, name, dir)
+	unconfine, confined, err := in.confineHook(cmd, name, dir)
 	if err != nil {
 		return &HookError{Hook: name, Command: command, Err: err}
 	}
@@ -152,7 +155,7 @@ func (in *Installer) runHook(ctx context.Context, name, command, dir string, env
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return &HookError{Hook: name, Command: command, Err: err, Tail: tail.String()}
+		return &HookError{Hook: name, Command: command, Err: err, Tail: tail.String(), Confined: confined}
 	}
 	return nil
 }

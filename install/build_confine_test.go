@@ -3,6 +3,7 @@ package install
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,5 +83,45 @@ func writeFileT(t *testing.T, path, data string) {
 	}
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A live-linked plugin inside a repository builds against the module above
+// it, as the README's example does (go reads go.mod in the work tree's
+// top); a hook refused by the kernel says it ran confined, so the hint can
+// say so.
+func TestConfinedBuildReadsItsWorkTree(t *testing.T) {
+	if s := confine.Detect(); !s.Files {
+		t.Skipf("the kernel cannot confine hooks: %s", s.Reason)
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go on PATH")
+	}
+	in := testInstaller(t)
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	writeFileT(t, filepath.Join(home, ".ssh", "id_rsa"), "KEY\n")
+	// A checkout in home, which is hidden but for what a profile grants.
+	repo := filepath.Join(home, "src", "repo")
+	writeFileT(t, filepath.Join(repo, ".git", "HEAD"), "ref: refs/heads/main\n")
+	writeFileT(t, filepath.Join(repo, "go.mod"), "module example.com/mono\n\ngo 1.21\n")
+	dir := filepath.Join(repo, "plugins", "fledge-plugin-p")
+	writeFileT(t, filepath.Join(dir, "main.go"), "package main\n\nfunc main() { println(\"built in a module\") }\n")
+	env := append(os.Environ(), "HOME="+home, "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false")
+	if c, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+		env = append(env, "GOCACHE="+strings.TrimSpace(string(c)))
+	}
+	var out bytes.Buffer
+	if err := in.runHook(context.Background(), "build", "go build -o bin/p . && ./bin/p", dir, env, &out); err != nil {
+		t.Fatalf("a build inside its module: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "built in a module") {
+		t.Errorf("build output: %s", out.String())
+	}
+	out.Reset()
+	err := in.runHook(context.Background(), "build", `cat "$HOME/.ssh/id_rsa"`, dir, env, &out)
+	var he *HookError
+	if !errors.As(err, &he) || !he.Confined || !strings.Contains(strings.ToLower(he.Tail), "permission denied") {
+		t.Errorf("a hook reading a key: %#v, want a confined HookError whose output says permission denied", err)
 	}
 }

@@ -18,8 +18,9 @@ var kernelSupport = sync.OnceValue(confine.Detect)
 // run under confine.DeriveBuild's profile through the trampoline, with a
 // private TMPDIR. Where the kernel cannot confine it (or Unconfined says
 // who turned confinement off) it runs as before, and the log says so.
-// done removes the temporary directory.
-func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), err error) {
+// done removes the temporary directory; confined says whether the kernel
+// confines it.
+func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), confined bool, err error) {
 	done = func() {}
 	s := kernelSupport()
 	if in.Unconfined != "" || !s.Files {
@@ -30,7 +31,7 @@ func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), 
 		if in.Log != nil && (in.Unconfined != "" || runtime.GOOS == "linux") {
 			fmt.Fprintf(in.Log, "  note: the %s hook runs unconfined: %s\n", name, why)
 		}
-		return done, nil
+		return done, false, nil
 	}
 	get := func(k string) string {
 		for i := len(cmd.Env) - 1; i >= 0; i-- {
@@ -48,7 +49,7 @@ func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), 
 	}
 	tmp, err := os.MkdirTemp("", "fledge-hook-")
 	if err != nil {
-		return done, fmt.Errorf("create a temporary directory: %w", err)
+		return done, false, fmt.Errorf("create a temporary directory: %w", err)
 	}
 	done = func() { _ = os.RemoveAll(tmp) }
 	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
@@ -63,7 +64,7 @@ func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), 
 	}
 	if err := confine.Wrap(cmd, confine.DeriveBuild(dir, at)); err != nil {
 		done()
-		return func() {}, err
+		return func() {}, false, err
 	}
-	return done, nil
+	return done, true, nil
 }

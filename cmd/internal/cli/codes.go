@@ -156,6 +156,8 @@ func hintFor(err error) string {
 		return "see what it requests and is granted: " + commandLine("plugins", "info", notReq.Plugin)
 	case errors.As(err, &man) && man.Changed:
 		return "see what changed: " + commandLine("plugins", "verify", man.Plugin)
+	case errors.As(err, &hook) && hook.Confined && deniedByKernel(hook.Tail):
+		return "it ran confined by the kernel and was refused access (SECURITY.md lists what a " + hook.Hook + " step may read and write); if you trust it, run the same command again with FLEDGE_CONFINE=off set"
 	case errors.As(err, &hook):
 		return "its output is above: a tool it needs may be missing here, or the plugin's " + hook.Hook + " step is broken (tell its author)"
 	case errors.As(err, &syn):
@@ -207,4 +209,12 @@ func platformHint(err error, source string) string {
 		again = "reinstall it: fledge plugins install " + source + " --force"
 	}
 	return fmt.Sprintf("build it from source on this machine: install the toolchain its build uses (cargo, go, swift, …) and %s; or ask its author for a %s/%s build", again, me.GOOS, me.GOARCH)
+}
+
+// deniedByKernel says whether a command's output reports an access the
+// system refused ("permission denied", EACCES; "operation not permitted",
+// EPERM), as a confined build reaching outside its profile reports it.
+func deniedByKernel(output string) bool {
+	o := strings.ToLower(output)
+	return strings.Contains(o, "permission denied") || strings.Contains(o, "operation not permitted")
 }
