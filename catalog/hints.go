@@ -27,7 +27,11 @@ type Hints struct {
 	// Destructive: it may destroy, unless it is read-only; a dangerous
 	// command always.
 	Destructive bool
-	// OpenWorld: it may reach the network (network is granted).
+	// OpenWorld: it may reach the network. A wasm plugin has no sockets but
+	// what a network grant gives it; a native plugin's own code reaches the
+	// network unless the kernel stops it: where its profile allows network
+	// (granted, or undeclared, as in the Rust fledge) or confinement is not
+	// enforced here, it is open.
 	OpenWorld bool
 }
 
@@ -36,7 +40,11 @@ func (t *Tool) Hints() Hints {
 	c := t.Confinement
 	enforced := t.Runtime == manifest.RuntimeWasm || (c.Enforced && c.Scope != confine.ScopeDefault)
 	ro := t.ReadOnly && !t.Dangerous && enforced
-	return Hints{ReadOnly: ro, Enforced: enforced, Destructive: !ro, OpenWorld: t.Grants.Network}
+	open := t.Grants.Network
+	if t.Runtime != manifest.RuntimeWasm {
+		open = open || c.Network || !c.Enforced
+	}
+	return Hints{ReadOnly: ro, Enforced: enforced, Destructive: !ro, OpenWorld: open}
 }
 
 // Digest identifies what tools are offered: each one's Fingerprint, in

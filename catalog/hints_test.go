@@ -9,8 +9,9 @@ import (
 
 // TestHints: read-only only where it is enforced (a wasm plugin, a native
 // one the kernel confines to a declared scope), never
-// for a dangerous command; destructive otherwise; open world exactly with
-// network.
+// for a dangerous command; destructive otherwise; open world exactly where
+// the network is reachable (granted, or a native plugin the kernel does not
+// keep from it).
 func TestHints(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -18,10 +19,12 @@ func TestHints(t *testing.T) {
 		want Hints
 	}{
 		{"confined read-only", Tool{ReadOnly: true, Runtime: manifest.RuntimeWasm}, Hints{ReadOnly: true, Enforced: true}},
-		{"native read-only grants", Tool{ReadOnly: true, Runtime: "native"}, Hints{Destructive: true}},
+		{"native read-only grants", Tool{ReadOnly: true, Runtime: "native"}, Hints{Destructive: true, OpenWorld: true}},
 		{"native, confined to a declared scope", Tool{ReadOnly: true, Runtime: "native", Confinement: confine.Status{Scope: confine.ScopeProject, Enforced: true}}, Hints{ReadOnly: true, Enforced: true}},
-		{"native, confined but undeclared (writes the project)", Tool{ReadOnly: true, Runtime: "native", Confinement: confine.Status{Scope: confine.ScopeDefault, Network: true, Enforced: true}}, Hints{Destructive: true}},
-		{"native, declared but not enforced here", Tool{ReadOnly: true, Runtime: "native", Confinement: confine.Status{Scope: confine.ScopeNone, Reason: "the kernel has no Landlock"}}, Hints{Destructive: true}},
+		{"native, confined but undeclared (writes the project)", Tool{ReadOnly: true, Runtime: "native", Confinement: confine.Status{Scope: confine.ScopeDefault, Network: true, Enforced: true}}, Hints{Destructive: true, OpenWorld: true}},
+		{"native, declared but not enforced here", Tool{ReadOnly: true, Runtime: "native", Confinement: confine.Status{Scope: confine.ScopeNone, Reason: "the kernel has no Landlock"}}, Hints{Destructive: true, OpenWorld: true}},
+		{"native, network denied by the kernel", Tool{Runtime: "native", Confinement: confine.Status{Scope: confine.ScopeProject, Enforced: true}}, Hints{Enforced: true, Destructive: true}},
+		{"native, network granted and confined", Tool{Runtime: "native", Grants: manifest.Capabilities{Network: true}, Confinement: confine.Status{Scope: confine.ScopeProject, Network: true, Enforced: true}}, Hints{Enforced: true, Destructive: true, OpenWorld: true}},
 		{"writer", Tool{Runtime: manifest.RuntimeWasm, Grants: manifest.Capabilities{Exec: true}}, Hints{Enforced: true, Destructive: true}},
 		{"networked", Tool{ReadOnly: true, Runtime: manifest.RuntimeWasm, Grants: manifest.Capabilities{Network: true}}, Hints{ReadOnly: true, Enforced: true, OpenWorld: true}},
 		{"dangerous", Tool{ReadOnly: true, Dangerous: true, Runtime: manifest.RuntimeWasm}, Hints{Enforced: true, Destructive: true}},

@@ -69,10 +69,11 @@ func TestListTools(t *testing.T) {
 	if want := `{"additionalProperties":false,"properties":{"mode":{"description":"what to do","type":"string"},"n":{"type":"integer"}},"required":["mode"],"type":"object"}`; string(schema) != want {
 		t.Errorf("schema %s, want %s", schema, want)
 	}
-	// A native plugin's writes are not confined: it is not read-only, so
-	// it may destroy; without network it stays in its closed world.
+	// A native plugin that declares no filesystem scope writes the project
+	// and, declaring no network, may reach it (as in the Rust fledge): it is
+	// not read-only, it may destroy, and its world is open.
 	if a := g.Annotations; a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint ||
-		a.OpenWorldHint == nil || *a.OpenWorldHint || a.Title != "gocmd (go)" {
+		a.OpenWorldHint == nil || !*a.OpenWorldHint || a.Title != "gocmd (go)" {
 		t.Errorf("gocmd annotations %+v", a)
 	}
 	if g.Meta[mcpserver.MetaPlugin] != "fledge-plugin-go" || g.Meta[mcpserver.MetaTier] != "local" || g.Meta[mcpserver.MetaRuntime] != "native" {
