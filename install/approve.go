@@ -28,6 +28,9 @@ type Request struct {
 	Description string
 	Source      string
 	Tier        registry.Tier
+	// Runtime is the manifest's runtime ("wasm", or "" / "native"): it
+	// decides what enforces network and filesystem.
+	Runtime string
 	// Capabilities requested, with the requested filesystem scope.
 	Capabilities manifest.Capabilities
 	// Hooks lists every hook the manifest declares and the build command

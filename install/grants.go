@@ -153,7 +153,7 @@ func InstalledRequest(paths home.Paths, p *lockfile.Plugin, tier trust.Tier) (Re
 		return Request{}, nil, &InstalledManifestError{Plugin: p.Name, Err: err}
 	}
 	r := Request{Plugin: p.Name, Version: p.Version, Description: p.Description, Source: p.Source, Tier: tier,
-		Capabilities: m.Capabilities}
+		Runtime: m.Plugin.Runtime, Capabilities: m.Capabilities}
 	build := p.BuildCommand
 	if build == "" {
 		build = m.Hooks.Get(manifest.HookBuild)

@@ -230,7 +230,7 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	c.buildCmd, c.autoBuild = BuildCommand(m, f.dir)
 	c.req = Request{
 		Plugin: m.Plugin.Name, Version: m.Plugin.Version, Description: m.Plugin.Description,
-		Source: f.src.String(), Tier: c.res.Tier, Capabilities: m.Capabilities, Commit: f.commit,
+		Source: f.src.String(), Tier: c.res.Tier, Runtime: m.Plugin.Runtime, Capabilities: m.Capabilities, Commit: f.commit,
 	}
 	if c.buildCmd != "" {
 		c.req.Hooks = append(c.req.Hooks, HookItem{Name: manifest.HookBuild, Command: c.buildCmd, Auto: c.autoBuild})

@@ -57,6 +57,12 @@ type CapabilityInfo struct {
 	// Modifies marks a capability that lets a plugin change things beyond
 	// its own data: a command holding it is not a read-only tool.
 	Modifies bool
+	// Confinable marks a capability that a plugin's own code exercises
+	// (network, files), so only a sandbox enforces it: the wasm host, or
+	// the kernel for a native plugin (package confine). The approval form
+	// says per plugin which, or that nothing does here. The others are
+	// requests to fledge, which the runner answers.
+	Confinable bool
 	// Scopes, for a capability claimed with a scope rather than as a
 	// switch (filesystem = "project"), lists the scopes fledge knows, NoScope
 	// first; nil for a switch. A scope outside it has no defined bound, so
@@ -78,12 +84,12 @@ var Table = []CapabilityInfo{
 		flag: func(c *Capabilities) *bool { return &c.Store }},
 	{Name: CapMetadata, Meaning: "read project metadata and (filtered) environment",
 		flag: func(c *Capabilities) *bool { return &c.Metadata }},
-	{Name: CapNetwork, Meaning: "make network requests (recorded; not enforceable for native binaries)", ExplicitWhenUnverified: true,
+	{Name: CapNetwork, Meaning: "make network requests", Confinable: true, ExplicitWhenUnverified: true,
 		flag: func(c *Capabilities) *bool { return &c.Network }},
-	{Name: CapFilesystem, Meaning: "access files (recorded; not enforceable for native binaries)",
+	{Name: CapFilesystem, Meaning: "access files", Confinable: true,
 		Scopes:           []string{NoScope, "project", "plugin"},
 		Unbounded:        "access to every file",
-		UnboundedMeaning: "access every file: an unknown scope has no bound (recorded; not enforceable for native binaries)",
+		UnboundedMeaning: "access every file: an unknown scope has no bound",
 		scope:            func(c *Capabilities) *string { return &c.Filesystem }},
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/termsafe"
@@ -114,6 +115,9 @@ func chooseGrants(ctx context.Context, f *Factory, r install.Request, hooksRequi
 				meaning = "REQUIRED to install: " + meaning
 			}
 		}
+		if isCap && ci.Confinable {
+			meaning += " (" + enforcedBy(f, r.Runtime, ci.Name) + ")"
+		}
 		options[i] = fmt.Sprintf("%-12s %s", label, meaning)
 	}
 	desc := "Space toggles, enter confirms; unselected items are denied."
@@ -180,4 +184,25 @@ func revisionText(version, commit string) string {
 		s += " (commit " + commit[:min(12, len(commit))] + ")"
 	}
 	return s
+}
+
+// enforcedBy says what holds a plugin of runtime to its grant (or denial)
+// of a confinable capability here: the wasm sandbox, the kernel, or
+// nothing, and why. It is the same answer audit gives
+// (confine.Detect and FLEDGE_CONFINE), before the plugin is installed.
+func enforcedBy(f *Factory, runtime string, c manifest.Capability) string {
+	if runtime == manifest.RuntimeWasm {
+		return "enforced by the wasm sandbox"
+	}
+	if off := unconfinedBy(f); off != "" {
+		return "not enforced: confinement turned off by " + off
+	}
+	s := confine.Detect()
+	switch {
+	case !s.Files:
+		return "not enforced here: " + s.Reason
+	case c == manifest.CapNetwork && !s.Network:
+		return "not enforced here: " + s.Reason
+	}
+	return "enforced by the kernel"
 }
