@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,12 @@ func Main(args []string, s *IOStreams, version string) int {
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {
+	args, lerr := leadingFlags(args)
+	if lerr != nil {
+		printError(f.IO, lerr, false)
+		fmt.Fprintln(f.IO.ErrOut, "Run 'fledge --help' for usage.")
+		return exitCode(lerr)
+	}
 	// Rust's global --ni/--non-interactive may come before a plugin's
 	// command too: fledge --ni <command> [args...].
 	lead := 0
@@ -72,6 +79,48 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		}
 	}
 	return exitCode(err)
+}
+
+// pluginsFlags are the flags every plugins subcommand's neighbourhood takes
+// that users type first, as a global flag: fledge --json plugins list.
+var pluginsFlags = map[string]bool{"--json": true, "-y": true, "--yes": true}
+
+// leadingFlags looks at the flags before the first word. fledge's own
+// (--help, --version, --ni) stay; --json and --yes before plugins move
+// after it, where they mean what was meant. Any other flag there is a
+// usage error naming it and where it goes, not an "unknown command" about
+// the word after it.
+func leadingFlags(args []string) ([]string, error) {
+	n := 0
+	for n < len(args) && strings.HasPrefix(args[n], "-") && args[n] != "--" {
+		if args[n] == "-V" { // the Rust fledge's spelling of --version
+			args = slices.Concat(args[:n], []string{"--version"}, args[n+1:])
+		}
+		n++
+	}
+	if n == 0 || n == len(args) {
+		return args, nil
+	}
+	word := args[n]
+	var keep, move []string
+	for _, a := range args[:n] {
+		name, _, _ := strings.Cut(a, "=")
+		switch {
+		case isNonInteractiveFlag(name) || name == "--help" || name == "-h" || name == "--version" || name == "-v":
+			keep = append(keep, a)
+		case pluginsFlags[name] && (word == "plugins" || word == "plugin"):
+			move = append(move, a)
+		default:
+			where := "after the command"
+			if !strings.HasPrefix(word, "-") {
+				where = fmt.Sprintf("after the command: fledge %s ... %s", word, a)
+			}
+			return nil, usageErrorf("unknown flag: %s before %q; put it %s", a, word, where)
+		}
+	}
+	out := append(keep, word)
+	out = append(out, move...)
+	return append(out, args[n+1:]...), nil
 }
 
 // topLevelWords are the words root's tree takes first: each top-level
