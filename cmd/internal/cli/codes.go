@@ -132,6 +132,8 @@ func hintFor(err error) string {
 		syn    *manifest.SyntaxError
 	)
 	switch {
+	case errors.Is(err, context.Canceled):
+		return "" // the user's Ctrl+C: no step to fix, nobody to tell
 	case errors.As(err, new(*policy.InvalidError)):
 		return "fix the file at the line named (or ask whoever manages it): fledge applies no policy it cannot read in full"
 	case errors.As(err, new(*policy.DeniedError)):

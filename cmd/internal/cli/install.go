@@ -144,6 +144,9 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 					fmt.Fprintf(f.IO.ErrOut, "  %s %s\n", est.Info("hint:"), je.Hint)
 				}
 			}
+			if ctx.Err() != nil {
+				break // the user's Ctrl+C: the sources after this one are not tried
+			}
 			continue
 		}
 		for _, w := range res.Warnings {
@@ -235,6 +238,11 @@ func installHint(in *install.Installer, err error, src string, opts *installOpti
 	}
 	if opts.Copy {
 		args = append(args, "--copy")
+	}
+	if errors.Is(err, context.Canceled) {
+		// The user's own Ctrl+C, whichever step it stopped (a build
+		// among them): nobody's fault, and the install is undone.
+		return withCode(CodeInterrupted, errors.New("interrupted: nothing was installed"), "")
 	}
 	var ai *install.AlreadyInstalledError
 	if errors.As(err, &ai) {
