@@ -130,6 +130,9 @@ type Consent struct {
 	// Ask asks a human; nil when no terminal is available. It is only
 	// called when neither Yes nor Grant was given.
 	Ask func(Request) (Decision, error)
+	// Unasked says why Ask is nil, in the user's terms, when the reason is
+	// not the absence of a terminal (--ni on one, say).
+	Unasked string
 }
 
 // riskyForUnverified reports whether item (a grant name) is approved for
@@ -240,8 +243,12 @@ func (c Consent) Decide(r Request) (Decision, error) {
 	items := r.Items()
 	if !c.Yes && c.Grant == nil {
 		if c.Ask == nil {
+			why := c.Unasked
+			if why == "" {
+				why = "there is no terminal to ask on"
+			}
 			return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: items, Cause: NoConsent,
-				Reason: "there is no terminal to ask on, and nothing was approved in advance"}
+				Reason: why + ", and nothing was approved in advance"}
 		}
 		d, err := c.Ask(r)
 		if err != nil {

@@ -262,7 +262,7 @@ func printUpdate(f *Factory, doc updateDoc) {
 			}
 		}
 		if len(r.AddedCapabilities) > 0 {
-			fmt.Fprintf(w, "  %s %s\n", st.Warn("new capabilities:"), strings.Join(r.AddedCapabilities, ", "))
+			fmt.Fprintf(w, "  %s %s\n", st.Warn("newly requested:"), strings.Join(r.AddedCapabilities, ", "))
 		}
 		for _, h := range r.HookChanges {
 			switch {
