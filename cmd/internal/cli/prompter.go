@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
 	"golang.org/x/term"
@@ -75,7 +76,8 @@ func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
 		WithOutput(s.TTYOut).
 		WithShowHelp(true).
 		WithTheme(huh.ThemeFunc(func(bool) *huh.Styles { return huh.ThemeCharm(dark) })).
-		WithAccessible(accessible)
+		WithAccessible(accessible).
+		WithKeyMap(formKeys())
 	if err := form.RunWithContext(ctx); err != nil {
 		if ctx.Err() != nil && !accessible {
 			eraseForm(s.TTYOut, lipgloss.Height(form.View()))
@@ -89,6 +91,15 @@ func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
 		return huh.ErrUserAborted
 	}
 	return nil
+}
+
+// formKeys is huh's key map with Esc abandoning a question as Ctrl+C does
+// (huh binds quit to Ctrl+C alone): every question says "Esc cancels".
+// A filter being typed in a list is abandoned with the question.
+func formKeys() *huh.KeyMap {
+	km := huh.NewDefaultKeyMap()
+	km.Quit = key.NewBinding(key.WithKeys("ctrl+c", "esc"), key.WithHelp("esc", "cancel"))
+	return km
 }
 
 // eraseForm takes a form that was not answered (withdrawn at a timeout or

@@ -228,8 +228,10 @@ func searchPick(ctx context.Context, f *Factory, results []searchResultJSON) err
 	}
 	i, err := f.Prompter.Select(ctx, Question{Title: "Select a plugin to install", Description: "enter installs it; Esc cancels"}, options, 0)
 	if errors.Is(err, errPromptAborted) {
+		// As every abandoned question: exit 130, so a script sees that
+		// nothing was chosen.
 		fmt.Fprintln(f.IO.ErrOut, "Cancelled.")
-		return nil
+		return &exitCodeError{code: ExitInterrupted}
 	}
 	if err != nil {
 		return err

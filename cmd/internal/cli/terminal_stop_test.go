@@ -200,6 +200,25 @@ func TestTerminalCtrlCStopsAPlugin(t *testing.T) {
 		r.restored()
 	})
 
+	t.Run("Esc in a question abandons it as Ctrl+C does", func(t *testing.T) {
+		t.Parallel()
+		f := installStoppers(t)
+		dir := f.paths.PluginDir("fledge-plugin-asker")
+		r := startInTerminal(t, bin, f.env, "asker")
+		r.waitFor("Your name?")
+		r.keys("Escape")
+		waitFile(t, filepath.Join(dir, "signals"), "INT")
+		r.keys("C-c")
+		if rc := r.exitCode(); rc != 130 {
+			t.Errorf("exit %d, want 130; screen:\n%s", rc, r.pane())
+		}
+		if got := signalsIn(dir); got != "INT\n" {
+			t.Errorf("the plugin got %q, want the same cancel as Ctrl+C", got)
+		}
+		pluginGone(t, dir)
+		r.restored()
+	})
+
 	t.Run("a plugin without the protocol gets Ctrl+C itself; twice kills it", func(t *testing.T) {
 		t.Parallel()
 		f := installStoppers(t)

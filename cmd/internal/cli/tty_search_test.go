@@ -43,3 +43,34 @@ func TestTTYSearchInteractive(t *testing.T) {
 		t.Errorf("want only the picked plugin (beta) installed; list --json:\n%s", out)
 	}
 }
+
+// Esc and Ctrl+C abandon the picker: nothing installs and fledge exits
+// 130, as at every other question.
+func TestTTYSearchInteractiveCancel(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not on PATH; the real-terminal tests need it (CI installs tmux)")
+	}
+	t.Parallel()
+	bin := buildFledge(t)
+	for _, k := range []string{"Escape", "C-c"} {
+		t.Run(k, func(t *testing.T) {
+			t.Parallel()
+			e := newTTYEnv(t, tmux, bin)
+			a := e.repo("fledge-plugin-alpha", "", "")
+			index := filepath.Join(e.dir, "index.json")
+			doc := fmt.Sprintf(`[{"name":"fledge-plugin-alpha","repo":"file://%s","stars":5,"description":"first"}]`, a)
+			if err := os.WriteFile(index, []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := e.start(fmt.Sprintf("FLEDGE_REGISTRY_URL=file://%s %s plugins search --interactive", index, sq(bin)))
+			p.waitFor("Select a plugin to install", "Esc cancels")
+			p.send(k)
+			if rc := p.exitCode(); rc != 130 {
+				t.Fatalf("%s at the picker: exit %d, want 130; screen:\n%s", k, rc, p.screen())
+			}
+			p.waitFor("Cancelled.")
+			e.wantNothingInstalled("fledge-plugin-alpha")
+		})
+	}
+}

@@ -147,6 +147,21 @@ func TestTTYApproval(t *testing.T) {
 		}
 	})
 
+	t.Run("Esc cancels the approval as Ctrl+C does", func(t *testing.T) {
+		t.Parallel()
+		e := newTTYEnv(t, tmux, bin)
+		repo := e.repo("fledge-plugin-esc", "[capabilities]\nexec = true\nstore = true\n", "")
+		p := e.start(fmt.Sprintf("%s plugins install --json file://%s > %s", sq(bin), repo, sq(e.out)))
+		p.waitFor("Grant fledge-plugin-esc")
+		p.ready()
+		p.send("Escape")
+		if rc := p.exitCode(); rc != 130 {
+			t.Fatalf("Esc: install exited %d, want 130; screen:\n%s", rc, p.screen())
+		}
+		e.wantErrorCode(e.out, "interrupted")
+		e.wantNothingInstalled("fledge-plugin-esc")
+	})
+
 	t.Run("every requested item is visible", func(t *testing.T) {
 		// huh's MultiSelect scrolls to the first preselected option; exec,
 		// unselected for an unverified plugin, must still be on screen
