@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/termsafe"
@@ -22,8 +23,8 @@ import (
 // plugin: a TAB must be fast and have no effects. Commands attach them with
 // ValidArgsFunction and RegisterFlagCompletionFunc:
 //
-//	remove, info:          completePluginNames(f, false)
-//	update, verify:        completePluginNames(f, true)
+//	info:                  completePluginNames(f, false)
+//	remove, update, verify: completePluginNames(f, true)
 //	grant, revoke:         completePluginThenCapabilities(f)
 //	--grant (any command): completeCapabilities
 
@@ -95,20 +96,44 @@ func completePluginNames(f *Factory, many bool) cobra.CompletionFunc {
 
 // completePluginThenCapabilities completes `grant <name> CAP...` and
 // `revoke <name> CAP...`: a plugin name, then capability names not yet on
-// the line.
+// the line that the command would change: for grant, what the plugin is
+// not granted yet; for revoke, what it is granted (read from plugins.toml;
+// everything when that cannot be read).
 func completePluginThenCapabilities(f *Factory) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) == 0 {
 			return pluginNameCompletions(f, nil, toComplete), cobra.ShellCompDirectiveNoFileComp
 		}
+		granted, known := grantedForCompletion(f, args[0])
 		var out []cobra.Completion
 		for _, name := range grantable() {
+			if known && slices.Contains(granted, name) != (c.Name() == "revoke") {
+				continue
+			}
 			if strings.HasPrefix(name, toComplete) && !slices.Contains(args[1:], name) {
 				out = append(out, completion(name, manifest.GrantMeaning(name)))
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// grantedForCompletion lists what plugin is granted (capabilities and
+// hooks, as grant names); known is false when that cannot be read.
+func grantedForCompletion(f *Factory, plugin string) (granted []string, known bool) {
+	p, err := f.Paths()
+	if err != nil {
+		return nil, false
+	}
+	file, err := lockfile.NewStore(p.PluginsFile(), p.PluginsLock()).Load()
+	if err != nil {
+		return nil, false
+	}
+	e, err := file.Resolve(plugin)
+	if err != nil {
+		return nil, false
+	}
+	return install.Grants{Capabilities: e.Capabilities, Hooks: e.Hooks}.Items(), true
 }
 
 func pluginNameCompletions(f *Factory, already []string, toComplete string) []cobra.Completion {
