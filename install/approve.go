@@ -33,6 +33,9 @@ type Request struct {
 	// Hooks lists every hook the manifest declares and the build command
 	// (declared or detected), in the order they would run.
 	Hooks []HookItem
+	// AlsoRuns lists hooks an update carries over, approved before and
+	// unchanged: not asked about, but they run too.
+	AlsoRuns []HookItem
 	// Commit is the git commit to install, when there is one.
 	Commit string
 	// Installed is the plugin as installed now when this replaces it (a
