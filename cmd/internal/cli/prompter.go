@@ -227,8 +227,13 @@ func (p *huhPrompter) Input(ctx context.Context, q Question, def string, validat
 	if def != "" && p.s.accessible() {
 		title += " [" + def + "]"
 	}
+	placeholder := def
+	if def != "" && !p.s.ErrColorEnabled() {
+		// Without colour a placeholder looks like typed text: say what it is.
+		placeholder = "default: " + def
+	}
 	var v string
-	in := huh.NewInput().Title(title).Description(q.Description).Placeholder(def).Value(&v)
+	in := huh.NewInput().Title(title).Description(q.Description).Placeholder(placeholder).Value(&v)
 	if validate != nil {
 		in = in.Validate(validate)
 	}
