@@ -275,9 +275,16 @@ bash-completion package, which loads it on first use):
 
   source <(fledge completion zsh)
 
-In every new shell (compinit must be enabled: autoload -U compinit; compinit):
+In every new shell: write it to a directory of your own (the first entry
+of $fpath is usually the system's, which you cannot write to),
 
-  fledge completion zsh > "${fpath[1]}/_fledge"`,
+  mkdir -p ~/.zfunc
+  fledge completion zsh > ~/.zfunc/_fledge
+
+and add these lines to ~/.zshrc (fpath before compinit):
+
+  fpath=(~/.zfunc $fpath)
+  autoload -U compinit; compinit`,
 			func(w io.Writer, root *cobra.Command) error {
 				if noDesc {
 					return root.GenZshCompletionNoDesc(w)
@@ -288,8 +295,9 @@ In every new shell (compinit must be enabled: autoload -U compinit; compinit):
 
   fledge completion fish | source
 
-In every new shell:
+In every new shell (fish loads it on first use):
 
+  mkdir -p ~/.config/fish/completions
   fledge completion fish > ~/.config/fish/completions/fledge.fish`,
 			func(w io.Writer, root *cobra.Command) error { return root.GenFishCompletion(w, !noDesc) }),
 		shell("powershell", `In the current shell:
@@ -304,6 +312,16 @@ In every new shell, add that line to your PowerShell profile ($PROFILE).`,
 				return root.GenPowerShellCompletionWithDesc(w)
 			}),
 	)
+	// The Rust fledge also prints an elvish script (clap has one); cobra
+	// does not, so say so and what works instead rather than "unknown".
+	cmd.AddCommand(&cobra.Command{
+		Use:    "elvish",
+		Short:  "Not offered: fledge completes bash, zsh, fish and powershell",
+		Hidden: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			return usageErrorf("fledge has no elvish completion script (the Rust fledge's came from clap; fledge's come from cobra, which writes bash, zsh, fish and powershell only); in elvish, carapace (carapace.sh) can complete fledge through its bash script")
+		},
+	})
 	return cmd
 }
 
