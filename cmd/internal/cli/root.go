@@ -42,6 +42,9 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		if err != nil && errorCode(err) == CodeUnknownCommand {
 			if ran, xerr := runExternal(ctx, f, args[lead], args[lead+1:]); ran {
 				err = xerr
+			} else if sub := pluginsSubcommand(root, args[lead]); sub != "" {
+				// fledge install foo: the word is a plugins subcommand.
+				err = withCode(CodeUnknownCommand, err, fmt.Sprintf("did you mean '%s'?", commandLine(append([]string{"plugins", sub}, args[lead+1:]...)...)))
 			} else if s := suggestCommand(f, args[lead]); len(s) > 0 {
 				err = withCode(CodeUnknownCommand, err, fmt.Sprintf("did you mean 'fledge %s'? ('fledge help' lists every command)", s[0]))
 			}
@@ -259,6 +262,22 @@ Complete commands and names with TAB:   source <(fledge completion bash)`,
 	plugins.AddCommand(pluginsHelp)
 	root.AddCommand(plugins, newCompletionCmd(f), newVersionCmd(f), newMCPCmd(f))
 	return root
+}
+
+// pluginsSubcommand is the name of the plugins subcommand that word names
+// (by name or alias), or "".
+func pluginsSubcommand(root *cobra.Command, word string) string {
+	for _, c := range root.Commands() {
+		if c.Name() != "plugins" {
+			continue
+		}
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() && (sub.Name() == word || slices.Contains(sub.Aliases, word)) {
+				return sub.Name()
+			}
+		}
+	}
+	return ""
 }
 
 // suggest lists c's subcommands whose names are close to word (within
