@@ -78,7 +78,7 @@ func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
 		WithTheme(huh.ThemeFunc(func(bool) *huh.Styles { return huh.ThemeCharm(dark) })).
 		WithAccessible(accessible).
 		WithKeyMap(formKeys())
-	if err := form.RunWithContext(ctx); err != nil {
+	if err := runFormContext(ctx, form, accessible, s.TTYOut); err != nil {
 		if ctx.Err() != nil && !accessible {
 			eraseForm(s.TTYOut, lipgloss.Height(form.View()))
 		}
@@ -91,6 +91,27 @@ func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
 		return huh.ErrUserAborted
 	}
 	return nil
+}
+
+// runFormContext runs form until it is answered or ctx ends. huh's
+// accessible mode reads whole lines and never looks at ctx, so a Ctrl+C
+// (a signal there: the terminal is not in raw mode) would leave the
+// question waiting for Enter, or for an answer that installs: the
+// question is given up at once instead, and the read it leaves pending
+// is handed nothing more (see formInput).
+func runFormContext(ctx context.Context, form *huh.Form, accessible bool, out io.Writer) error {
+	if !accessible {
+		return form.RunWithContext(ctx)
+	}
+	done := make(chan error, 1)
+	go func() { done <- form.RunWithContext(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		fmt.Fprintln(out) // end the line the question left open
+		return ctx.Err()
+	}
 }
 
 // formKeys is huh's key map with Esc abandoning a question as Ctrl+C does
@@ -155,7 +176,12 @@ func darkBackground(colorfgbg string) bool {
 }
 
 // ask runs one question's form: built once, here, for every caller.
-func (p *huhPrompter) ask(ctx context.Context, field huh.Field) error {
+// huh's accessible mode prints no description, and a description carries
+// warnings (an unverified source, hooks that must run): printed here.
+func (p *huhPrompter) ask(ctx context.Context, q Question, field huh.Field) error {
+	if p.s.accessible() && q.Description != "" && p.s.TTYOut != nil {
+		fmt.Fprintln(p.s.TTYOut, q.Description)
+	}
 	err := runForm(ctx, p.s, field)
 	switch {
 	case err == nil:
@@ -170,7 +196,7 @@ func (p *huhPrompter) ask(ctx context.Context, field huh.Field) error {
 
 func (p *huhPrompter) Confirm(ctx context.Context, q Question, def bool) (bool, error) {
 	v := def
-	err := p.ask(ctx, huh.NewConfirm().Title(q.Title).Description(q.Description).Value(&v))
+	err := p.ask(ctx, q, huh.NewConfirm().Title(q.Title).Description(q.Description).Value(&v))
 	if err == nil {
 		printAnswered(p.s, q.Asker, q.Title, yesNo(v))
 	}
@@ -183,7 +209,7 @@ func (p *huhPrompter) Select(ctx context.Context, q Question, options []string, 
 		opts[i] = huh.NewOption(o, i)
 	}
 	v := def
-	err := p.ask(ctx, huh.NewSelect[int]().Title(q.Title).Description(q.Description).Options(opts...).Value(&v))
+	err := p.ask(ctx, q, huh.NewSelect[int]().Title(q.Title).Description(q.Description).Options(opts...).Value(&v))
 	if err == nil && v >= 0 && v < len(options) {
 		printAnswered(p.s, q.Asker, q.Title, options[v])
 	}
@@ -216,7 +242,7 @@ func (p *huhPrompter) MultiSelect(ctx context.Context, q Question, options []str
 	if validate != nil {
 		ms = ms.Validate(validate)
 	}
-	err := p.ask(ctx, ms)
+	err := p.ask(ctx, q, ms)
 	return picked, err
 }
 
@@ -237,7 +263,7 @@ func (p *huhPrompter) Input(ctx context.Context, q Question, def string, validat
 	if validate != nil {
 		in = in.Validate(validate)
 	}
-	err := p.ask(ctx, in)
+	err := p.ask(ctx, q, in)
 	if err == nil {
 		shown := def
 		if v != "" {

@@ -219,6 +219,23 @@ func TestTerminalCtrlCStopsAPlugin(t *testing.T) {
 		r.restored()
 	})
 
+	t.Run("ACCESSIBLE=1: Ctrl+C at a question needs no Enter", func(t *testing.T) {
+		t.Parallel()
+		f := installStoppers(t)
+		f.env["ACCESSIBLE"] = "1"
+		dir := f.paths.PluginDir("fledge-plugin-asker")
+		r := startInTerminal(t, bin, f.env, "asker")
+		r.waitFor("Your name?")
+		r.keys("C-c") // a signal here: the accessible mode reads lines
+		waitFile(t, filepath.Join(dir, "signals"), "INT")
+		r.keys("C-c")
+		if rc := r.exitCode(); rc != 130 {
+			t.Errorf("exit %d, want 130; screen:\n%s", rc, r.pane())
+		}
+		pluginGone(t, dir)
+		r.restored()
+	})
+
 	t.Run("a plugin without the protocol gets Ctrl+C itself; twice kills it", func(t *testing.T) {
 		t.Parallel()
 		f := installStoppers(t)
