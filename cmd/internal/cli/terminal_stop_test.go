@@ -167,6 +167,8 @@ func TestTerminalCtrlCStopsAPlugin(t *testing.T) {
 		r := startInTerminal(t, bin, f.env, "stub none")
 		r.waitFor("ready")
 		r.keys("C-c")
+		// Said at once, not after the seconds the plugin is given.
+		r.waitFor("stopping stub: Ctrl+C again kills it now")
 		waitFile(t, filepath.Join(dir, "signals"), "INT")
 		r.keys("C-c")
 		if rc := r.exitCode(); rc != 130 {
