@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // shortIdle is the idle window of tests whose server never answers: any
@@ -93,18 +95,19 @@ func TestStallInThePackTimesOut(t *testing.T) {
 }
 
 // A slow server that keeps sending is never cut off, however long the
-// whole transfer takes: here several idle windows, a piece arriving every
-// tenth of one.
+// whole transfer takes.
 func TestSlowServerThatKeepsSendingSucceeds(t *testing.T) {
 	t.Parallel()
 	f, _ := pluginRepo(t)
 	big := make([]byte, 12<<10) // random: the pack cannot compress it
 	rand.Read(big)
 	want := f.commit(t, "big", map[string]string{"blob.bin": string(big)})
-	// 512 B a tenth of a window apart: the pack alone is 24 pieces, at
-	// least 2.4 windows, whatever the machine's speed.
-	const idle = time.Second
-	slow := pace{chunk: 512, every: idle / 10}
+	// 512 B every 200 ms: the pack alone is 24 pieces, at least 4.6 s
+	// whatever the machine's speed, longer than the 3 s window. The window
+	// is fifteen times the pieces' spacing, so that a busy machine's pauses
+	// in the server's own work (packing) fit in it.
+	const idle = 3 * time.Second
+	slow := pace{chunk: 512, every: 200 * time.Millisecond}
 	for name, url := range map[string]string{
 		"http": httpGitServer(t, f.dir, slow, slow),
 		"git":  gitProtocolServer(t, f.dir, slow),
@@ -133,8 +136,8 @@ func TestSlowServerThatKeepsSendingSucceeds(t *testing.T) {
 			}
 			// Not a timing assertion on fledge: the check that this test
 			// made a transfer longer than one idle window.
-			if time.Since(start) < 2*idle {
-				t.Fatalf("the transfer took less than two idle windows; the test proves nothing")
+			if time.Since(start) < idle {
+				t.Fatalf("the transfer took less than an idle window; the test proves nothing")
 			}
 		})
 	}
@@ -152,16 +155,23 @@ func TestCancelEndsAWaitingFetch(t *testing.T) {
 			_, err := ListRefs(ctx, url, Options{IdleTimeout: time.Hour})
 			errc <- err
 		}()
-		<-accepted
-		cancel()
+		// Cancelled once the server has the connection: a listing that
+		// ends before connecting fails the test instead of leaving it
+		// waiting for a connection that never comes.
 		select {
+		case <-accepted:
 		case err := <-errc:
-			var te *TimeoutError
-			if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
-				t.Errorf("%s: %v, want context.Canceled", url, err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatalf("%s: the cancelled listing did not return", url)
+			cancel()
+			t.Fatalf("%s: the listing ended before the server saw a connection: %v", url, err)
+		case <-time.After(testutil.WaitLimit):
+			cancel()
+			t.Fatalf("%s: the server saw no connection within %v", url, testutil.WaitLimit)
+		}
+		cancel()
+		err := testutil.Receive(t, url+": the cancelled listing to return", errc)
+		var te *TimeoutError
+		if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
+			t.Errorf("%s: %v, want context.Canceled", url, err)
 		}
 	}
 }

@@ -858,7 +858,7 @@ func TestRacingInstallsOneWinner(t *testing.T) {
 	}
 	wins := 0
 	for i := 0; i < n; i++ {
-		err := <-errs
+		err := testutil.Receive(t, "the concurrent installs to return", errs)
 		var ce *ConflictError
 		switch {
 		case err == nil:

@@ -154,7 +154,7 @@ func TestUpdateCheckConcurrency(t *testing.T) {
 	// Give an unbounded implementation the chance to start a ninth check.
 	time.Sleep(50 * time.Millisecond)
 	releaseAll()
-	o := <-done
+	o := testutil.Receive(t, "Update to return once the checks were released", done)
 	if o.err != nil {
 		t.Fatalf("Update: %v\n%s", o.err, e.log)
 	}

@@ -207,6 +207,12 @@ func (e *env) options() mcpserver.Options {
 	}
 }
 
+// patientTimeouts are the options' signal schedule with every signal an
+// hour away, for a test whose plugin stops on its own: however slowly a
+// busy machine runs it, no signal overtakes it.
+var patientTimeouts = runner.Timeouts{Interrupt: time.Hour, Term: time.Hour, Kill: time.Hour,
+	TimeoutTerm: time.Hour, TimeoutKill: time.Hour, ExitGrace: 100 * time.Millisecond}
+
 func (e *env) server(mod func(*mcpserver.Options)) *mcpserver.Server {
 	e.t.Helper()
 	o := e.options()
@@ -273,16 +279,4 @@ func text(res *mcp.CallToolResult) string {
 func errorCode(res *mcp.CallToolResult) string {
 	s, _ := res.Meta[mcpserver.MetaErrorCode].(string)
 	return s
-}
-
-// eventually waits up to 20 s for cond.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/mcpserver"
 	"github.com/corvidlabs/fledge-go/runner"
@@ -332,7 +333,7 @@ func TestProgressAndLog(t *testing.T) {
 		t.Fatalf("work: %v %q", res.IsError, text(res))
 	}
 	// Notifications may be handled after the result arrives.
-	eventually(t, "the last progress notification", func() bool {
+	testutil.Eventually(t, "the last progress notification", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(progress) > 0 && progress[len(progress)-1].Progress == 3 && len(logs) > 0

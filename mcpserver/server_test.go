@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/mcpserver"
 	"github.com/corvidlabs/fledge-go/runner"
@@ -124,7 +125,7 @@ func TestCallPlugins(t *testing.T) {
 		t.Skip("python3 is not on PATH: the Python plugin part needs it (CI installs it)")
 	}
 	e.installScript("fledge-plugin-deploy", "deploy", "deploy.py", manifest.Capabilities{Store: true})
-	eventually(t, "the deploy tool", func() bool {
+	testutil.Eventually(t, "the deploy tool", func() bool {
 		r, err := cs.ListTools(context.Background(), nil)
 		return err == nil && len(r.Tools) == 3
 	})
@@ -227,7 +228,7 @@ func TestPolicyReadPerCall(t *testing.T) {
 	if res := call(t, cs, "withexec", args, nil); res.IsError || !strings.Contains(text(res), `"code":126`) {
 		t.Errorf("exec under a policy tightened while serving: %v %s", res.IsError, text(res))
 	}
-	eventually(t, "tools/list to show the grants the policy leaves", func() bool {
+	testutil.Eventually(t, "tools/list to show the grants the policy leaves", func() bool {
 		res, err := cs.ListTools(context.Background(), nil)
 		if err != nil || len(res.Tools) != 1 {
 			t.Fatalf("tools/list: %v %+v", err, res)

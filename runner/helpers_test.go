@@ -220,11 +220,61 @@ func (e *testEnv) run(req Request) (*Result, error) {
 	return e.runWith(e.runner(), req)
 }
 
+// patient is the runner for a plugin expected to stop on its own: every
+// signal of the stop schedules is an hour away, so however slowly a busy
+// machine runs the plugin, no signal overtakes what it does itself.
+func (e *testEnv) patient() *Runner {
+	r := e.runner()
+	r.Timeouts.Interrupt, r.Timeouts.Term, r.Timeouts.Kill = time.Hour, time.Hour, time.Hour
+	r.Timeouts.TimeoutTerm, r.Timeouts.TimeoutKill = time.Hour, time.Hour
+	return r
+}
+
+// runWith runs req with r. A run still going after testutil.WaitLimit
+// fails the test and is killed (Request.Kill): a hang is reported, not
+// waited out.
 func (e *testEnv) runWith(r *Runner, req Request) (*Result, error) {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return r.Run(ctx, req)
+	return runBounded(e.t, r, context.Background(), req)
+}
+
+// runBounded runs req with r under ctx, as runWith does.
+func runBounded(t testing.TB, r *Runner, ctx context.Context, req Request) (*Result, error) {
+	t.Helper()
+	kill := make(chan struct{})
+	var killOnce sync.Once
+	killNow := func() { killOnce.Do(func() { close(kill) }) }
+	type ended struct {
+		res *Result
+		err error
+	}
+	done := make(chan ended, 1)
+	if theirs := req.Kill; theirs != nil {
+		// Both the caller's kill and the bound's end the run.
+		go func() {
+			select {
+			case <-theirs:
+				killNow()
+			case <-kill:
+			}
+		}()
+	}
+	req.Kill = kill
+	go func() {
+		res, err := r.Run(ctx, req)
+		done <- ended{res, err}
+	}()
+	limit := time.NewTimer(testutil.WaitLimit)
+	defer limit.Stop()
+	defer killNow() // ends the forwarding goroutine; the run is over
+	select {
+	case e := <-done:
+		return e.res, e.err
+	case <-limit.C:
+		killNow()
+		t.Fatalf("the run of %s %q did not end within %v: killed", req.Command, req.Args, testutil.WaitLimit)
+		return nil, nil
+	}
 }
 
 // scriptUI answers questions from a script and records everything shown.
@@ -241,6 +291,13 @@ type scriptUI struct {
 }
 
 type block struct{}
+
+// wasAsked says whether a question has been asked.
+func (u *scriptUI) wasAsked() bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.asked) > 0
+}
 
 func (u *scriptUI) next(kind string, q Question) (any, error) {
 	u.mu.Lock()

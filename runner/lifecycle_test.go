@@ -96,12 +96,22 @@ func TestExitCodesPassThrough(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// interruptAfter runs req and cancels its context once the plugin has
-// produced want on stdout.
+// interruptAfter runs req and cancels its context (Ctrl+C) once the plugin
+// has produced want on stdout.
 func interruptAfter(t *testing.T, e *testEnv, r *Runner, req Request, want string) (*Result, error) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	return stopAfter(t, e, r, req, want, context.Canceled)
+}
+
+// stopAfter runs req and, once the plugin has produced want on stdout,
+// ends its context with cause: context.Canceled is Ctrl+C, errRunTimeout
+// what Request.Timeout does when it expires. The run starts its stop
+// schedule at an event of the plugin's, not at a time a busy machine may
+// reach before the plugin has even started.
+func stopAfter(t *testing.T, e *testEnv, r *Runner, req Request, want string, cause error) (*Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	go func() {
 		for !strings.Contains(e.stdout.String(), want) {
 			select {
@@ -110,32 +120,22 @@ func interruptAfter(t *testing.T, e *testEnv, r *Runner, req Request, want strin
 			case <-time.After(10 * time.Millisecond):
 			}
 		}
-		cancel()
+		cancel(cause)
 	}()
-	done := make(chan struct{})
-	var res *Result
-	var err error
-	go func() { res, err = r.Run(ctx, req); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("run did not end")
-	}
-	return res, err
+	return runBounded(t, r, ctx, req)
 }
 
+// A plugin that handles the cancel ends the run itself: the patient
+// runner sends no signal that could overtake it.
 func TestInterruptSendsCancel(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.installGo("fledge-plugin-go", "go", manifest.Capabilities{})
-	e.installScript("fledge-plugin-sh", "shwait", "driver.sh", "fledge-v1", manifest.Capabilities{})
-	writeFile(t, filepath.Join(e.paths.PluginDir("fledge-plugin-sh"), "script.txt"), `{"type":"output","text":"ready\n"}`+"\n", 0o644)
 
 	// The Go plugin reads until it sees cancel, then exits 130.
-	r := e.runner()
-	res, err := interruptAfter(t, e, r, Request{Command: "go", Args: []string{"wait-cancel"}}, "")
-	if CodeOf(err) != CodeInterrupted || res.ExitCode != 130 {
-		t.Fatalf("err %v, exit %d", err, res.ExitCode)
+	res, err := interruptAfter(t, e, e.patient(), Request{Command: "go", Args: []string{"wait-cancel"}}, "")
+	if CodeOf(err) != CodeInterrupted || res.ExitCode != 130 || res.Signaled {
+		t.Fatalf("err %v, exit %d (signaled %v): want interrupted, the plugin's own exit 130", err, res.ExitCode, res.Signaled)
 	}
 	if !strings.Contains(e.stdout.String(), "cancelled: user_interrupt\n") {
 		t.Errorf("stdout = %q", e.stdout.String())
@@ -156,20 +156,31 @@ func TestStubbornPluginIsKilled(t *testing.T) {
 	}
 }
 
+// Request.Timeout ends the run, not before it expires, as a timeout. The
+// plugins here stop at the first thing fledge sends them, whenever a busy
+// machine gets round to running them: no signal is due before the one
+// that stops them.
 func TestRunTimeout(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.installGo("fledge-plugin-go", "go", manifest.Capabilities{})
-	res, err := e.run(Request{Command: "go", Args: []string{"wait-cancel"}, Timeout: 200 * time.Millisecond})
-	if CodeOf(err) != CodeTimeout {
-		t.Fatalf("err = %v", err)
+	const timeout = 200 * time.Millisecond
+	start := time.Now()
+	res, err := e.runWith(e.patient(), Request{Command: "go", Args: []string{"wait-cancel"}, Timeout: timeout})
+	if took := time.Since(start); took < timeout {
+		t.Errorf("the run ended after %v, before its %v timeout", took, timeout)
 	}
-	if res.ExitCode != 130 || !strings.Contains(e.stdout.String(), "cancelled: timeout\n") {
-		t.Errorf("exit %d stdout %q", res.ExitCode, e.stdout.String())
+	if CodeOf(err) != CodeTimeout || !strings.Contains(err.Error(), "timed out after 200ms") {
+		t.Fatalf("err = %v, want a timeout after 200ms", err)
+	}
+	if res.ExitCode != 130 || res.Signaled || !strings.Contains(e.stdout.String(), "cancelled: timeout\n") {
+		t.Errorf("exit %d (signaled %v) stdout %q, want the plugin's own 130 after a cancel, reason timeout", res.ExitCode, res.Signaled, e.stdout.String())
 	}
 	// A plugin that ignores the cancel gets SIGINT, which ends a Go
-	// program.
-	res, err = e.run(Request{Command: "go", Args: []string{"sleep", "60"}, Timeout: 100 * time.Millisecond})
+	// program; SIGTERM and SIGKILL are an hour away.
+	r := e.patient()
+	r.Timeouts.Interrupt = 100 * time.Millisecond
+	res, err = e.runWith(r, Request{Command: "go", Args: []string{"sleep", "60"}, Timeout: 100 * time.Millisecond})
 	if CodeOf(err) != CodeTimeout || res.ExitCode != 128+2 || !res.Signaled {
 		t.Errorf("sleep: err %v exit %d, want timeout and SIGINT (130)", err, res.ExitCode)
 	}

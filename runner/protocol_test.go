@@ -57,15 +57,20 @@ func TestMalformedUnknownAndIDless(t *testing.T) {
 		`?{"type":"load","id":{"x":1},"key":"k"}`,
 	)
 	// The last request has an id that is neither string nor number: it is
-	// skipped, so the driver would wait for ever; a timeout ends the run.
-	r := e.runner()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	res, err := r.Run(ctx, Request{Command: "drive", Timeout: 2 * time.Second})
+	// skipped, so the driver would wait for ever; the run's timeout ends
+	// it, made to expire once fledge has warned about that request.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	go func() {
+		for !strings.Contains(e.ui.warnings(), "neither a string nor a number") {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel(errRunTimeout)
+	}()
+	_, err := runBounded(t, e.runner(), ctx, Request{Command: "drive"})
 	if CodeOf(err) != CodeTimeout {
 		t.Fatalf("err = %v, want a timeout", err)
 	}
-	_ = res
 	if out := e.stdout.String(); out != "ab\n" {
 		t.Errorf("stdout = %q", out)
 	}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/corvidlabs/fledge-go/manifest"
 )
@@ -118,7 +117,10 @@ func TestNativeTimeout(t *testing.T) {
 	e := newEnv(t)
 	e.install(plugin{name: "fledge-plugin-slow", commands: map[string]string{"slow": "run.sh"},
 		files: map[string]string{"run.sh": "#!/bin/sh\ntrap 'echo got-int; exit 9' INT\necho started\nsleep 30 & wait\n"}})
-	res, err := e.run(Request{Command: "slow", Timeout: 300 * time.Millisecond})
+	// The timeout is made to expire once the plugin has set its trap; the
+	// patient runner's SIGTERM cannot overtake a trap a busy machine runs
+	// late.
+	res, err := stopAfter(t, e, e.patient(), Request{Command: "slow"}, "started", errRunTimeout)
 	if CodeOf(err) != CodeTimeout {
 		t.Fatalf("err = %v", err)
 	}

@@ -49,7 +49,11 @@ func TestCtrlCInterruptsAPluginIgnoringCancel(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	dir := installStubborn(e)
-	res, err := interruptAfter(t, e, e.runner(), Request{Command: "stub", Args: []string{"int"}}, "ready")
+	// SIGINT ends it; SIGTERM and SIGKILL, an hour away, cannot overtake
+	// a trap a busy machine runs late.
+	r := e.patient()
+	r.Timeouts.Interrupt = 100 * time.Millisecond
+	res, err := interruptAfter(t, e, r, Request{Command: "stub", Args: []string{"int"}}, "ready")
 	if CodeOf(err) != CodeInterrupted || res.ExitCode != 7 || res.Signaled {
 		t.Fatalf("err %v, exit %d (signaled %v): want interrupted, the plugin's own exit 7", err, res.ExitCode, res.Signaled)
 	}
@@ -58,18 +62,20 @@ func TestCtrlCInterruptsAPluginIgnoringCancel(t *testing.T) {
 	}
 }
 
-// One that ignores SIGINT and SIGTERM too is killed on schedule, each
-// signal sent in turn to its process group.
+// One that ignores SIGINT and SIGTERM too gets each on schedule, in turn,
+// to its process group, and only SIGKILL ends it (the schedule's own
+// SIGKILL is TestStubbornPluginIsKilled's).
 func TestCtrlCKillsAPluginIgnoringEverything(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	dir := installStubborn(e)
-	// The shell runs its TERM trap only once its foreground sleep has
-	// died: on a loaded machine that can take longer than the helpers'
-	// 300 ms between SIGTERM and SIGKILL, so this run leaves it seconds.
+	// The shell runs each trap only once its foreground sleep has died,
+	// and a busy machine may take seconds to get to it: the schedule's
+	// SIGKILL is an hour away, and the test's kill (Request.Kill) follows
+	// the TERM trap's line instead.
 	r := e.runner()
-	r.Timeouts.Kill = 3 * time.Second
-	res, err := interruptAfter(t, e, r, Request{Command: "stub", Args: []string{"none"}}, "ready")
+	r.Timeouts.Term, r.Timeouts.Kill = 2*time.Second, time.Hour
+	res, err := interruptAfter(t, e, r, Request{Command: "stub", Args: []string{"none"}, Kill: killOn(t, dir, "TERM\n")}, "ready")
 	if CodeOf(err) != CodeInterrupted || res.ExitCode != 128+9 || !res.Signaled {
 		t.Fatalf("err %v, exit %d (signaled %v): want interrupted by SIGKILL", err, res.ExitCode, res.Signaled)
 	}
@@ -105,22 +111,10 @@ func TestSecondCtrlCKillsAtOnce(t *testing.T) {
 				}
 				if tc.cancelFirst {
 					cancel()
-					time.Sleep(50 * time.Millisecond)
 				}
 				close(kill)
 			}()
-			done := make(chan struct{})
-			var res *Result
-			var err error
-			go func() {
-				res, err = r.Run(ctx, Request{Command: tc.cmd, Args: []string{"none"}, Kill: kill})
-				close(done)
-			}()
-			select {
-			case <-done:
-			case <-time.After(20 * time.Second):
-				t.Fatal("the kill did not end the run")
-			}
+			res, err := runBounded(t, r, ctx, Request{Command: tc.cmd, Args: []string{"none"}, Kill: kill})
 			if CodeOf(err) != CodeInterrupted || res.ExitCode != 128+9 || !res.Signaled {
 				t.Fatalf("err %v, exit %d (signaled %v): want interrupted by SIGKILL", err, res.ExitCode, res.Signaled)
 			}
@@ -135,6 +129,9 @@ func TestSecondCtrlCKillsAtOnce(t *testing.T) {
 
 // A plugin without the protocol got the terminal's Ctrl+C itself: fledge
 // sends it nothing, and when it exits on its own the run ends as it chose.
+// It is told to exit once the whole Ctrl+C schedule (the test runner's:
+// SIGKILL at 600 ms) has passed since the interrupt: had fledge sent a
+// signal, the plugin would have recorded it by then or been killed.
 func TestCtrlCLeavesANativePluginAlone(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -148,12 +145,10 @@ func TestCtrlCLeavesANativePluginAlone(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		cancel()
-		// Well past every signal of the Ctrl+C schedule (test runner:
-		// SIGKILL at 600 ms), had fledge sent any.
-		time.Sleep(time.Second)
+		time.Sleep(2 * r.Timeouts.Kill)
 		writeFile(t, filepath.Join(dir, "go"), "", 0o644)
 	}()
-	res, err := r.Run(ctx, Request{Command: "nat"})
+	res, err := runBounded(t, r, ctx, Request{Command: "nat"})
 	if err != nil || res.ExitCode != 3 || res.Signaled {
 		t.Fatalf("err %v, exit %d (signaled %v): want the plugin's own exit 3", err, res.ExitCode, res.Signaled)
 	}
@@ -162,13 +157,42 @@ func TestCtrlCLeavesANativePluginAlone(t *testing.T) {
 	}
 }
 
+// killOn returns a kill channel (Request.Kill) closed once the plugin in
+// dir has recorded want in its signals file. (The run's own bound,
+// runBounded's, ends a run whose plugin never does.)
+func killOn(t *testing.T, dir, want string) chan struct{} {
+	kill := make(chan struct{})
+	go func() {
+		for !strings.Contains(readSignals(t, dir), want) {
+			select {
+			case <-t.Context().Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		close(kill)
+	}()
+	return kill
+}
+
 // --timeout: cancel (reason timeout), SIGINT, SIGTERM, SIGKILL on the
 // timeout's schedule, and the error is timeout whatever the plugin did.
+// The timeout is made to expire once the plugin has set its traps (it
+// says "ready"): Request.Timeout's own expiry is TestRunTimeout's. The
+// signals are seconds apart, for a shell that runs its traps late on a
+// busy machine, and the last is the test's kill once the plugin has
+// recorded SIGTERM; which signal each schedule sends when is
+// TestStopSchedule's.
 func TestTimeoutStopsOnSchedule(t *testing.T) {
 	t.Parallel()
+	timeoutRunner := func(e *testEnv) *Runner {
+		r := e.runner()
+		r.Timeouts.Interrupt, r.Timeouts.TimeoutTerm, r.Timeouts.TimeoutKill = 100*time.Millisecond, 2*time.Second, time.Hour
+		return r
+	}
 	e := newEnv(t)
 	dir := installStubborn(e)
-	res, err := e.run(Request{Command: "stub", Args: []string{"none"}, Timeout: 200 * time.Millisecond})
+	res, err := stopAfter(t, e, timeoutRunner(e), Request{Command: "stub", Args: []string{"none"}, Kill: killOn(t, dir, "TERM\n")}, "ready", errRunTimeout)
 	if CodeOf(err) != CodeTimeout || res.ExitCode != 128+9 || !res.Signaled {
 		t.Fatalf("err %v, exit %d (signaled %v): want timeout and SIGKILL", err, res.ExitCode, res.Signaled)
 	}
@@ -178,8 +202,8 @@ func TestTimeoutStopsOnSchedule(t *testing.T) {
 
 	// SIGTERM ends this one.
 	e2 := newEnv(t)
-	dir = installStubborn(e2)
-	res, err = e2.run(Request{Command: "stub", Args: []string{"term"}, Timeout: 200 * time.Millisecond})
+	installStubborn(e2)
+	res, err = stopAfter(t, e2, timeoutRunner(e2), Request{Command: "stub", Args: []string{"term"}}, "ready", errRunTimeout)
 	if CodeOf(err) != CodeTimeout || res.ExitCode != 8 {
 		t.Fatalf("err %v, exit %d: want timeout, the plugin's exit 8", err, res.ExitCode)
 	}
@@ -188,11 +212,38 @@ func TestTimeoutStopsOnSchedule(t *testing.T) {
 	// Ctrl+C for it.
 	e3 := newEnv(t)
 	installStubborn(e3)
-	res, err = e3.run(Request{Command: "nat", Timeout: 200 * time.Millisecond})
+	res, err = stopAfter(t, e3, timeoutRunner(e3), Request{Command: "nat"}, "ready", errRunTimeout)
 	if CodeOf(err) != CodeTimeout || res.ExitCode != 5 {
 		t.Fatalf("native: err %v, exit %d: want timeout, the plugin's exit 5", err, res.ExitCode)
 	}
 	if got := readSignals(t, e3.paths.PluginDir("fledge-plugin-nat")); got != "INT\n" {
 		t.Errorf("native: signals = %q", got)
+	}
+}
+
+// Which signal each stop schedule sends when: a protocol plugin gets the
+// cancel first and SIGINT later, one without the protocol SIGINT at once
+// on a timeout and nothing on the user's Ctrl+C (the terminal sent it).
+func TestStopSchedule(t *testing.T) {
+	t.Parallel()
+	r := &Runner{Timeouts: Timeouts{Interrupt: 1, Term: 2, Kill: 3, TimeoutTerm: 4, TimeoutKill: 5}}
+	timedOut, cancelTimeout := context.WithCancelCause(context.Background())
+	cancelTimeout(errRunTimeout)
+	interrupted, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name     string
+		ctx      context.Context
+		protocol bool
+		want     schedule
+	}{
+		{"timeout, protocol", timedOut, true, schedule{1, 4, 5}},
+		{"timeout, native", timedOut, false, schedule{0, 4, 5}},
+		{"Ctrl+C, protocol", interrupted, true, schedule{1, 2, 3}},
+		{"Ctrl+C, native", interrupted, false, never},
+	} {
+		if got := r.stopSchedule(tc.ctx, tc.protocol); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
+		}
 	}
 }

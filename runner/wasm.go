@@ -129,16 +129,29 @@ func (w *wasmChild) failure() *Error {
 // the time questions wait for a person (each has its own limit).
 type runClock struct {
 	mu      sync.Mutex
+	now     func() time.Time
 	left    time.Duration
 	started time.Time
 	paused  int
 	fired   bool
-	timer   *time.Timer
+	timer   clockTimer
+}
+
+// clockTimer is the part of *time.Timer a runClock uses; tests substitute
+// a timer of their own (newRunClock).
+type clockTimer interface {
+	Stop() bool
+	Reset(time.Duration) bool
 }
 
 func startRunClock(d time.Duration, fire func()) *runClock {
-	c := &runClock{left: d, started: time.Now()}
-	c.timer = time.AfterFunc(d, func() {
+	return newRunClock(d, fire, time.Now, func(d time.Duration, f func()) clockTimer { return time.AfterFunc(d, f) })
+}
+
+// newRunClock is startRunClock with the clock and the timer given.
+func newRunClock(d time.Duration, fire func(), now func() time.Time, afterFunc func(time.Duration, func()) clockTimer) *runClock {
+	c := &runClock{now: now, left: d, started: now()}
+	c.timer = afterFunc(d, func() {
 		c.mu.Lock()
 		c.fired = true
 		c.mu.Unlock()
@@ -151,7 +164,7 @@ func (c *runClock) pause() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.paused == 0 && !c.fired && c.timer.Stop() {
-		c.left -= time.Since(c.started)
+		c.left -= c.now().Sub(c.started)
 	}
 	c.paused++
 }
@@ -161,7 +174,7 @@ func (c *runClock) resume() {
 	defer c.mu.Unlock()
 	c.paused--
 	if c.paused == 0 && !c.fired {
-		c.started = time.Now()
+		c.started = c.now()
 		c.timer.Reset(max(c.left, 0))
 	}
 }

@@ -359,16 +359,21 @@ func TestWasmCancel(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.installWasm(manifest.Capabilities{})
+	// Blocked waiting for a question's answer: the cancel reaches recv,
+	// sent once the question is asked. Nothing but the plugin's own exit
+	// ends the run (the patient runner).
+	e.ui.answers = []any{block{}}
+	r := e.patient()
+	r.Interactive = true
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		for !e.ui.wasAsked() {
+			time.Sleep(10 * time.Millisecond)
+		}
 		cancel()
 	}()
-	// Blocked waiting for a question's answer: the cancel reaches recv.
-	e.ui.answers = []any{block{}}
-	r := e.runner()
-	r.Interactive = true
-	res, err := r.Run(ctx, Request{Command: "drive", Capture: true, Args: []string{
+	res, err := runBounded(t, r, ctx, Request{Command: "drive", Capture: true, Args: []string{
 		"init", `send:{"type":"prompt","id":"1","message":"q"}`, "recv", "recv", "exit:5"}})
 	if CodeOf(err) != CodeInterrupted {
 		t.Fatalf("err = %v, want interrupted", err)
@@ -377,13 +382,17 @@ func TestWasmCancel(t *testing.T) {
 		t.Errorf("the plugin did not see the cancel and exit on its own (exit %d):\n%s", res.ExitCode, res.Output)
 	}
 
-	// Spinning without reading: stopped on the Term schedule.
+	// Spinning without reading: stopped on the Term schedule, once it says
+	// it spins.
 	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
 	go func() {
-		time.Sleep(300 * time.Millisecond)
+		for !strings.Contains(e.stderr.String(), "spinning") {
+			time.Sleep(10 * time.Millisecond)
+		}
 		cancel2()
 	}()
-	res, err = e.runner().Run(ctx2, Request{Command: "drive", Args: []string{"loop"}})
+	res, err = runBounded(t, e.runner(), ctx2, Request{Command: "drive", Args: []string{"stderr:spinning\n", "loop"}})
 	if CodeOf(err) != CodeInterrupted || !res.Signaled {
 		t.Errorf("err = %v, signaled %v", err, res.Signaled)
 	}
@@ -477,22 +486,23 @@ func TestWasmSDKPluginWithoutArgv(t *testing.T) {
 	line := make([]byte, 4096)
 	n, _ := inst.Stdout().Read(line)
 	inst.Stdin().Close()
-	<-inst.Exited()
+	testutil.Receive(t, "the plugin to exit once its stdin closed", inst.Exited())
 	if !strings.Contains(string(line[:n]), `"type":"prompt"`) {
 		code, _, f := inst.Result()
 		t.Fatalf("first message %q (exit %d, %v)", line[:n], code, f)
 	}
 }
 
-// slowUI answers every prompt with "late" after a delay.
+// slowUI answers every prompt with "late" once the run's wall clock would
+// have expired, had it kept running while the question waited.
 type slowUI struct {
 	*scriptUI
-	delay time.Duration
+	late <-chan time.Time
 }
 
 func (u slowUI) Prompt(ctx context.Context, q Question) (string, error) {
 	select {
-	case <-time.After(u.delay):
+	case <-u.late:
 		return "late", nil
 	case <-ctx.Done():
 		return "", ctx.Err()
@@ -500,15 +510,20 @@ func (u slowUI) Prompt(ctx context.Context, q Question) (string, error) {
 }
 
 // TestWasmClockStopsForQuestions: a person taking longer than the wasm
-// run's wall clock to answer does not time the plugin out.
+// run's wall clock to answer does not time the plugin out. The answer
+// comes a second after the whole timeout has passed since the run began;
+// the timeout leaves a busy machine seconds to start the plugin and get
+// to its question. (TestRunClock holds the clock itself to the
+// millisecond, on a clock of its own.)
 func TestWasmClockStopsForQuestions(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.installWasm(manifest.Capabilities{})
-	r := e.runner()
+	const timeout = 5 * time.Second
+	r := e.patient()
 	r.Interactive = true
-	r.UI = slowUI{scriptUI: e.ui, delay: 2500 * time.Millisecond}
-	res, err := e.runWith(r, Request{Command: "drive", Capture: true, Timeout: 1500 * time.Millisecond, Args: []string{
+	r.UI = slowUI{scriptUI: e.ui, late: time.After(timeout + time.Second)}
+	res, err := e.runWith(r, Request{Command: "drive", Capture: true, Timeout: timeout, Args: []string{
 		"init", `send:{"type":"prompt","id":"1","message":"Name?"}`, "recv"}})
 	if err != nil || !strings.Contains(res.Output, `"value":"late"`) {
 		t.Fatalf("err %v, output:\n%s", err, res.Output)
@@ -529,22 +544,17 @@ func TestWasmSDKPluginCancelled(t *testing.T) {
 	e.install(plugin{name: "fledge-plugin-sdk", protocol: "fledge-v1", commands: map[string]string{"sdk": "sdkplugin.wasm"},
 		copies: map[string]string{"sdkplugin.wasm": sdkWasm}, manifest: m})
 	e.ui.answers = []any{block{}}
-	r := e.runner()
+	r := e.patient() // the plugin exits on its own; nothing may overtake it
 	r.Interactive = true
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	go func() {
-		for {
-			e.ui.mu.Lock()
-			asked := len(e.ui.asked)
-			e.ui.mu.Unlock()
-			if asked > 0 {
-				cancel()
-				return
-			}
+		for !e.ui.wasAsked() {
 			time.Sleep(10 * time.Millisecond)
 		}
+		cancel()
 	}()
-	res, err := r.Run(ctx, Request{Command: "sdk"})
+	res, err := runBounded(t, r, ctx, Request{Command: "sdk"})
 	if CodeOf(err) != CodeInterrupted || res.ExitCode != 130 || res.Signaled {
 		t.Fatalf("err %v, exit %d (signaled %v), want interrupted and the plugin's own 130", err, res.ExitCode, res.Signaled)
 	}

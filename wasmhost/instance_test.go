@@ -42,7 +42,7 @@ func run(t *testing.T, module []byte, lim Limits) ([]string, *Instance) {
 		inst.Stop(true)
 		t.Fatal("the instance did not end")
 	}
-	<-done
+	tu.Receive(t, "the output reader to finish", done)
 	inst.Stdin().Close()
 	if writeErr != nil {
 		if code, _, f := inst.Result(); code == 0 && f == nil {
@@ -139,7 +139,7 @@ func TestStopWhileWaiting(t *testing.T) {
 	case <-time.After(400 * time.Millisecond):
 	}
 	inst.Stop(false)
-	<-inst.Exited()
+	tu.Receive(t, "the stopped instance to exit", inst.Exited())
 	if code, signaled, f := inst.Result(); code != 143 || !signaled || f != nil {
 		t.Fatalf("result %d %v %v, want 143 signaled", code, signaled, f)
 	}
@@ -172,7 +172,7 @@ func TestRecvAfterHangUp(t *testing.T) {
 			sc.Scan() // the prompt: it now waits for the answer
 			inst.Stdin().Close()
 		}
-		<-inst.Exited()
+		tu.Receive(t, tc.name+": the instance to exit", inst.Exited())
 		if code, _, f := inst.Result(); code != tc.want || f != nil {
 			t.Errorf("%s: exit %d %v, want %d", tc.name, code, f, tc.want)
 		}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 )
 
@@ -204,7 +205,7 @@ func TestFetchInterruptedExits130(t *testing.T) {
 			var r result
 			select {
 			case r = <-done:
-			case <-time.After(30 * time.Second):
+			case <-time.After(testutil.WaitLimit):
 				t.Fatalf("%s (json %v): did not end after the interrupt", name, asJSON)
 			}
 			if r.code != ExitInterrupted {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/runner"
 )
 
@@ -39,7 +40,7 @@ func TestFetchProgress(t *testing.T) {
 
 	p.TransferStarted("u")
 	p.Write([]byte("Counting objects:  10% (1/10)\rCounting objects: 50% (5/10)\x1b]0;pwned\x07\r"))
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testutil.WaitLimit)
 	for {
 		s := line.snapshot()
 		if len(s) > 0 && strings.HasSuffix(s[len(s)-1].Message, ": Counting objects: 50% (5/10)") {

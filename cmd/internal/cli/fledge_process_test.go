@@ -26,7 +26,7 @@ import (
 
 // hardTimeout bounds every fledge process: a hang is a failure, not a stuck
 // test run.
-const hardTimeout = 30 * time.Second
+const hardTimeout = testutil.WaitLimit
 
 // hEnv is one machine: a FLEDGE_HOME, a directory of "GitHub" repos served
 // as file:// URLs, and a work directory for local plugins.

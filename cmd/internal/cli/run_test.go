@@ -81,7 +81,7 @@ func (f *runFixture) fledge(args ...string) (code int, stdout, stderr string) {
 	go func() { done <- Main(args, s, "test") }()
 	select {
 	case code = <-done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testutil.WaitLimit):
 		f.t.Fatalf("fledge %v did not finish", args)
 	}
 	return code, out.String(), errOut.String()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
 	"github.com/corvidlabs/fledge-go/grantlog"
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // TestMain lets the test binary act as fledge inside scripts: testscript
@@ -447,7 +448,7 @@ func renderJSON(v any) string {
 }
 
 // scriptWait bounds every polling command.
-const scriptWait = 20 * time.Second
+const scriptWait = testutil.WaitLimit
 
 // waitfile PATH: wait (bounded) until PATH exists.
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {

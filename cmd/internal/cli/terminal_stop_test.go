@@ -258,6 +258,10 @@ func TestTerminalCtrlCStopsAPlugin(t *testing.T) {
 	})
 }
 
+// The timeouts are seconds: the plugin must have set its traps, and a
+// question must be on screen for the test to see, before one expires on a
+// busy machine. fledge's own schedule after a timeout (SIGTERM at 2 s,
+// SIGKILL at 3 s) leaves the plugin a second to record SIGTERM.
 func TestTerminalTimeout(t *testing.T) {
 	t.Parallel()
 	bin := buildFledge(t)
@@ -266,12 +270,12 @@ func TestTerminalTimeout(t *testing.T) {
 		t.Parallel()
 		f := installStoppers(t)
 		dir := f.paths.PluginDir("fledge-plugin-stub")
-		r := startInTerminal(t, bin, f.env, "plugins run stub --timeout 1s none")
+		r := startInTerminal(t, bin, f.env, "plugins run stub --timeout 3s none")
 		r.waitFor("ready")
 		if rc := r.exitCode(); rc != 1 {
 			t.Errorf("exit %d, want 1; screen:\n%s", rc, r.pane())
 		}
-		if s := r.pane(); !strings.Contains(s, "stub timed out after 1s") {
+		if s := r.pane(); !strings.Contains(s, "stub timed out after 3s") {
 			t.Errorf("no timeout error on screen:\n%s", s)
 		}
 		if got, want := signalsIn(dir), "INT {\"type\":\"cancel\",\"reason\":\"timeout\"}\nTERM\n"; got != want {
@@ -302,12 +306,12 @@ func TestTerminalTimeout(t *testing.T) {
 		t.Parallel()
 		f, answers := installAsk(t)
 		delete(f.env, "NO_COLOR")
-		r := startInTerminal(t, bin, f.env, "plugins run ask --timeout 2s")
+		r := startInTerminal(t, bin, f.env, "plugins run ask --timeout 5s")
 		r.waitFor("Your name?")
 		if rc := r.exitCode(); rc != 1 {
 			t.Errorf("exit %d, want 1; screen:\n%s", rc, r.pane())
 		}
-		if s := r.pane(); strings.Contains(s, "asked by") || !strings.Contains(s, "timed out after 2s") {
+		if s := r.pane(); strings.Contains(s, "asked by") || !strings.Contains(s, "timed out after 5s") {
 			t.Errorf("the withdrawn question is still on screen, or no error:\n%s", s)
 		}
 		// The question's cancel or the run's, whichever the plugin reads

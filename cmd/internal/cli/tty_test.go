@@ -15,13 +15,15 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
 // These tests drive the real fledge binary in a real terminal (a tmux pane)
 // to check that approval is read from a terminal only, and that what the
 // user picks in the multi-select is exactly what plugins.toml records.
 
-const ttyWait = 30 * time.Second
+const ttyWait = testutil.WaitLimit
 
 func TestTTYApproval(t *testing.T) {
 	t.Parallel()
