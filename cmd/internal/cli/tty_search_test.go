@@ -74,3 +74,53 @@ func TestTTYSearchInteractiveCancel(t *testing.T) {
 		})
 	}
 }
+
+// search's table fits the terminal at 120, 80 and 60 columns: every row
+// on one line, cut with "…" rather than wrapped, and an emoji sequence in
+// a description drawn as the emoji, not as \u200d.
+func TestTTYSearchTableFitsTheWidth(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not on PATH; the real-terminal tests need it (CI installs tmux)")
+	}
+	t.Parallel()
+	bin := buildFledge(t)
+	for _, cols := range []int{120, 80, 60} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			t.Parallel()
+			e := newTTYEnv(t, tmux, bin)
+			e.cols, e.rows = cols, 12
+			index := filepath.Join(e.dir, "index.json")
+			long := strings.Repeat("a very long description that goes on ", 5)
+			doc := `[{"name":"fledge-plugin-alpha","repo":"https://github.com/someone/fledge-plugin-alpha","stars":5,"description":"👩‍💻 for developers: ` + long + `"},
+			         {"name":"fledge-plugin-beta-with-a-long-name","repo":"https://github.com/an-organisation/fledge-plugin-beta-with-a-long-name","stars":1,"description":"` + long + `"}]`
+			if err := os.WriteFile(index, []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := e.start(fmt.Sprintf("NO_COLOR=1 FLEDGE_REGISTRY_URL=file://%s %s plugins search 2>/dev/null", index, sq(bin)))
+			if rc := p.exitCode(); rc != 0 {
+				t.Fatalf("search exited %d; screen:\n%s", rc, p.screen())
+			}
+			var rows []string
+			for _, l := range strings.Split(p.screen(), "\n") {
+				if strings.TrimSpace(l) != "" {
+					rows = append(rows, l)
+				}
+			}
+			// The header and one line per plugin, each starting with its
+			// name: nothing wrapped onto a line of its own.
+			if len(rows) != 3 || !strings.HasPrefix(rows[0], "NAME") || !strings.HasPrefix(rows[1], "fledge-plug") || !strings.HasPrefix(rows[2], "fledge-plug") {
+				t.Fatalf("want a header and two rows, none wrapped; screen:\n%s", p.screen())
+			}
+			if !strings.Contains(rows[2], "…") {
+				t.Errorf("a row too long for %d columns is not cut with …:\n%s", cols, p.screen())
+			}
+			if cols >= 80 && !strings.Contains(rows[1], "👩\u200d💻") {
+				t.Errorf("the emoji sequence is not drawn as itself:\n%s", p.screen())
+			}
+			if strings.Contains(p.screen(), `\u200d`) {
+				t.Errorf("the emoji's joiner is shown escaped:\n%s", p.screen())
+			}
+		})
+	}
+}
