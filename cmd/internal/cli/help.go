@@ -41,6 +41,11 @@ declares: its description, its arguments, and what it was granted.
 			}
 			if len(args) == 0 && !parent.HasParent() {
 				out = append(out, completeCommands(f, toComplete)...)
+				for _, t := range helpTopics {
+					if strings.HasPrefix(t.Name, toComplete) {
+						out = append(out, completion(t.Name, t.Short))
+					}
+				}
 			}
 			return out, cobra.ShellCompDirectiveNoFileComp
 		},
@@ -48,6 +53,10 @@ declares: its description, its arguments, and what it was granted.
 			parent := c.Parent()
 			if len(args) == 0 {
 				return parent.Help()
+			}
+			if t, ok := findTopic(args[0]); ok && len(args) == 1 {
+				_, err := fmt.Fprint(c.OutOrStdout(), topicText(t))
+				return err
 			}
 			target, rest, err := parent.Find(args)
 			if err == nil && target != nil && target != parent && len(rest) == 0 {

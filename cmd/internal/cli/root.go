@@ -199,7 +199,8 @@ capabilities you approve, records the exact revision, and runs them.
 
 Run an installed plugin's command with: fledge <command> [args...]
 Its arguments and grants:               fledge help <command>
-Complete commands and names with TAB:   source <(fledge completion bash)`,
+Complete commands and names with TAB:   source <(fledge completion bash)
+Environment, exit codes, files:         fledge help environment|exit-codes|files`,
 		Version:       f.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
