@@ -227,16 +227,26 @@ func (p *huhPrompter) MultiSelect(ctx context.Context, q Question, options []str
 	for _, d := range defaults {
 		sel[d] = true
 	}
-	for i, o := range options {
-		opts[i] = huh.NewOption(o, i).Selected(sel[i])
-	}
-	width := 80
+	width, rows := 80, 0
 	if p.s.TTYOut != nil {
-		if w, _, err := term.GetSize(int(p.s.TTYOut.Fd())); err == nil && w > 20 {
-			width = w
+		if w, h, err := term.GetSize(int(p.s.TTYOut.Fd())); err == nil && w > 20 {
+			width, rows = w, h
 		}
 	}
+	for i, o := range options {
+		// Each option on one line: cut at a word, with "…", where huh
+		// would cut it mid-word (its cursor and box take 6 columns).
+		opts[i] = huh.NewOption(fitLine(o, width-6), i).Selected(sel[i])
+	}
 	height := len(options) + textLines(q.Title, width) + textLines(q.Description, width)
+	if rows > 0 {
+		// No taller than the screen, less the lines below it (a blank,
+		// a validation message of up to two lines, the help line): a field
+		// taller than what the form can show moves its cursor to options
+		// never drawn and pushes its title off the top; one that fits
+		// scrolls its list to the cursor.
+		height = min(height, max(rows-4, textLines(q.Title, width)+textLines(q.Description, width)+1))
+	}
 	var picked []int
 	ms := huh.NewMultiSelect[int]().Title(q.Title).Description(q.Description).Options(opts...).Value(&picked).Height(height)
 	if validate != nil {
@@ -272,6 +282,19 @@ func (p *huhPrompter) Input(ctx context.Context, q Question, def string, validat
 		printAnswered(p.s, q.Asker, q.Title, shown)
 	}
 	return v, err
+}
+
+// fitLine cuts s to width columns, at the last space if one is in its
+// second half, marking the cut with "…".
+func fitLine(s string, width int) string {
+	if width < 10 || termsafe.Width(s) <= width {
+		return s
+	}
+	cut := strings.TrimSuffix(termsafe.Truncate(s, width), "…")
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+		cut = strings.TrimRight(cut[:i], " ")
+	}
+	return cut + "…"
 }
 
 // textLines is how many lines text takes in a field on a terminal width
