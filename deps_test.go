@@ -66,6 +66,7 @@ func TestImportRules(t *testing.T) {
 		{"project", []string{module + "/"}, "project is a leaf"},
 		{"repourl", []string{module + "/"}, "the one git-URL parser is a leaf that registry, policy and install share"},
 		{"binfmt", []string{module + "/"}, "binfmt is a leaf"},
+		{"agenthosts", []string{module + "/"}, "wiring fledge into agent hosts' files is a leaf: the command layer says what to run"},
 		{"kvstore", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest"}, "the plugin store needs only home: runner and install both use it"},
 		{"policy", []string{module + "/install", module + "/runner", module + "/registry", module + "/lockfile", module + "/grantlog", module + "/gitfetch"}, "policy is a leaf that install, runner and cmd all apply"},
 		{"inventory", []string{module + "/install", module + "/runner", module + "/registry", module + "/policy", "github.com/CycloneDX/"}, "the inventory only describes records; cyclonedx-go is its tests' reference, never linked (its init costs every command)"},

@@ -5,11 +5,15 @@ package bench
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
 )
 
 // ---- what the agent commands cost ----
@@ -79,5 +83,55 @@ func BenchmarkMCPCall(b *testing.B) {
 		if err != nil || res.IsError {
 			b.Fatalf("call: %v %+v\n%s", err, res, stderr.String())
 		}
+	}
+}
+
+// BenchmarkMCPStartup: spawning `fledge mcp` to its first initialize
+// response (from the go-sdk client, over stdio), then one tools/list, with
+// 1, 10 and 100 plugins recorded, beside `fledge --version` run
+// alternately: the server's start-up against the plainest command
+// (ms-initialize, ms-list, ms-version; the ratio is the issue's bar of 2x).
+func BenchmarkMCPStartup(b *testing.B) {
+	for _, n := range []int{1, 10, 100} {
+		b.Run("plugins="+strconv.Itoa(n), func(b *testing.B) {
+			e := goEnv(b)
+			err := lockfile.NewStore(e.paths.PluginsFile(), e.paths.PluginsLock()).Update(func(f *lockfile.File) error {
+				for i := 1; i < n; i++ {
+					f.Put(lockfiletest.Entry(i))
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var initialize, list, version []float64
+			for i := 0; i < b.N; i++ {
+				start := time.Now()
+				run(b, e.cmd(fledgeBin, "--version"))
+				version = append(version, float64(time.Since(start))/1e6)
+
+				c := e.cmd(fledgeBin, "mcp")
+				var stderr strings.Builder
+				c.Stderr = &stderr
+				start = time.Now()
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
+					&mcp.CommandTransport{Command: c, TerminateDuration: 10 * time.Second}, nil)
+				if err != nil {
+					b.Fatalf("%v\n%s", err, stderr.String())
+				}
+				initialize = append(initialize, float64(time.Since(start))/1e6)
+				start = time.Now()
+				res, err := cs.ListTools(context.Background(), nil)
+				if err != nil || len(res.Tools) == 0 {
+					b.Fatalf("tools/list: %v\n%s", err, stderr.String())
+				}
+				list = append(list, float64(time.Since(start))/1e6)
+				cs.Close()
+			}
+			b.ReportMetric(median(initialize), "ms-initialize")
+			b.ReportMetric(median(list), "ms-list")
+			b.ReportMetric(median(version), "ms-version")
+			b.ReportMetric(median(initialize)/median(version), "x-version")
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -42,6 +43,9 @@ type Tool struct {
 	// plugin that provides it.
 	Command string
 	Plugin  string
+	// Commit is the git commit plugins.toml records for the plugin ("" for
+	// a local source).
+	Commit string
 	// Description is the command's description (its plugin's when it has
 	// none), as rendered text: no control, escape or bidi characters.
 	Description string
@@ -70,8 +74,14 @@ type Tool struct {
 	ReadOnly bool
 	// InputSchema is the JSON Schema of the tool's arguments.
 	InputSchema *jsonschema.Schema
+	// JSONOutput says the command prints one JSON value (output =
+	// "json"); OutputSchema is the schema it declares for it, or nil.
+	JSONOutput   bool
+	OutputSchema *jsonschema.Schema
 
-	resolve func() (*jsonschema.Resolved, error)
+	resolve       func() (*jsonschema.Resolved, error)
+	resolveOutput func() (*jsonschema.Resolved, error)
+	schemaJSON    func() json.RawMessage
 }
 
 // Collision is a command that more than one plugin provides.
@@ -121,6 +131,7 @@ func Build(file *lockfile.File, s *settings.Settings, installed func(plugin stri
 		c.addPlugin(p, s.Grants(p), installed)
 	}
 	c.name()
+	c.offer(s.Policy())
 	return c
 }
 
@@ -160,8 +171,13 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed fun
 		if i := slices.IndexFunc(details, func(d manifest.Command) bool { return d.Name == name }); i >= 0 {
 			cmd = details[i]
 		}
+		// What was approved stays the floor: a live link's edit cannot
+		// take away the confirmation a recorded dangerous command needs.
+		if i := slices.IndexFunc(p.CommandDetails, func(d manifest.Command) bool { return d.Name == name }); i >= 0 && p.CommandDetails[i].Dangerous {
+			cmd.Dangerous = true
+		}
 		t := &Tool{
-			Command: name, Plugin: p.Name, Dangerous: cmd.Dangerous,
+			Command: name, Plugin: p.Name, Commit: p.Commit, Dangerous: cmd.Dangerous,
 			Grants: g.Capabilities, Hooks: hooks, Tier: g.Tier,
 			Runtime: runtime, Protocol: protocol,
 		}
@@ -176,8 +192,17 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed fun
 		t.FreeForm = len(t.Args) == 0
 		t.ReadOnly = !t.Dangerous && protocol == manifest.ProtocolV1 && !g.Capabilities.Modifies() && len(p.Hooks) == 0
 		t.InputSchema = inputSchema(t.Args)
+		if why := t.setOutput(cmd); why != "" {
+			// An agent would be promised what nothing checks.
+			c.Skipped = append(c.Skipped, Skipped{Plugin: p.Name, Command: name, Reason: why})
+			continue
+		}
 		s := t.InputSchema
 		t.resolve = sync.OnceValues(func() (*jsonschema.Resolved, error) { return s.Resolve(nil) })
+		t.schemaJSON = sync.OnceValue(func() json.RawMessage {
+			b, _ := json.Marshal(s)
+			return b
+		})
 		c.Tools = append(c.Tools, t)
 	}
 }

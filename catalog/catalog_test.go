@@ -157,6 +157,14 @@ func TestDetailsSource(t *testing.T) {
 	if len(c.Tools) != 5 {
 		t.Errorf("a command the record does not list became a tool: %v", names(c))
 	}
+	// A live link cannot make a command recorded as dangerous safe.
+	live.Commands[0].Dangerous = false
+	f.Plugins[2].CommandDetails = []manifest.Command{{Name: "go", Dangerous: true}}
+	for _, tool := range Build(f, nil, installed).Tools {
+		if tool.Plugin == "link" && !tool.Dangerous {
+			t.Error("a live link's edit took away a recorded dangerous flag")
+		}
+	}
 }
 
 // TestReadOnly: only a protocol plugin, without exec and hooks, running a

@@ -18,9 +18,10 @@
 //   - What a tool declares comes from what was approved: the command
 //     details recorded in plugins.toml at install. A live-linked plugin's
 //     edits show through (its installed plugin.toml is read), as do the
-//     details of a record the Rust fledge wrote, which has none. Only the
-//     commands plugins.toml records are tools: they are what the runner
-//     will run.
+//     details of a record the Rust fledge wrote, which has none; but an
+//     edit never makes a command recorded as dangerous safe (what was
+//     approved is the floor of the confirmation). Only the commands
+//     plugins.toml records are tools: they are what the runner will run.
 //   - Names: a command's own name when no other plugin provides it (command
 //     names are already valid MCP tool names: letters, digits, '-', '_' and
 //     '.', at most 100 characters). A command two plugins provide (possible
@@ -43,6 +44,10 @@
 //     plugins read args by position; trailing ones are left off. Arguments
 //     that do not match the schema are refused before anything runs, as is
 //     a value holding a NUL byte, which argv cannot carry.
+//   - Offered: a tool the admin policy's [tools] rules keep from agents
+//     (policy.Set.OffersTool, matched against Tool.Names) is not in the
+//     catalog; it is listed in Skipped with the rule. Names are given
+//     before, so what the policy leaves out never renames another tool.
 //   - ReadOnly, the MCP readOnlyHint, is claimed only for a command that is
 //     not dangerous, of a plugin that speaks the protocol, is not granted
 //     exec and has no approved hooks: nothing fledge does for it changes

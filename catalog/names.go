@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/policy"
 )
 
 // MaxToolName is the longest tool name MCP allows.
@@ -70,4 +71,29 @@ func qualified(t *Tool, taken map[string]bool) string {
 		n = h[:min(len(h), MaxToolName-len(suffix))] + suffix
 	}
 	return n
+}
+
+// Names are the names a tool pattern (policy.CheckToolPattern) matches the
+// tool by: its name, then <plugin-short>.<command> and
+// <plugin>.<command>, whatever name it got.
+func (t *Tool) Names() []string {
+	names := []string{t.Name}
+	for _, n := range []string{lockfile.ShortName(t.Plugin) + "." + t.Command, t.Plugin + "." + t.Command} {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// offer keeps the tools the policy offers agents, and moves the rest to
+// Skipped with the rule that keeps each from them.
+func (c *Catalog) offer(pol *policy.Set) {
+	c.Tools = slices.DeleteFunc(c.Tools, func(t *Tool) bool {
+		d := pol.OffersTool(t.Names())
+		if d != nil {
+			c.Skipped = append(c.Skipped, Skipped{Plugin: t.Plugin, Command: t.Command, Reason: "the policy: " + d.Text()})
+		}
+		return d != nil
+	})
 }

@@ -73,7 +73,20 @@ type Command struct {
 	Args []Arg `toml:"args"`
 	// Dangerous marks commands with side effects worth confirming.
 	Dangerous bool `toml:"dangerous"`
+	// Output says what the command prints for agents: OutputText (the
+	// default) or OutputJSON, one JSON value, which an agent gets as
+	// structured content when it is an object.
+	Output string `toml:"output,omitempty"`
+	// OutputSchema, with OutputJSON, is the JSON Schema of what the
+	// command prints, as JSON text: an object schema ("type": "object").
+	OutputSchema string `toml:"output_schema,omitempty"`
 }
+
+// What a command prints (Command.Output).
+const (
+	OutputText = "text"
+	OutputJSON = "json"
+)
 
 // Arg is one typed positional argument of a command.
 type Arg struct {

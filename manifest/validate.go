@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -176,6 +177,7 @@ func (m *Manifest) Validate() Problems {
 			add(SeverityError, f+".binary", msg, "give a path relative to the plugin root and outside .git, such as \"bin/run\"")
 		}
 		validateArgs(f, c.Args, add)
+		validateOutput(f, c, add)
 	}
 
 	for _, name := range HookNames {
@@ -196,6 +198,26 @@ func (m *Manifest) Validate() Problems {
 		add(SeverityWarning, k, "unknown key, ignored", "remove it or check its spelling")
 	}
 	return ps
+}
+
+func validateOutput(f string, c Command, add func(Severity, string, string, string)) {
+	switch c.Output {
+	case "", OutputText, OutputJSON:
+	default:
+		add(SeverityError, f+".output", fmt.Sprintf("unknown output %q", c.Output), `use "json" for a command that prints one JSON value, or leave it out for text`)
+	}
+	if c.OutputSchema == "" {
+		return
+	}
+	if c.Output != OutputJSON {
+		add(SeverityError, f+".output_schema", "is set but output is not \"json\"", `add output = "json", or remove output_schema`)
+	}
+	var schema map[string]any
+	if err := json.Unmarshal([]byte(c.OutputSchema), &schema); err != nil {
+		add(SeverityError, f+".output_schema", fmt.Sprintf("is not a JSON object: %v", err), `write the schema as JSON text, such as '{"type": "object"}'`)
+	} else if schema["type"] != "object" {
+		add(SeverityError, f+".output_schema", `does not say "type": "object"`, "agents take structured content as an object: describe an object")
+	}
 }
 
 func validateArgs(f string, args []Arg, add func(Severity, string, string, string)) {

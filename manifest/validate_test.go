@@ -78,6 +78,15 @@ func TestValidate(t *testing.T) {
 			want: []want{{SeverityWarning, "plugin.description", []string{"control", "escaped"}}}},
 
 		// commands
+		{name: "output json", toml: cmds("[[commands]]\nname = \"j\"\nbinary = \"bin/j\"\noutput = \"json\"\noutput_schema = '{\"type\": \"object\"}'\n"), clean: true},
+		{name: "output yaml", toml: cmds("[[commands]]\nname = \"j\"\nbinary = \"bin/j\"\noutput = \"yaml\"\n"),
+			want: []want{{SeverityError, "commands[0] (j).output", []string{"yaml"}}}},
+		{name: "output schema without json", toml: cmds("[[commands]]\nname = \"j\"\nbinary = \"bin/j\"\noutput_schema = '{\"type\": \"object\"}'\n"),
+			want: []want{{SeverityError, "commands[0] (j).output_schema", []string{"json"}}}},
+		{name: "output schema not json", toml: cmds("[[commands]]\nname = \"j\"\nbinary = \"bin/j\"\noutput = \"json\"\noutput_schema = '{type'\n"),
+			want: []want{{SeverityError, "commands[0] (j).output_schema", []string{"JSON"}}}},
+		{name: "output schema array", toml: cmds("[[commands]]\nname = \"j\"\nbinary = \"bin/j\"\noutput = \"json\"\noutput_schema = '{\"type\": \"array\"}'\n"),
+			want: []want{{SeverityError, "commands[0] (j).output_schema", []string{"object"}}}},
 		{name: "no commands", toml: "[plugin]\nname = \"p\"\nversion = \"1.0.0\"\n", clean: true,
 			want: []want{{SeverityWarning, "commands", []string{"no [[commands]]"}}}},
 		{name: "duplicate command", toml: cmds("[[commands]]\nname = \"x\"\nbinary = \"a\"\n[[commands]]\nname = \"x\"\nbinary = \"b\"\n"),

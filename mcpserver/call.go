@@ -21,7 +21,10 @@ import (
 const (
 	CodeInvalidArguments = "invalid_arguments"
 	CodeApprovalRequired = "approval_required"
-	CodeStateCorrupt     = runner.CodeStateCorrupt
+	// CodeMalformedOutput: a command that declares an output schema
+	// printed something else.
+	CodeMalformedOutput = "malformed_output"
+	CodeStateCorrupt    = runner.CodeStateCorrupt
 	// CodePolicyDenied: the admin policy in force cannot be read, so
 	// nothing runs (the runner refuses what it forbids on its own).
 	CodePolicyDenied = runner.CodePolicyDenied
@@ -30,25 +33,21 @@ const (
 // handler is the tools/call handler of t.
 func (s *Server) handler(t *catalog.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		s.mu.Lock()
-		if s.closing {
-			s.mu.Unlock()
-			return failure("", nil, runner.CodeInterrupted, "fledge mcp is shutting down", ""), nil
-		}
-		s.calls.Add(1)
-		s.mu.Unlock()
-		defer s.calls.Done()
-		// The call ends when the client cancels it or the server stops.
+		// The call ends when the client cancels it, or is hung up.
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		defer context.AfterFunc(s.stop, cancel)()
-		return s.call(ctx, t, req), nil
+		c := s.track(req.Session.ID(), streamOf(req), cancel)
+		if c == nil {
+			return failure("", nil, runner.CodeInterrupted, "fledge mcp is shutting down", ""), nil
+		}
+		defer s.untrack(c)
+		return s.call(ctx, c.kill, t, req), nil
 	}
 }
 
 // call runs one tools/call. Every outcome is a result: a plugin's failure
 // is the tool's error, not the protocol's.
-func (s *Server) call(ctx context.Context, t *catalog.Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+func (s *Server) call(ctx context.Context, kill <-chan struct{}, t *catalog.Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	argv, err := t.Argv(req.Params.Arguments)
 	if err != nil {
 		return failure("", nil, CodeInvalidArguments, termsafe.EscapeText(err.Error()),
@@ -77,27 +76,43 @@ func (s *Server) call(ctx context.Context, t *catalog.Tool, req *mcp.CallToolReq
 		r.Stderr = s.opts.Log
 	}
 	r.Interactive = elicit
+	// No terminal: each plugin gets a process group of its own, stopped
+	// whole.
+	r.Headless = true
 	set, err := settings.Load(s.opts.Settings)
 	if err != nil {
 		return failure("", nil, CodePolicyDenied, termsafe.EscapeText(err.Error()), "")
 	}
+	if d := set.Policy().OffersTool(t.Names()); d != nil {
+		// Tightened since the list was built: the next poll drops it.
+		return failure("", nil, CodePolicyDenied, termsafe.EscapeText(d.Text()), "")
+	}
 	r.Settings = set
 	res, err := r.Run(ctx, runner.Request{
 		Command: t.Command, Plugin: t.Plugin, Args: argv,
-		NonInteractive: !elicit, Timeout: timeout, Capture: true,
+		NonInteractive: !elicit, Timeout: timeout, Capture: true, Kill: kill,
 	})
-	return s.result(res, err)
+	return s.result(t, res, err)
 }
 
-// result turns a run into the call's result.
-func (s *Server) result(res *runner.Result, err error) *mcp.CallToolResult {
+// result turns a run into the call's result: a JSON command's output is
+// its structured content too (see catalog.Tool.Structured).
+func (s *Server) result(t *catalog.Tool, res *runner.Result, err error) *mcp.CallToolResult {
 	var exit *int
 	if res.Started {
 		code := res.ExitCode
 		exit = &code
 	}
 	if err == nil && res.Success() {
+		structured, serr := t.Structured(res.Output)
+		if serr != nil {
+			return failure(res.Output, exit, CodeMalformedOutput, fmt.Sprintf("plugin %s: %s: %s", res.Plugin, res.Command, termsafe.EscapeText(serr.Error())),
+				"the plugin's output_schema and what it prints disagree: report it to the plugin's author")
+		}
 		r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Output}}}
+		if structured != nil {
+			r.StructuredContent = structured
+		}
 		r.Meta = mcp.Meta{MetaExitCode: res.ExitCode}
 		return r
 	}

@@ -11,7 +11,9 @@
 // plugin's logs, progress and questions into MCP logging and progress
 // notifications and elicitation requests, watching plugins.toml,
 // config.toml and the admin policy's files to announce tools/list_changed,
-// and the streamable HTTP handler's guards.
+// which tools are offered (--tools) and the digest of them, stopping
+// calls whose client is gone or whose server stops (stop.go), and the
+// streamable HTTP handler's guards.
 //
 // It does not own: the catalog, a plugin's tier and grants or their
 // enforcement (packages catalog, settings and runner: it reads the
@@ -59,7 +61,26 @@
 //     --timeout (10 minutes by default), or less when the call's _meta asks
 //     for it with "fledge/timeout" (seconds, or a Go duration). Cancelling
 //     the call (notifications/cancelled) is Ctrl+C for the plugin: cancel,
-//     then signals on the runner's schedule.
+//     then signals on the runner's schedule, to its whole process group,
+//     with or without the protocol (the runner is Headless).
+//   - Stopping is total and bounded (stop.go): a call whose client is gone
+//     (stdio input closed and the call still running Drain later, its
+//     HTTP session deleted) or whose server is stopping (SIGINT, SIGTERM)
+//     is hung up: stopped as a cancel, its plugin's group killed HangUp
+//     later, answered, and then the session closes. Requests read before
+//     the input closed are answered first.
+//   - What is offered: the catalog (which leaves out what the policy's
+//     [tools] rules keep from agents), narrowed by Options.Tools
+//     (--tools). A tool not offered is not registered, so a call to it is
+//     the SDK's unknown tool; a call is refused (policy_denied) when the
+//     policy read for it no longer offers its tool. The initialize and
+//     tools/list results carry catalog.Digest of what is offered.
+//   - A command declaring output = "json" has its schema as the tool's
+//     outputSchema and the object it prints as structuredContent, checked
+//     against that schema; output breaking it fails (malformed_output),
+//     since a client refuses a result its tool's schema does not cover.
+//   - A request before initialize is answered with JSON-RPC's invalid
+//     request (-32600): the SDK's own error carries no code.
 //   - Nothing a plugin prints reaches the transport except as MCP messages:
 //     each run captures its output (Runner.Stdout is io.Discard), plugins get
 //     no stdin, and their stderr goes to the server's stderr.

@@ -112,6 +112,7 @@ type command struct {
 	name, binary, description string
 	args                      []manifest.Arg
 	dangerous                 bool
+	output, outputSchema      string
 }
 
 // plugin is a plugin to install straight into FLEDGE_HOME, as install
@@ -119,6 +120,7 @@ type command struct {
 type plugin struct {
 	name     string
 	protocol string // "" or fledge-v1
+	runtime  string // "" (native) or wasm
 	commands []command
 	files    map[string]string // path → content; "#!" makes it executable
 	copies   map[string]string // path → file to copy, executable
@@ -132,6 +134,9 @@ func (e *env) install(p plugin) string {
 	fmt.Fprintf(&b, "[plugin]\nname = %q\nversion = \"1.0.0\"\n", p.name)
 	if p.protocol != "" {
 		fmt.Fprintf(&b, "protocol = %q\n", p.protocol)
+	}
+	if p.runtime != "" {
+		fmt.Fprintf(&b, "runtime = %q\n", p.runtime)
 	}
 	var names []string
 	for _, c := range p.commands {
@@ -159,13 +164,14 @@ func (e *env) install(p plugin) string {
 	}
 	var details []manifest.Command
 	for _, c := range p.commands {
-		details = append(details, manifest.Command{Name: c.name, Description: c.description, Binary: c.binary, Args: c.args, Dangerous: c.dangerous})
+		details = append(details, manifest.Command{Name: c.name, Description: c.description, Binary: c.binary, Args: c.args, Dangerous: c.dangerous,
+			Output: c.output, OutputSchema: c.outputSchema})
 	}
 	err := lockfile.NewStore(e.paths.PluginsFile(), e.paths.PluginsLock()).Update(func(f *lockfile.File) error {
 		f.Put(lockfile.Plugin{
 			Name: p.name, Source: "/src/" + p.name, Version: "1.0.0", Installed: "2026-01-01T00:00:00Z",
 			Commands: names, CommandDetails: details, Capabilities: p.grants, Requested: p.grants,
-			Kind: lockfile.KindLocalCopy, Protocol: p.protocol,
+			Kind: lockfile.KindLocalCopy, Protocol: p.protocol, Runtime: p.runtime,
 		})
 		return nil
 	})

@@ -49,7 +49,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: o.SessionTimeout,
 	})
-	guarded := http.NewCrossOriginProtection().Handler(h)
+	guarded := http.NewCrossOriginProtection().Handler(s.hangUpGone(h))
 	mux := http.NewServeMux()
 	mux.HandleFunc(Path, func(w http.ResponseWriter, r *http.Request) {
 		if origin := r.Header.Get("Origin"); origin != "" && !loopbackOrigin(origin) {
@@ -57,8 +57,9 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 			return
 		}
 		if o.Token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) != 1 {
+			// The scheme is case-insensitive (RFC 9110 section 11.1).
+			scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+			if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) != 1 {
 				w.Header().Set("WWW-Authenticate", "Bearer")
 				http.Error(w, "fledge mcp: a bearer token is required", http.StatusUnauthorized)
 				return
@@ -91,7 +92,7 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, o HTTPOptions) 
 		defer close(done)
 		<-ctx.Done()
 		// Calls end first: their streams are what Shutdown would wait on.
-		s.stopCalls()
+		s.hangUpAll()
 		sctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)

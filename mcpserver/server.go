@@ -38,6 +38,11 @@ type Options struct {
 	// working directory, user home, timeouts, limits and grant log. Paths,
 	// Version, UI, streams, Interactive and Settings are set per call.
 	Runner runner.Runner
+	// Tools, when set, are the tool patterns (policy.CheckToolPattern)
+	// of the only tools offered (--tools): they narrow what the policy
+	// offers, never widen it. A tool not offered is not listed and a call
+	// to it is refused as an unknown tool's.
+	Tools []string
 	// AllowDangerous runs dangerous commands without asking.
 	AllowDangerous bool
 	// NonInteractive never asks the person anything (--ni): plugins'
@@ -66,6 +71,11 @@ type Options struct {
 	Hint func(*runner.Result, error) string
 	// Poll is how often the catalog's files are checked (DefaultPoll).
 	Poll time.Duration
+	// Drain is how long calls still running when the client closes its
+	// input may go on to be answered (DefaultDrain); HangUp how long a
+	// call nobody will read the answer of has to stop before its plugin's
+	// process group is killed (DefaultHangUp). See stop.go.
+	Drain, HangUp time.Duration
 }
 
 // Server serves the installed commands as MCP tools.
@@ -76,14 +86,14 @@ type Server struct {
 
 	mu     sync.Mutex
 	tools  map[string]string // name → fingerprint of what was registered
+	pin    string            // catalog.Digest of the tools offered
+	noted  bool              // the --tools patterns were checked
 	inputs []string          // the files the catalog was built from
 	digest string            // of inputs, taken before they were read
 
-	calls   sync.WaitGroup
-	closing bool // under mu: no call may start
-	// stop ends every call when the server shuts down.
-	stop       context.Context
-	stopCalls  context.CancelFunc
+	calls      sync.WaitGroup
+	closing    bool                  // under mu: no call may start
+	running    map[*running]struct{} // under mu
 	watchStart sync.Once
 }
 
@@ -95,14 +105,24 @@ func New(opts Options) (*Server, error) {
 	if opts.Poll <= 0 {
 		opts.Poll = DefaultPoll
 	}
+	if opts.Drain <= 0 {
+		opts.Drain = DefaultDrain
+	}
+	if opts.HangUp <= 0 {
+		opts.HangUp = DefaultHangUp
+	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
+	}
+	for _, p := range opts.Tools {
+		if err := policy.CheckToolPattern(p); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Settings.ConfigFile == "" {
 		opts.Settings.ConfigFile = opts.Paths.ConfigFile()
 	}
-	s := &Server{opts: opts, log: &logger{w: opts.Log}, tools: map[string]string{}}
-	s.stop, s.stopCalls = context.WithCancel(context.Background())
+	s := &Server{opts: opts, log: &logger{w: opts.Log}, tools: map[string]string{}, running: map[*running]struct{}{}}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "fledge", Title: "fledge plugins", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "Each tool runs an installed fledge plugin command, with exactly the capabilities the user granted it. " +
 			"A tool's _meta names its plugin, trust tier and grants.",
@@ -113,6 +133,7 @@ func New(opts Options) (*Server, error) {
 		SupportedProtocolVersions: handshakeVersions(),
 		Logger:                    slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
+	s.mcp.AddReceivingMiddleware(s.withDigest)
 	if err := s.Reload(); err != nil {
 		return nil, err
 	}
@@ -142,26 +163,30 @@ func (s *Server) Len() int {
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // Run serves one session over t (stdio, or in memory) until the client
-// hangs up or ctx ends, watching the catalog meanwhile. It returns once
-// every call it started has ended. A Server is run once (Run or
+// closes its input or ctx ends, watching the catalog meanwhile. The
+// requests read before the input ended are answered (calls still running
+// Drain later are hung up); when ctx ends every call is hung up. It returns
+// once every call it started has ended. A Server is run once (Run or
 // ServeHTTP): then it is shut down.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	s.startWatch(wctx)
-	err := s.mcp.Run(ctx, t)
+	// The SDK's session ends only once the calls were hung up and
+	// answered: once it closes, it writes no answer.
+	a := newAnswers()
+	sctx, end := context.WithCancel(context.WithoutCancel(ctx))
+	defer end()
+	defer context.AfterFunc(ctx, func() {
+		s.finish(a, 0)
+		end()
+	})()
+	err := s.mcp.Run(sctx, drainTransport{Transport: t, s: s, a: a})
 	s.Shutdown()
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
 	return err
-}
-
-// Shutdown interrupts every call still running and waits for them to end
-// (the runner stops each plugin on its schedule).
-func (s *Server) Shutdown() {
-	s.mu.Lock()
-	s.closing = true
-	s.mu.Unlock()
-	s.stopCalls()
-	s.calls.Wait()
 }
 
 // Reload rebuilds the catalog and registers what changed: new and changed
@@ -213,15 +238,19 @@ func (s *Server) Reload() error {
 		s.log.printf("warning: %s: command %s is not offered as a tool: %s\n", termsafe.Escape(sk.Plugin), termsafe.Escape(sk.Command), termsafe.EscapeText(sk.Reason))
 	}
 	seen := map[string]bool{}
+	var offered []string // their fingerprints
 	for _, t := range c.Tools {
+		if !s.offered(t) {
+			continue
+		}
 		seen[t.Name] = true
-		mt := toMCPTool(t)
-		fp := fingerprint(mt, t)
+		fp := fingerprint(t)
+		offered = append(offered, fp)
 		if s.tools[t.Name] == fp {
 			continue
 		}
 		s.tools[t.Name] = fp
-		s.mcp.AddTool(mt, s.handler(t))
+		s.mcp.AddTool(toMCPTool(t), s.handler(t))
 	}
 	var gone []string
 	for name := range s.tools {
@@ -233,7 +262,55 @@ func (s *Server) Reload() error {
 	if len(gone) > 0 {
 		s.mcp.RemoveTools(gone...)
 	}
+	s.pin = catalog.DigestOf(offered)
+	if !s.noted {
+		s.noted = true
+		for _, p := range s.opts.Tools {
+			if !slices.ContainsFunc(c.Tools, func(t *catalog.Tool) bool { return policy.MatchTool(p, t.Names()) }) {
+				s.log.printf("note: --tools %s matches no tool offered\n", termsafe.Escape(p))
+			}
+		}
+	}
 	return nil
+}
+
+// Digest is catalog.Digest of the tools offered now: what `fledge plugins
+// tools --json` shows as its digest when every tool is offered.
+func (s *Server) Digest() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pin
+}
+
+// withDigest puts the digest of the tools offered in the _meta of the
+// initialize and tools/list results, for a client to pin.
+func (s *Server) withDigest(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var meta *mcp.Meta
+		switch r := res.(type) {
+		case *mcp.InitializeResult:
+			meta = &r.Meta
+		case *mcp.ListToolsResult:
+			meta = &r.Meta
+		default:
+			return res, err
+		}
+		if *meta == nil {
+			*meta = mcp.Meta{}
+		}
+		(*meta)[MetaCatalogDigest] = s.Digest()
+		return res, err
+	}
+}
+
+// offered reports whether Options.Tools lets t be offered.
+func (s *Server) offered(t *catalog.Tool) bool {
+	if s.opts.Tools == nil {
+		return true
+	}
+	names := t.Names()
+	return slices.ContainsFunc(s.opts.Tools, func(p string) bool { return policy.MatchTool(p, names) })
 }
 
 // logger is the server's own log: one line at a time, from any call.

@@ -69,7 +69,10 @@ func TestListTools(t *testing.T) {
 	if want := `{"additionalProperties":false,"properties":{"mode":{"description":"what to do","type":"string"},"n":{"type":"integer"}},"required":["mode"],"type":"object"}`; string(schema) != want {
 		t.Errorf("schema %s, want %s", schema, want)
 	}
-	if a := g.Annotations; a == nil || !a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint || a.Title != "gocmd (go)" {
+	// A native plugin's writes are not confined: it is not read-only, so
+	// it may destroy; without network it stays in its closed world.
+	if a := g.Annotations; a == nil || a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint ||
+		a.OpenWorldHint == nil || *a.OpenWorldHint || a.Title != "gocmd (go)" {
 		t.Errorf("gocmd annotations %+v", a)
 	}
 	if g.Meta[mcpserver.MetaPlugin] != "fledge-plugin-go" || g.Meta[mcpserver.MetaTier] != "local" || g.Meta[mcpserver.MetaRuntime] != "native" {

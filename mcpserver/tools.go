@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,6 +19,9 @@ const (
 	MetaProtocol = "fledge/protocol"
 	MetaGrants   = "fledge/grants"
 	MetaHooks    = "fledge/hooks"
+	// MetaCatalogDigest, in the initialize and tools/list results' _meta,
+	// is catalog.Digest of the tools offered, for a client to pin.
+	MetaCatalogDigest = "fledge/catalog_digest"
 	// MetaTimeout, in a call's _meta, asks for a shorter timeout than the
 	// server's: seconds (a number) or a Go duration ("30s").
 	MetaTimeout = "fledge/timeout"
@@ -30,22 +32,24 @@ const (
 	MetaErrorCode = "fledge/error_code"
 )
 
-// toMCPTool is a catalog tool as MCP lists it.
+// toMCPTool is a catalog tool as MCP lists it, with the catalog's hints.
 func toMCPTool(t *catalog.Tool) *mcp.Tool {
-	destructive := t.Dangerous
+	h := t.Hints()
 	ann := &mcp.ToolAnnotations{
-		Title:        fmt.Sprintf("%s (%s)", t.Command, lockfile.ShortName(t.Plugin)),
-		ReadOnlyHint: t.ReadOnly,
-		// The plugin's author says whether the command destroys anything;
-		// a read-only tool makes the hint moot.
-		DestructiveHint: &destructive,
+		Title:           fmt.Sprintf("%s (%s)", t.Command, lockfile.ShortName(t.Plugin)),
+		ReadOnlyHint:    h.ReadOnly,
+		DestructiveHint: &h.Destructive,
+		OpenWorldHint:   &h.OpenWorld,
 	}
 	return &mcp.Tool{
 		Name:        t.Name,
 		Title:       ann.Title,
 		Description: t.Description,
-		InputSchema: t.InputSchema,
+		// Encoded once: the SDK encodes every listing anew.
+		InputSchema: t.SchemaJSON(),
 		Annotations: ann,
+		// nil unless declared: the field is then left out.
+		OutputSchema: outputSchema(t),
 		Meta: mcp.Meta{
 			MetaPlugin:   t.Plugin,
 			MetaCommand:  t.Command,
@@ -58,6 +62,15 @@ func toMCPTool(t *catalog.Tool) *mcp.Tool {
 	}
 }
 
+// outputSchema is t's declared output schema, or nil (an untyped nil: a
+// typed one would be listed as null).
+func outputSchema(t *catalog.Tool) any {
+	if t.OutputSchema == nil {
+		return nil
+	}
+	return t.OutputSchema
+}
+
 // grants is the capabilities object of list --json.
 func grants(c manifest.Capabilities) map[string]any {
 	out := make(map[string]any, len(manifest.AllCapabilities))
@@ -68,12 +81,6 @@ func grants(c manifest.Capabilities) map[string]any {
 }
 
 // fingerprint identifies what a tool is registered as: the listing and
-// what a call runs. A reload re-registers only what changed.
-func fingerprint(mt *mcp.Tool, t *catalog.Tool) string {
-	b, _ := json.Marshal(struct {
-		Tool      *mcp.Tool
-		Args      []manifest.Arg
-		Dangerous bool
-	}{mt, t.Args, t.Dangerous})
-	return string(b)
-}
+// what a call runs, all derived from what the catalog's fingerprint
+// covers. A reload re-registers only what changed.
+func fingerprint(t *catalog.Tool) string { return t.Fingerprint() }

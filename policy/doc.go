@@ -1,8 +1,9 @@
 // Package policy reads administrators' policy files and decides what they
 // allow: which sources may be installed, the most each trust tier may be
 // granted, whether hooks and build commands may run, what an install must
-// be pinned to, how old a tag must be, and which GitHub owners a user's
-// config.toml may trust.
+// be pinned to, how old a tag must be, which GitHub owners a user's
+// config.toml may trust, and which installed commands agents are offered
+// as tools ([tools] allow and deny, tools.go).
 //
 // A Set is a stack of layers: the system file (always applied when
 // present; its path is injected, never read from the environment), the

@@ -32,6 +32,11 @@ type Effective struct {
 	MinTagAge *Setting[time.Duration]
 	// Owners are the GitHub owners config.toml may trust (nil: any).
 	Owners *TierCaps
+	// ToolAllow lists every layer's [tools] allow list: a tool is offered
+	// to agents when it matches a pattern of each. ToolDeny lists every
+	// pattern that keeps a tool from them.
+	ToolAllow []PatternList
+	ToolDeny  []PatternRule
 }
 
 // LayerInfo is one layer's file and scope.
@@ -108,6 +113,12 @@ func (s *Set) Effective() Effective {
 		}
 		if l.minAge > 0 && (e.MinTagAge == nil || l.minAge > e.MinTagAge.Value) {
 			e.MinTagAge = &Setting[time.Duration]{Value: l.minAge, From: Origin{l.Where(), l.Rule("pins", "min_tag_age")}}
+		}
+		if l.hasToolAllow {
+			e.ToolAllow = append(e.ToolAllow, PatternList{Origin: Origin{l.Where(), l.Rule("tools", "allow")}, Patterns: slices.Clone(l.toolAllow)})
+		}
+		for _, p := range l.toolDeny {
+			e.ToolDeny = append(e.ToolDeny, PatternRule{Origin: Origin{l.Where(), l.Rule("tools", "deny")}, Pattern: p})
 		}
 		if l.hasOwner {
 			o := Origin{l.Where(), l.Rule("trust", "owners")}

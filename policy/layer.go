@@ -71,6 +71,7 @@ type fileRules struct {
 	Trust *struct {
 		Owners *[]string `toml:"owners"`
 	} `toml:"trust"`
+	Tools *toolRules `toml:"tools"`
 }
 
 type tierLists struct {
@@ -115,6 +116,11 @@ type Layer struct {
 	minAge   time.Duration
 	owners   []string
 	hasOwner bool
+	// toolAllow (when hasToolAllow) and toolDeny are [tools] allow and
+	// deny (tools.go).
+	toolAllow    []string
+	hasToolAllow bool
+	toolDeny     []string
 	// raw is the file's bytes (or the [policy] table's), for Digest.
 	raw []byte
 }
@@ -264,6 +270,9 @@ func (l *Layer) load(r *fileRules) error {
 			}
 			l.minAge = d
 		}
+	}
+	if err := l.loadTools(r.Tools); err != nil {
+		return err
 	}
 	if t := r.Trust; t != nil && t.Owners != nil {
 		l.hasOwner = true

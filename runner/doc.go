@@ -56,6 +56,12 @@
 //     and SIGKILL at D+3 s: the run ends by D+3 s. A question waits at most
 //     5 minutes; once the plugin exits, a grandchild holding its stdout
 //     open is given at most a short grace.
+//   - Headless (fledge mcp: no terminal), every native plugin runs in a
+//     process group of its own and one without the protocol is stopped as
+//     a protocol plugin is, with SIGINT at once in place of the cancel. A
+//     plugin in a group of its own is stopped whole: when its leader exits
+//     while what it started still runs in the group, the schedule goes on
+//     for them.
 //
 // # Decisions where the protocol is silent
 //

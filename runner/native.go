@@ -50,7 +50,8 @@ func (r *Runner) pluginEnv(t *Target, req Request) []string {
 
 // runNative runs a plugin without a protocol: stdio inherited, arguments
 // on argv, in fledge's own process group so the terminal's Ctrl+C reaches
-// it directly (see stop.go for how a run is stopped).
+// it directly, or in one of its own when Headless (see stop.go for how a
+// run is stopped).
 func (r *Runner) runNative(ctx context.Context, t *Target, req Request, res *Result) error {
 	cmd := exec.Command(t.Binary, req.Args...)
 	cmd.Args[0] = t.Binary
@@ -119,7 +120,7 @@ func (r *Runner) runNative(ctx context.Context, t *Target, req Request, res *Res
 		}()
 	}
 
-	p, err := startProcess(cmd, false)
+	p, err := startProcess(cmd, r.Headless)
 	if err != nil {
 		return errorf(CodeLaunchFailed, "plugin %s: start %s: %v", t.Entry.Name, t.Binary, err)
 	}

@@ -27,6 +27,9 @@ type child interface {
 	// failure is how the child failed beyond its exit code (a wasm trap
 	// or limit), or nil.
 	failure() *Error
+	// remains reports whether, its leader having exited, the child's
+	// process group still has a process in it.
+	remains() bool
 }
 
 // process is a started child: a plugin or an exec command.
@@ -61,6 +64,8 @@ func startProcess(cmd *exec.Cmd, group bool) (*process, error) {
 func (p *process) wait() <-chan struct{} { return p.exited }
 
 func (p *process) failure() *Error { return nil }
+
+func (p *process) remains() bool { return p.group && procgroup.Alive(p.cmd.Process) }
 
 // done reports whether the child has exited.
 func (p *process) done() bool {

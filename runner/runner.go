@@ -38,6 +38,13 @@ type Runner struct {
 	// Interactive says a human can answer questions. When false, prompts
 	// are answered with their defaults, or cancelled.
 	Interactive bool
+	// Headless says no terminal is shared with the plugin (fledge mcp):
+	// no Ctrl+C reaches it but through fledge. Every native plugin then
+	// runs in a process group of its own, and a stopped run stops that
+	// whole group: a plugin without the protocol gets SIGINT at once, then
+	// SIGTERM and SIGKILL on the Ctrl+C schedule, as a protocol plugin
+	// does after its cancel (see stop.go).
+	Headless bool
 
 	// Environ returns the environment plugins inherit (os.Environ).
 	Environ func() []string
@@ -249,7 +256,8 @@ var errRunTimeout = errors.New("run timed out")
 // denied a capability. Cancelling ctx is Ctrl+C: a protocol plugin gets a
 // cancel message, then SIGINT, SIGTERM and SIGKILL on the Timeouts
 // schedule (see stop.go); a plugin without the protocol shares fledge's
-// terminal and got the Ctrl+C itself. Closing req.Kill kills it at once.
+// terminal and got the Ctrl+C itself, unless the runner is Headless.
+// Closing req.Kill kills it (and what it started) at once.
 func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	rr := r.withDefaults()
 	res := &Result{Command: req.Command, ExitCode: -1}

@@ -21,7 +21,17 @@ import (
 // nothing more; on a timeout, nobody pressed Ctrl+C, so fledge sends the
 // SIGINT itself.
 //
-// Either way a second Ctrl+C (Request.Kill) sends SIGKILL at once.
+// Headless (fledge mcp), no terminal reaches a plugin: each runs in a
+// process group of its own, and a stopped plugin without the protocol gets
+// SIGINT from fledge at once, then SIGTERM and SIGKILL as a protocol
+// plugin does.
+//
+// A plugin in a group of its own is stopped whole: once its leader has
+// exited, what it left running in the group (a background job, which a
+// shell starts ignoring SIGINT) gets the rest of the schedule.
+//
+// Either way a second Ctrl+C (Request.Kill) sends SIGKILL at once, to the
+// group.
 
 // schedule is when a plugin still running gets each signal, counted from
 // the moment its run was stopped. A negative time means never.
@@ -43,11 +53,14 @@ func (r *Runner) stopSchedule(ctx context.Context, protocol bool) schedule {
 		return schedule{0, r.Timeouts.TimeoutTerm, r.Timeouts.TimeoutKill}
 	case protocol:
 		return schedule{r.Timeouts.Interrupt, r.Timeouts.Term, r.Timeouts.Kill}
+	case r.Headless:
+		return schedule{0, r.Timeouts.Term, r.Timeouts.Kill}
 	}
 	return never
 }
 
-// stop signals p on sched until it exits; kill skips to SIGKILL.
+// stop signals p on sched until it exits, and what it left running in its
+// group with it; kill skips to SIGKILL.
 func (r *Runner) stop(p child, kill <-chan struct{}, sched schedule) {
 	start := time.Now()
 	steps := []struct {
@@ -58,22 +71,47 @@ func (r *Runner) stop(p child, kill <-chan struct{}, sched schedule) {
 		if st.at < 0 {
 			continue
 		}
-		t := time.NewTimer(st.at - time.Since(start))
-		select {
-		case <-p.wait():
-			t.Stop()
+		if !await(p, kill, st.at-time.Since(start)) {
 			return
-		case <-kill:
-			t.Stop()
-			p.kill()
-			return
-		case <-t.C:
-			st.send()
 		}
+		st.send()
 	}
 	select {
 	case <-p.wait():
 	case <-kill:
 		p.kill()
 	}
+}
+
+// groupPoll is how often a stopped plugin's group is looked at once its
+// leader has exited (a group sends no word when it empties).
+const groupPoll = 20 * time.Millisecond
+
+// await waits up to d for p, and what it left running in its group, to be
+// gone; it reports whether they are still there when d is up. Closing kill
+// sends SIGKILL and ends the wait.
+func await(p child, kill <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.wait():
+	case <-kill:
+		p.kill()
+		return false
+	case <-t.C:
+		return true
+	}
+	tick := time.NewTicker(groupPoll)
+	defer tick.Stop()
+	for p.remains() {
+		select {
+		case <-kill:
+			p.kill()
+			return false
+		case <-t.C:
+			return true
+		case <-tick.C:
+		}
+	}
+	return false
 }

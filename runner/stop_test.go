@@ -6,7 +6,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -221,6 +223,47 @@ func TestTimeoutStopsOnSchedule(t *testing.T) {
 	}
 }
 
+// leaver is a plugin without the protocol that leaves a background job
+// (which sh starts ignoring SIGINT) running in its group.
+const leaver = `#!/bin/sh
+sleep 300 &
+echo $! > "$FLEDGE_PLUGIN_DIR/bg"
+echo ready
+wait
+`
+
+// Headless, a plugin without the protocol runs in a group of its own and
+// an interrupt stops the whole group: SIGINT ends the shell, and the job
+// it left gets the rest of the schedule.
+func TestHeadlessStopsTheWholeGroup(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.install(plugin{name: "fledge-plugin-leaver", commands: map[string]string{"leave": "bin/run"},
+		files: map[string]string{"bin/run": leaver}})
+	r := e.runner()
+	r.Headless = true
+	res, err := interruptAfter(t, e, r, Request{Command: "leave"}, "ready")
+	if CodeOf(err) != CodeInterrupted || !res.Signaled {
+		t.Fatalf("err %v, exit %d (signaled %v): want interrupted by a signal", err, res.ExitCode, res.Signaled)
+	}
+	b, err := os.ReadFile(filepath.Join(e.paths.PluginDir("fledge-plugin-leaver"), "bg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Run returned only once the group was gone (a zombie waiting for
+	// init to reap it counts as gone).
+	if err := syscall.Kill(pid, 0); err == nil {
+		if st, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat")); !strings.Contains(string(st), ") Z") {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("the background job %d outlived the run", pid)
+		}
+	}
+}
+
 // Which signal each stop schedule sends when: a protocol plugin gets the
 // cancel first and SIGINT later, one without the protocol SIGINT at once
 // on a timeout and nothing on the user's Ctrl+C (the terminal sent it).
@@ -245,5 +288,11 @@ func TestStopSchedule(t *testing.T) {
 		if got := r.stopSchedule(tc.ctx, tc.protocol); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)
 		}
+	}
+	// Headless, nobody's Ctrl+C reaches the plugin: fledge sends SIGINT
+	// at once, then the Ctrl+C schedule's SIGTERM and SIGKILL.
+	r.Headless = true
+	if got, want := r.stopSchedule(interrupted, false), (schedule{0, 2, 3}); got != want {
+		t.Errorf("Ctrl+C, native, headless: %+v, want %+v", got, want)
 	}
 }

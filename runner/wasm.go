@@ -95,6 +95,10 @@ func (w *wasmChild) terminate()            { w.i.Stop(false) }
 func (w *wasmChild) interrupt() {}
 func (w *wasmChild) kill()      { w.i.Stop(true) }
 
+// remains is false: a wasm instance starts no process (its exec commands
+// are the session's, stopped with it).
+func (w *wasmChild) remains() bool { return false }
+
 func (w *wasmChild) exitCode() (int, bool, bool) {
 	select {
 	case <-w.i.Exited():

@@ -35,6 +35,11 @@ func KillOnCancel(cmd *exec.Cmd) {
 // its leader has exited, to reach what it left running.
 func Send(p *os.Process, sig Signal, group bool) error { return send(p, sig, group) }
 
+// Alive reports whether the group p leads (p must have been started
+// Isolated) still has a process in it, its leader or what the leader left
+// running. A process that has exited and not yet been reaped counts.
+func Alive(p *os.Process) bool { return alive(p) }
+
 // Shell returns the program and arguments that run command through the
 // platform's shell, as the Rust fledge does: sh -c on Unix, cmd /C on
 // Windows.

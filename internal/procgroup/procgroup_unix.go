@@ -25,6 +25,8 @@ func send(p *os.Process, sig Signal, group bool) error {
 	return p.Signal(s)
 }
 
+func alive(p *os.Process) bool { return syscall.Kill(-p.Pid, 0) == nil }
+
 func shell(command string) (string, []string) { return "sh", []string{"-c", command} }
 
 func exitCode(st *os.ProcessState) (int, bool) {

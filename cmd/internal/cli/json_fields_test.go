@@ -126,6 +126,8 @@ unverified = ["exec", "store"]
 team = ["exec", "store", "metadata"]
 [hooks]
 unverified = false
+[tools]
+deny = ["*.wipe-everything"]
 [pins]
 require = "tag"
 min_tag_age = "72h"

@@ -17,6 +17,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/mcpserver"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/runner"
 )
 
@@ -29,12 +30,13 @@ type mcpOptions struct {
 	AllowRemote    bool
 	AllowDangerous bool
 	Timeout        string
+	Tools          []string
 }
 
 func newMCPCmd(f *Factory) *cobra.Command {
 	opts := &mcpOptions{}
 	cmd := &cobra.Command{
-		Use:   "mcp [--http 127.0.0.1:PORT] [--allow-dangerous] [--timeout D]",
+		Use:   "mcp [--http 127.0.0.1:PORT] [--tools NAME,...] [--allow-dangerous] [--timeout D]",
 		Short: "Serve every installed plugin command as a tool over MCP (for agent hosts)",
 		Long: `Serve every installed plugin command as a tool over the Model Context Protocol,
 for agent hosts (Claude, editors, your own agent). A tool call runs the
@@ -48,23 +50,32 @@ With --http it serves streamable HTTP at http://ADDR/mcp instead.
                      port 0 picks one); another address needs --allow-remote
   --allow-remote     listen on a non-loopback address: anyone who can reach it
                      and holds $FLEDGE_MCP_TOKEN runs your plugins as you
+  --tools NAME,...   offer only these tools: a tool's name or plugin.command,
+                     globs allowed ("plugin.*"); the admin policy's [tools]
+                     rules still apply ('fledge plugins policy' shows them)
   --allow-dangerous  run commands marked dangerous without asking (otherwise
                      the client must confirm each, or they are refused)
   --timeout D        stop a call's plugin after D (default 10m); a call may
                      ask for less with _meta "fledge/timeout"
 
 Plugin questions are asked through the client (elicitation) when it can;
-otherwise, or under --ni, they take their defaults or are cancelled.`,
+otherwise, or under --ni, they take their defaults or are cancelled.
+
+'fledge mcp connect <host>' adds this server to an agent host's settings
+(Claude Code, Codex, Gemini CLI, Cursor, VS Code, Zed); 'fledge mcp
+disconnect <host>' removes it.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return mcpRun(c.Context(), f, opts)
 		},
 	}
+	cmd.AddCommand(newMCPConnectCmd(f, true), newMCPConnectCmd(f, false))
 	fl := cmd.Flags()
 	fl.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this address instead of stdio")
 	fl.BoolVar(&opts.AllowRemote, "allow-remote", false, "allow --http on a non-loopback address (needs $"+EnvMCPToken+")")
 	fl.BoolVar(&opts.AllowDangerous, "allow-dangerous", false, "run dangerous commands without asking")
 	fl.StringVar(&opts.Timeout, "timeout", "", "the longest a call may run (default 10m)")
+	fl.StringSliceVar(&opts.Tools, "tools", nil, "offer only these tools (names or plugin.command; globs such as plugin.*)")
 	return cmd
 }
 
@@ -76,6 +87,14 @@ func mcpRun(ctx context.Context, f *Factory, opts *mcpOptions) error {
 			return usageErrorf("--timeout %q: want a positive duration such as 30s, 5m or 90", opts.Timeout)
 		}
 		timeout = d
+	}
+	for _, p := range opts.Tools {
+		if err := policy.CheckToolPattern(p); err != nil {
+			return usageErrorf("--tools: %v", err)
+		}
+	}
+	if opts.Tools != nil && len(opts.Tools) == 0 {
+		return usageErrorf("--tools names no tool: give tool names or plugin.command patterns, separated by commas")
 	}
 	token := f.Getenv(EnvMCPToken)
 	var addr string
@@ -113,6 +132,7 @@ func mcpRun(ctx context.Context, f *Factory, opts *mcpOptions) error {
 			Journal: grantLog(f, paths)},
 		Settings:       settingsInputs(f, paths),
 		AllowDangerous: opts.AllowDangerous,
+		Tools:          opts.Tools,
 		NonInteractive: f.IO.NonInteractive(),
 		Timeout:        timeout,
 		Log:            f.IO.ErrOut,

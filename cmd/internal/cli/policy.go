@@ -82,8 +82,11 @@ func newPolicyCmd(f *Factory) *cobra.Command {
 Each layer can only narrow what the ones before allow: sources must pass
 every allow list and no deny list, capability limits intersect per trust
 tier, hooks run only where every layer lets them, the strictest pin and the
-longest min_tag_age win, and config.toml may trust only owners every
-[trust] owners rule lists. A refusal is the error code policy_denied.`,
+longest min_tag_age win, config.toml may trust only owners every
+[trust] owners rule lists, and agents are offered only the tools every
+[tools] allow list matches and no [tools] deny does (a tool's name, or
+plugin.command; globs such as "plugin.*"). A refusal is the error code
+policy_denied.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return policyRun(f, opts) },
 	}
@@ -118,6 +121,11 @@ type policyDoc struct {
 	Trust struct {
 		Owners *limitJSON `json:"owners"`
 	} `json:"trust"`
+	// Tools are [tools] allow and deny: which commands agents are offered.
+	Tools struct {
+		Allow []allowJSON `json:"allow"`
+		Deny  []denyJSON  `json:"deny"`
+	} `json:"tools"`
 }
 
 type policyLayerJSON struct {
@@ -172,6 +180,13 @@ func policyRun(f *Factory, opts *policyOptions) error {
 	doc := policyDoc{SchemaVersion: SchemaVersion, Active: !pol.Empty(), System: pol.System, SystemFound: pol.SystemFound,
 		Layers: []policyLayerJSON{}, Capabilities: map[string]*limitJSON{}, Hooks: map[string]*hooksJSON{}}
 	doc.Sources.Allow, doc.Sources.Deny = []allowJSON{}, []denyJSON{}
+	doc.Tools.Allow, doc.Tools.Deny = []allowJSON{}, []denyJSON{}
+	for _, a := range e.ToolAllow {
+		doc.Tools.Allow = append(doc.Tools.Allow, allowJSON{originJSON: originJSON(a.Origin), Patterns: a.Patterns})
+	}
+	for _, d := range e.ToolDeny {
+		doc.Tools.Deny = append(doc.Tools.Deny, denyJSON{originJSON: originJSON(d.Origin), Pattern: d.Pattern})
+	}
 	for _, l := range e.Layers {
 		doc.Layers = append(doc.Layers, policyLayerJSON(l))
 	}
@@ -285,5 +300,19 @@ func printPolicy(w io.Writer, doc policyDoc) {
 		fmt.Fprintf(w, "  %s   (%s)\n", termsafe.Escape(itemsText(o.Allowed)), from(o.From))
 	} else {
 		fmt.Fprintln(w, "  any")
+	}
+	fmt.Fprintln(w, "tools offered to agents:")
+	if len(doc.Tools.Allow)+len(doc.Tools.Deny) == 0 {
+		fmt.Fprintln(w, "  every installed command")
+	}
+	for _, a := range doc.Tools.Allow {
+		list := "none"
+		if len(a.Patterns) > 0 {
+			list = strings.Join(a.Patterns, ", ")
+		}
+		fmt.Fprintf(w, "  allow only: %s   (%s)\n", termsafe.Escape(list), from([]originJSON{a.originJSON}))
+	}
+	for _, d := range doc.Tools.Deny {
+		fmt.Fprintf(w, "  deny:       %s   (%s)\n", termsafe.Escape(d.Pattern), from([]originJSON{d.originJSON}))
 	}
 }

@@ -57,6 +57,25 @@ type toolJSON struct {
 	Protocol  string   `json:"protocol"`
 	Grants    capsJSON `json:"grants"`
 	Hooks     []string `json:"hooks"`
+	// Output is "json" when the command prints one JSON value (agents get
+	// it as structured content), else "text"; OutputSchema its declared
+	// schema, or null.
+	Output       string             `json:"output"`
+	OutputSchema *jsonschema.Schema `json:"output_schema"`
+	// Commit is the recorded commit ("" for a local source).
+	Commit string `json:"commit"`
+	// Hints are the MCP annotations fledge mcp gives the tool.
+	Hints hintsJSON `json:"hints"`
+}
+
+// hintsJSON is catalog.Hints.
+type hintsJSON struct {
+	ReadOnly bool `json:"read_only"`
+	// Enforced says read_only comes from enforcement (fledge's wasm
+	// sandbox), not only from the grants.
+	Enforced    bool `json:"enforced"`
+	Destructive bool `json:"destructive"`
+	OpenWorld   bool `json:"open_world"`
 }
 
 type collisionJSON struct {
@@ -72,10 +91,13 @@ type skippedJSON struct {
 }
 
 type toolsDoc struct {
-	SchemaVersion int             `json:"schema_version"`
-	Tools         []toolJSON      `json:"tools"`
-	Collisions    []collisionJSON `json:"collisions"`
-	Skipped       []skippedJSON   `json:"skipped"`
+	SchemaVersion int `json:"schema_version"`
+	// Digest is catalog.Digest of the tools: what fledge mcp's initialize
+	// result carries as _meta "fledge/catalog_digest" (without --tools).
+	Digest     string          `json:"digest"`
+	Tools      []toolJSON      `json:"tools"`
+	Collisions []collisionJSON `json:"collisions"`
+	Skipped    []skippedJSON   `json:"skipped"`
 }
 
 func toolsRun(f *Factory, opts *toolsOptions) error {
@@ -160,13 +182,20 @@ func oneLine(s string, n int) string {
 }
 
 func toToolsDoc(c *catalog.Catalog) toolsDoc {
-	doc := toolsDoc{SchemaVersion: SchemaVersion, Tools: []toolJSON{}, Collisions: []collisionJSON{}, Skipped: []skippedJSON{}}
+	doc := toolsDoc{SchemaVersion: SchemaVersion, Digest: catalog.Digest(c.Tools), Tools: []toolJSON{}, Collisions: []collisionJSON{}, Skipped: []skippedJSON{}}
 	for _, t := range c.Tools {
+		h := t.Hints()
+		output := "text"
+		if t.JSONOutput {
+			output = "json"
+		}
 		doc.Tools = append(doc.Tools, toolJSON{
 			Name: t.Name, Command: t.Command, Plugin: t.Plugin, Description: t.Description,
 			InputSchema: t.InputSchema, FreeForm: t.FreeForm, Dangerous: t.Dangerous, ReadOnly: t.ReadOnly,
 			TrustTier: string(t.Tier), Runtime: t.Runtime, Protocol: t.Protocol,
-			Grants: toCapsJSON(t.Grants), Hooks: t.Hooks,
+			Grants: toCapsJSON(t.Grants), Hooks: t.Hooks, Commit: t.Commit,
+			Output: output, OutputSchema: t.OutputSchema,
+			Hints: hintsJSON{ReadOnly: h.ReadOnly, Enforced: h.Enforced, Destructive: h.Destructive, OpenWorld: h.OpenWorld},
 		})
 	}
 	for _, col := range c.Collisions {
