@@ -124,3 +124,41 @@ func TestTTYSearchTableFitsTheWidth(t *testing.T) {
 		})
 	}
 }
+
+// The -i picker's options fit a 60-column terminal, cut with "…": each
+// is one line, none wrapped.
+func TestTTYSearchPickerFitsTheWidth(t *testing.T) {
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not on PATH; the real-terminal tests need it (CI installs tmux)")
+	}
+	t.Parallel()
+	bin := buildFledge(t)
+	e := newTTYEnv(t, tmux, bin)
+	e.cols, e.rows = 60, 12
+	a := e.repo("fledge-plugin-alpha", "", "")
+	index := filepath.Join(e.dir, "index.json")
+	doc := fmt.Sprintf(`[{"name":"fledge-plugin-alpha","repo":"file://%s","stars":5,"description":"%s"}]`, a, strings.Repeat("words that go on ", 10))
+	if err := os.WriteFile(index, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := e.start(fmt.Sprintf("NO_COLOR=1 FLEDGE_REGISTRY_URL=file://%s %s plugins search --interactive", index, sq(bin)))
+	p.waitFor("Select a plugin to install", "fledge-plugin-alpha")
+	var opt string
+	lines := strings.Split(p.screen(), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "fledge-plugin-alpha") {
+			opt = l
+			if i+1 < len(lines) && strings.Contains(lines[i+1], "words that go on") {
+				t.Errorf("the option wrapped onto a second line:\n%s", p.screen())
+			}
+		}
+	}
+	if !strings.HasSuffix(strings.TrimRight(opt, " "), "…") {
+		t.Errorf("the option is not cut with …: %q\n%s", opt, p.screen())
+	}
+	p.send("C-c")
+	if rc := p.exitCode(); rc != 130 {
+		t.Fatalf("exit %d; screen:\n%s", rc, p.screen())
+	}
+}
