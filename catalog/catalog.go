@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -72,6 +73,9 @@ type Tool struct {
 	// anything (see the package doc for what that does and does not
 	// promise).
 	ReadOnly bool
+	// Confinement is how the kernel confines a native plugin's own code
+	// here (confine.StatusOf; zero for wasm, and after Unconfine).
+	Confinement confine.Status
 	// InputSchema is the JSON Schema of the tool's arguments.
 	InputSchema *jsonschema.Schema
 	// JSONOutput says the command prints one JSON value (output =
@@ -120,6 +124,20 @@ func Load(paths home.Paths, s *settings.Settings) (*Catalog, error) {
 	return c, nil
 }
 
+// kernel is what this kernel can confine, asked once.
+var kernel = sync.OnceValue(confine.Detect)
+
+// Unconfine records that confinement is turned off (by says who, as
+// FLEDGE_CONFINE=off): no tool's own code is then confined, so none is
+// read-only by enforcement.
+func (c *Catalog) Unconfine(by string) {
+	for _, t := range c.Tools {
+		if t.Runtime != manifest.RuntimeWasm {
+			t.Confinement = confine.Status{Scope: t.Confinement.Scope, Network: t.Confinement.Network, Reason: "turned off by " + by}
+		}
+	}
+}
+
 // Build builds the catalog of file's plugins, each with the tier and
 // effective grants s decides (nil: no configuration and no policy).
 // installed reads a plugin's installed plugin.toml; it is called only for
@@ -138,6 +156,8 @@ func Build(file *lockfile.File, s *settings.Settings, installed func(plugin stri
 func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed func(string) (*manifest.Manifest, error)) {
 	details := p.CommandDetails
 	protocol, runtime := p.Protocol, p.Runtime
+	// The scope the approved manifest declared, as recorded with it.
+	confinement := confine.StatusOf(p.Requested.Filesystem, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, kernel(), "")
 	pluginDesc := p.Description
 	if (len(details) == 0 || p.KindInfo().Live) && installed != nil {
 		if m, err := installed(p.Name); err == nil {
@@ -191,6 +211,9 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed fun
 		t.Args = declared(cmd.Args)
 		t.FreeForm = len(t.Args) == 0
 		t.ReadOnly = !t.Dangerous && protocol == manifest.ProtocolV1 && !g.Capabilities.Modifies() && len(p.Hooks) == 0
+		if runtime != manifest.RuntimeWasm {
+			t.Confinement = confinement
+		}
 		t.InputSchema = inputSchema(t.Args)
 		if why := t.setOutput(cmd); why != "" {
 			// An agent would be promised what nothing checks.

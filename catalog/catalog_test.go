@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
@@ -192,6 +193,30 @@ func TestReadOnly(t *testing.T) {
 		}
 		if tool.Dangerous != (tool.Name == "dangerous") {
 			t.Errorf("%s: dangerous %v", tool.Name, tool.Dangerous)
+		}
+	}
+}
+
+// A native plugin's hint of read-only needs its declared filesystem scope
+// enforced by the kernel here; an undeclared scope (which may write the
+// project) never gives it, nor does confinement turned off.
+func TestReadOnlyHintFollowsConfinement(t *testing.T) {
+	k := confine.Detect()
+	p := func(name, scope string) lockfile.Plugin {
+		return lockfile.Plugin{Name: name, Commands: []string{name}, CommandDetails: []manifest.Command{{Name: name}},
+			Protocol: manifest.ProtocolV1, Requested: manifest.Capabilities{Filesystem: scope}, Capabilities: manifest.Capabilities{Filesystem: scope}}
+	}
+	c := Build(&lockfile.File{Plugins: []lockfile.Plugin{p("scoped", "project"), p("undeclared", "")}}, nil, nil)
+	for _, tool := range c.Tools {
+		want := tool.Name == "scoped" && k.Files
+		if got := tool.Hints().ReadOnly; got != want {
+			t.Errorf("%s: read-only hint %v, want %v (confinement %+v)", tool.Name, got, want, tool.Confinement)
+		}
+	}
+	c.Unconfine("FLEDGE_CONFINE=off")
+	for _, tool := range c.Tools {
+		if tool.Hints().ReadOnly || tool.Confinement.Reason != "turned off by FLEDGE_CONFINE=off" {
+			t.Errorf("%s after Unconfine: hints %+v, confinement %+v", tool.Name, tool.Hints(), tool.Confinement)
 		}
 	}
 }

@@ -51,8 +51,10 @@
 //   - ReadOnly, the MCP readOnlyHint, is claimed only for a command that is
 //     not dangerous, of a plugin that speaks the protocol, is not granted
 //     exec and has no approved hooks: nothing fledge does for it changes
-//     anything outside its own store. It is a hint, as MCP says: a native
-//     plugin's own code runs as the user (SECURITY.md), and a plugin
-//     without the protocol has no grants in between at all, so it is never
-//     read-only.
+//     anything outside its own store. It is a hint, as MCP says; the hint
+//     an agent is given (Hints) also needs the plugin's own code held to
+//     it: the wasm sandbox, or the kernel's confinement of a native plugin
+//     that declares a filesystem scope (Tool.Confinement; see package
+//     confine). A plugin without the protocol has no grants in between at
+//     all, so it is never read-only.
 package catalog

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -16,10 +17,10 @@ import (
 type Hints struct {
 	// ReadOnly: the tool changes nothing outside its plugin's own data,
 	// and that is enforced: ReadOnly (no modifying grant, no hooks, the
-	// protocol) and a wasm plugin in fledge's sandbox, never dangerous. A
-	// native plugin's own writes are not confined yet; once the kernel
-	// confines native plugins (issue 23), this will hold wherever that
-	// confinement enforces it.
+	// protocol), never dangerous, and its own code held to it: a wasm
+	// plugin in fledge's sandbox, or a native plugin that declares a
+	// filesystem scope (none, project or plugin: none writes the project)
+	// which the kernel enforces here (Tool.Confinement).
 	ReadOnly bool
 	// Enforced says ReadOnly comes from enforcement, not only the grants.
 	Enforced bool
@@ -32,7 +33,8 @@ type Hints struct {
 
 // Hints are t's hints.
 func (t *Tool) Hints() Hints {
-	enforced := t.Runtime == manifest.RuntimeWasm
+	c := t.Confinement
+	enforced := t.Runtime == manifest.RuntimeWasm || (c.Enforced && c.Scope != confine.ScopeDefault)
 	ro := t.ReadOnly && !t.Dangerous && enforced
 	return Hints{ReadOnly: ro, Enforced: enforced, Destructive: !ro, OpenWorld: t.Grants.Network}
 }

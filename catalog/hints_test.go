@@ -3,10 +3,12 @@ package catalog
 import (
 	"testing"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
-// TestHints: read-only only where it is enforced (a wasm plugin), never
+// TestHints: read-only only where it is enforced (a wasm plugin, a native
+// one the kernel confines to a declared scope), never
 // for a dangerous command; destructive otherwise; open world exactly with
 // network.
 func TestHints(t *testing.T) {
@@ -17,6 +19,9 @@ func TestHints(t *testing.T) {
 	}{
 		{"confined read-only", Tool{ReadOnly: true, Runtime: manifest.RuntimeWasm}, Hints{ReadOnly: true, Enforced: true}},
 		{"native read-only grants", Tool{ReadOnly: true, Runtime: "native"}, Hints{Destructive: true}},
+		{"native, confined to a declared scope", Tool{ReadOnly: true, Runtime: "native", Confinement: confine.Status{Scope: confine.ScopeProject, Enforced: true}}, Hints{ReadOnly: true, Enforced: true}},
+		{"native, confined but undeclared (writes the project)", Tool{ReadOnly: true, Runtime: "native", Confinement: confine.Status{Scope: confine.ScopeDefault, Network: true, Enforced: true}}, Hints{Destructive: true}},
+		{"native, declared but not enforced here", Tool{ReadOnly: true, Runtime: "native", Confinement: confine.Status{Scope: confine.ScopeNone, Reason: "the kernel has no Landlock"}}, Hints{Destructive: true}},
 		{"writer", Tool{Runtime: manifest.RuntimeWasm, Grants: manifest.Capabilities{Exec: true}}, Hints{Enforced: true, Destructive: true}},
 		{"networked", Tool{ReadOnly: true, Runtime: manifest.RuntimeWasm, Grants: manifest.Capabilities{Network: true}}, Hints{ReadOnly: true, Enforced: true, OpenWorld: true}},
 		{"dangerous", Tool{ReadOnly: true, Dangerous: true, Runtime: manifest.RuntimeWasm}, Hints{Enforced: true, Destructive: true}},

@@ -114,17 +114,23 @@ func checkCommand(name, command string) error {
 const hookOutputGrace = time.Second
 
 // runHook runs a hook command in dir with its output streamed, sanitised, to
-// out. A command that names a file inside dir is executed directly (as the
-// Rust fledge does for script hooks); anything else runs through the shell,
-// so hooks such as `swift build && cp …` work. A command that cannot be
-// shown byte-exact never runs.
-func runHook(ctx context.Context, name, command, dir string, env []string, out io.Writer) error {
+// out, confined by the kernel (see confineHook). A command that names a
+// file inside dir is executed directly (as the Rust fledge does for script
+// hooks); anything else runs through the shell, so hooks such as
+// `swift build && cp …` work. A command that cannot be shown byte-exact
+// never runs.
+func (in *Installer) runHook(ctx context.Context, name, command, dir string, env []string, out io.Writer) error {
 	if err := checkCommand(name, command); err != nil {
 		return err
 	}
 	cmd := hookCommand(ctx, command, dir)
 	cmd.Dir = dir
 	cmd.Env = env
+	unconfine, err := in.confineHook(cmd, name, dir)
+	if err != nil {
+		return &HookError{Hook: name, Command: command, Err: err}
+	}
+	defer unconfine()
 	cmd.Stdin = nil
 	tail := &tailBuffer{max: tailLines}
 	w := &lineSanitizer{w: out, tail: tail}
@@ -132,7 +138,7 @@ func runHook(ctx context.Context, name, command, dir string, env []string, out i
 	procgroup.Isolate(cmd)
 	procgroup.KillOnCancel(cmd)
 	cmd.WaitDelay = hookOutputGrace
-	err := cmd.Run()
+	err = cmd.Run()
 	w.Flush()
 	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
 		// The hook succeeded but left a background process holding its

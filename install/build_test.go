@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
@@ -123,7 +124,7 @@ func TestRunHookFloodsBothStreams(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a deadlock guard, not a speed check
 	defer cancel()
 	out := &countingWriter{counts: map[byte]int{}}
-	if err := runHook(ctx, "build", cmd, t.TempDir(), os.Environ(), out); err != nil {
+	if err := testInstaller(t).runHook(ctx, "build", cmd, t.TempDir(), os.Environ(), out); err != nil {
 		t.Fatalf("runHook: %v", err)
 	}
 	// Every O and E byte arrived (line breaks between them are not
@@ -148,7 +149,7 @@ func TestRunHookFailureTail(t *testing.T) {
 	dir := t.TempDir()
 	cmd := `i=1; while [ $i -le 100 ]; do echo "line $i"; i=$((i+1)); done; printf '\033[2J\033]0;owned\007fatal: \033[31mboom\033[0m\n' >&2; printf 'no newline at end'; exit 3`
 	var out bytes.Buffer
-	err := runHook(context.Background(), "post_install", cmd, dir, os.Environ(), &out)
+	err := testInstaller(t).runHook(context.Background(), "post_install", cmd, dir, os.Environ(), &out)
 	var he *HookError
 	if !errors.As(err, &he) {
 		t.Fatalf("runHook = %v, want *HookError", err)
@@ -187,7 +188,7 @@ func TestRunHookSanitises(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	cmd := `printf 'a\033]0;title\007b\033[2Jc\033[31mred\033[0m\rover\n'; printf '\033]52;c;ZXZpbA==\007clip\n'; printf '\342\200\256bidi\n'`
-	if err := runHook(context.Background(), "build", cmd, t.TempDir(), os.Environ(), &out); err != nil {
+	if err := testInstaller(t).runHook(context.Background(), "build", cmd, t.TempDir(), os.Environ(), &out); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
@@ -212,7 +213,7 @@ func TestRunHookScriptInDir(t *testing.T) {
 
 	// "build.sh" is not on PATH, so only running it directly works.
 	var out bytes.Buffer
-	if err := runHook(context.Background(), "build", "build.sh", dir, env, &out); err != nil {
+	if err := testInstaller(t).runHook(context.Background(), "build", "build.sh", dir, env, &out); err != nil {
 		t.Fatalf("script hook: %v\n%s", err, out.String())
 	}
 	real, _ := filepath.EvalSymlinks(dir)
@@ -221,7 +222,7 @@ func TestRunHookScriptInDir(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := runHook(context.Background(), "post_install", "scripts/setup", dir, env, &out); err != nil {
+	if err := testInstaller(t).runHook(context.Background(), "post_install", "scripts/setup", dir, env, &out); err != nil {
 		t.Fatalf("non-executable script hook: %v\n%s", err, out.String())
 	}
 	if !strings.Contains(out.String(), "via-sh:"+dir) {
@@ -230,12 +231,12 @@ func TestRunHookScriptInDir(t *testing.T) {
 
 	// A name that is not a file in the dir goes to the shell.
 	out.Reset()
-	if err := runHook(context.Background(), "build", "echo shell && echo works", dir, env, &out); err != nil || !strings.Contains(out.String(), "shell\n") || !strings.Contains(out.String(), "works") {
+	if err := testInstaller(t).runHook(context.Background(), "build", "echo shell && echo works", dir, env, &out); err != nil || !strings.Contains(out.String(), "shell\n") || !strings.Contains(out.String(), "works") {
 		t.Errorf("shell hook: %v %q", err, out.String())
 	}
 	// Hooks read no terminal: stdin is empty.
 	out.Reset()
-	if err := runHook(context.Background(), "build", "cat; echo eof", dir, env, &out); err != nil || !strings.Contains(out.String(), "eof") {
+	if err := testInstaller(t).runHook(context.Background(), "build", "cat; echo eof", dir, env, &out); err != nil || !strings.Contains(out.String(), "eof") {
 		t.Errorf("stdin hook: %v %q", err, out.String())
 	}
 }
@@ -248,7 +249,7 @@ func TestRunHookHugeLine(t *testing.T) {
 	const n = 3 << 20
 	out := &countingWriter{counts: map[byte]int{}}
 	cmd := "head -c " + strconv.Itoa(n) + " /dev/zero | tr '\\000' O"
-	if err := runHook(context.Background(), "build", cmd, t.TempDir(), os.Environ(), out); err != nil {
+	if err := testInstaller(t).runHook(context.Background(), "build", cmd, t.TempDir(), os.Environ(), out); err != nil {
 		t.Fatal(err)
 	}
 	if out.counts['O'] != n {
@@ -273,10 +274,10 @@ func TestRunHookRefusesWhatCannotBeShown(t *testing.T) {
 		"true\rtouch pwned",
 	} {
 		var out bytes.Buffer
-		err := runHook(context.Background(), manifest.HookPostRemove, cmd, dir, os.Environ(), &out)
+		err := testInstaller(t).runHook(context.Background(), manifest.HookPostRemove, cmd, dir, os.Environ(), &out)
 		var ue *UnsafeCommandError
 		if !errors.As(err, &ue) || ue.Hook != manifest.HookPostRemove {
-			t.Fatalf("runHook(%q) = %v, want an *UnsafeCommandError", cmd, err)
+			t.Fatalf("testInstaller(t).runHook(%q) = %v, want an *UnsafeCommandError", cmd, err)
 		}
 		if msg := err.Error(); strings.ContainsAny(msg, "\x1b\x07\r\n\u009d\u202e") || !strings.Contains(msg, "post_remove") {
 			t.Errorf("the refusal hides or loses text: %q", msg)
@@ -285,4 +286,14 @@ func TestRunHookRefusesWhatCannotBeShown(t *testing.T) {
 			t.Fatalf("runHook ran %q", cmd)
 		}
 	}
+}
+
+// testInstaller runs hooks with a FLEDGE_HOME of its own.
+func testInstaller(t *testing.T) *Installer {
+	t.Helper()
+	p, err := home.New(filepath.Join(t.TempDir(), "fledge"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Installer{Paths: p}
 }

@@ -27,7 +27,7 @@ func TestRunHookCancelKillsGroup(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- runHook(ctx, "build", cmd, dir, os.Environ(), nil) }()
+	go func() { done <- testInstaller(t).runHook(ctx, "build", cmd, dir, os.Environ(), nil) }()
 
 	var pid int
 	for deadline := time.Now().Add(30 * time.Second); ; {
@@ -100,7 +100,7 @@ func TestHookLeavingDaemonSucceeds(t *testing.T) {
 		}
 	})
 	var out bytes.Buffer
-	err := runHook(context.Background(), "post_install", "sleep 60 & echo $! > daemon.pid; echo started", dir, os.Environ(), &out)
+	err := testInstaller(t).runHook(context.Background(), "post_install", "sleep 60 & echo $! > daemon.pid; echo started", dir, os.Environ(), &out)
 	if err != nil {
 		t.Errorf("runHook = %v, want success (the hook exited 0)", err)
 	}

@@ -52,7 +52,10 @@ type Installer struct {
 	GitHub registry.GitHubAuth
 	// Env is the environment hooks run with (FLEDGE_PLUGIN_DIR is added).
 	Env []string
-	Now func() time.Time
+	// Unconfined, when not empty, says who turned the kernel confinement
+	// of hooks and builds off (FLEDGE_CONFINE=off).
+	Unconfined string
+	Now        func() time.Time
 	// LookupName turns a registry name into a git source; nil when no
 	// registry is available.
 	LookupName func(ctx context.Context, s registry.Source) (registry.Source, error)
@@ -257,7 +260,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 			return nil, &ApprovalError{Plugin: name, Tier: c.res.Tier, Missing: []string{GrantHooks}, Cause: HooksRequired, Reason: "its build command was not approved"}
 		}
 		in.logf("Building %s: %s\n", name, termsafe.Escape(c.buildCmd))
-		if err := runHook(ctx, "build", c.buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
+		if err := in.runHook(ctx, "build", c.buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -456,7 +459,7 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	}
 	if hook, ok := entry.Hooks[manifest.HookPostInstall]; ok {
 		in.logf("Running post_install for %s: %s\n", entry.Name, termsafe.Escape(hook))
-		if err := runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), in.hookEnv(finalDir(final, f)), in.Log); err != nil {
+		if err := in.runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), in.hookEnv(finalDir(final, f)), in.Log); err != nil {
 			return false, err
 		}
 	}

@@ -25,6 +25,8 @@ type Remover struct {
 	Store *lockfile.Store
 	Log   io.Writer
 	Env   []string
+	// Unconfined is as Installer.Unconfined, for the post_remove hook.
+	Unconfined string
 	// Settings answers the trust and the admin policy in force: a
 	// post_remove hook runs only if the policy lets the plugin's tier run
 	// hooks.
@@ -104,8 +106,8 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 		if r.Log != nil {
 			fmt.Fprintf(r.Log, "Running post_remove for %s: %s\n", entry.Name, termsafe.Escape(hook))
 		}
-		in := Installer{Env: r.Env}
-		if err := runHook(ctx, manifest.HookPostRemove, hook, real, in.hookEnv(real), r.Log); err != nil {
+		in := Installer{Env: r.Env, Paths: r.Paths, Unconfined: r.Unconfined}
+		if err := in.runHook(ctx, manifest.HookPostRemove, hook, real, in.hookEnv(real), r.Log); err != nil {
 			return nil, fmt.Errorf("%w; %s was not removed", err, entry.Name)
 		}
 	}

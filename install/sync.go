@@ -81,7 +81,7 @@ func (s *Syncer) Sync(ctx context.Context, want *lockfile.File) ([]SyncResult, e
 		results = append(results, r)
 	}
 	if s.Prune {
-		rm := &Remover{Paths: s.Installer.Paths, Store: s.Installer.Store, Log: s.Installer.Log, Env: s.Installer.Env,
+		rm := &Remover{Paths: s.Installer.Paths, Store: s.Installer.Store, Log: s.Installer.Log, Env: s.Installer.Env, Unconfined: s.Installer.Unconfined,
 			Settings: s.Installer.Settings, Journal: s.Installer.Journal, Note: "pruned by sync"}
 		for _, p := range have.Plugins {
 			if wanted[p.Name] {

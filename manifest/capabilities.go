@@ -14,8 +14,9 @@ import (
 type Capability string
 
 // The capabilities fledge knows. Exec, Store and Metadata gate fledge-v1
-// host operations; Network and Filesystem are recorded and shown so users see
-// what a plugin claims, though a native binary cannot be confined to them.
+// host operations; Network and Filesystem bound a plugin's own code: the
+// wasm sandbox's, and a native plugin's where the kernel can confine it
+// (package confine).
 const (
 	CapExec       Capability = "exec"
 	CapStore      Capability = "store"

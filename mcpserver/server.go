@@ -221,6 +221,9 @@ func (s *Server) Reload() error {
 	if err != nil {
 		return err
 	}
+	if off := s.opts.Runner.Unconfined; off != "" {
+		c.Unconfine(off)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !slices.Equal(prev, c.Inputs) {

@@ -56,6 +56,11 @@ func (r *Runner) runNative(ctx context.Context, t *Target, req Request, res *Res
 	cmd := exec.Command(t.Binary, req.Args...)
 	cmd.Args[0] = t.Binary
 	cmd.Env = r.pluginEnv(t, req)
+	unconfine, err := r.confineCmd(cmd, t)
+	if err != nil {
+		return errorf(CodeLaunchFailed, "plugin %s: %v", t.Entry.Name, err)
+	}
+	defer unconfine()
 
 	var closers []*os.File
 	defer func() {

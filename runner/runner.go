@@ -53,6 +53,10 @@ type Runner struct {
 	// UserHome is the user's home directory (os.UserHomeDir), which is
 	// never taken as a project root.
 	UserHome string
+	// Unconfined, when not empty, says who turned kernel confinement off
+	// (FLEDGE_CONFINE=off): native plugins then run as before, and every
+	// run says so.
+	Unconfined string
 
 	Timeouts Timeouts
 	Limits   Limits

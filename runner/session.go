@@ -139,12 +139,18 @@ func (s *session) start() error { return runtimeOf(s.t).start(s) }
 func (s *session) startNative() error {
 	cmd := exec.Command(s.t.Binary, s.req.Args...)
 	cmd.Env = s.r.pluginEnv(s.t, s.req)
+	unconfine, err := s.r.confineCmd(cmd, s.t)
+	if err != nil {
+		return errorf(CodeLaunchFailed, "plugin %s: %v", s.name, err)
+	}
 	inR, inW, err := pipe()
 	if err != nil {
+		unconfine()
 		return errorf(CodeLaunchFailed, "plugin %s: %v", s.name, err)
 	}
 	outR, outW, err := pipe()
 	if err != nil {
+		unconfine()
 		inR.Close()
 		inW.Close()
 		return errorf(CodeLaunchFailed, "plugin %s: %v", s.name, err)
@@ -168,6 +174,7 @@ func (s *session) startNative() error {
 		errW.Close()
 	}
 	if err != nil {
+		unconfine()
 		inW.Close()
 		outR.Close()
 		if errDrain != nil {
@@ -175,6 +182,10 @@ func (s *session) startNative() error {
 		}
 		return errorf(CodeLaunchFailed, "plugin %s: start %s: %v", s.name, s.t.Binary, err)
 	}
+	go func() {
+		<-s.proc.wait()
+		unconfine()
+	}()
 	if errDrain != nil {
 		go func() {
 			<-s.proc.wait()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -79,9 +80,38 @@ type auditEntry struct {
 	Warnings          []string          `json:"warnings"`
 	// Sandbox says what a sandboxed plugin's own code may touch.
 	Sandbox string `json:"sandbox,omitempty"`
+	// Confinement is how the kernel confines a native plugin's own code
+	// here (absent for wasm).
+	Confinement *confinementJSON `json:"confinement,omitempty"`
 	// PolicyDenied lists what the admin policy refuses it now: granted
 	// capabilities or hooks (denied at run time), its source, its pin.
 	PolicyDenied []string `json:"policy_denied"`
+}
+
+// confinementJSON is confine.Status: the profile's row, whether it may
+// use the network, and whether the kernel enforces it (why not, if not).
+type confinementJSON struct {
+	Scope          string `json:"scope"`
+	Network        bool   `json:"network"`
+	KernelEnforced bool   `json:"kernel_enforced"`
+	Reason         string `json:"reason,omitempty"`
+	Reach          string `json:"reach"`
+}
+
+// confinementOf is how the kernel confines the own code of a native
+// plugin declaring the filesystem scope declared, with effective grants g,
+// here (off: who turned confinement off, if anyone).
+func confinementOf(declared string, g settings.Grants, off string) *confinementJSON {
+	st := confine.StatusOf(declared, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, confine.Detect(), off)
+	return &confinementJSON{Scope: string(st.Scope), Network: st.Network, KernelEnforced: st.Enforced, Reason: st.Reason, Reach: st.Reach()}
+}
+
+// text is the confinement in a few words, for audit and info.
+func (c *confinementJSON) text() string {
+	if c.KernelEnforced {
+		return "confined by the kernel: its own code reaches " + c.Reach
+	}
+	return "not confined (" + termsafe.Line(c.Reason) + "): its code runs with your privileges"
 }
 
 type auditDoc struct {
@@ -112,7 +142,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	}
 	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(f, runner.Externals(paths, f.Getenv("PATH")), file)}
 	for _, p := range plugins {
-		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p)))
+		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedBy(f)))
 	}
 	warnings := auditAdminChecks(paths, file, ap, set, &doc)
 	if opts.JSON {
@@ -143,7 +173,7 @@ func auditStrict(f *Factory, opts *auditOptions, warnings int) error {
 
 // auditPlugin is install.AuditPlugin's findings in audit's document, with
 // the tier and effective grants g the settings decide.
-func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants) auditEntry {
+func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants, off string) auditEntry {
 	au := install.AuditPlugin(paths, p, g.Tier)
 	cmds := p.Commands
 	if cmds == nil {
@@ -168,6 +198,8 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants) auditE
 	}
 	if a.Sandboxed {
 		a.Sandbox = wasmhost.Describe(p.Capabilities.Filesystem)
+	} else {
+		a.Confinement = confinementOf(au.Requested.Filesystem, g, off)
 	}
 	return a
 }
@@ -186,6 +218,8 @@ func printAudit(f *Factory, a auditEntry) {
 	}
 	if a.Sandboxed {
 		fmt.Fprintf(w, "  runtime:   wasm (sandboxed): its own code reaches %s\n", a.Sandbox)
+	} else if a.Confinement != nil {
+		fmt.Fprintf(w, "  runtime:   %s, %s\n", termsafe.Line(a.Runtime), a.Confinement.text())
 	} else {
 		fmt.Fprintf(w, "  runtime:   %s, unsandboxed: its code runs with your privileges\n", termsafe.Line(a.Runtime))
 	}

@@ -36,6 +36,8 @@ type hEnv struct {
 	fh   string
 	gh   string
 	bin  string
+	// confined leaves kernel confinement on (see environ).
+	confined bool
 }
 
 func newHEnv(t *testing.T) *hEnv {
@@ -64,6 +66,10 @@ func (e *hEnv) environ() []string {
 		"XDG_CONFIG_HOME=" + filepath.Join(e.work, "home", ".config"),
 		"FLEDGE_HOME=" + e.fh,
 		"NO_COLOR=1",
+		// These tests crash fledge from its own hooks (kill -9 $PPID),
+		// which a confined hook cannot do: Landlock keeps its signals
+		// inside the sandbox.
+		"FLEDGE_CONFINE=" + map[bool]string{false: "off", true: "on"}[e.confined],
 		"FLEDGE_GITHUB_URL=file://" + e.gh,
 		"FLEDGE_GITHUB_API=http://127.0.0.1:1",
 		"FLEDGE_REGISTRY_URL=http://127.0.0.1:1/index.json",

@@ -94,7 +94,7 @@ func grantInstaller(f *Factory, revoking bool) (*install.Installer, error) {
 		return nil, err
 	}
 	return &install.Installer{Paths: paths, Store: store, Settings: noteTrust(f.IO.ErrOut, set), Log: f.IO.ErrOut, Now: f.Now,
-		Journal: grantLog(f, paths)}, nil
+		Journal: grantLog(f, paths), Unconfined: unconfinedBy(f)}, nil
 }
 
 func grantRun(ctx context.Context, f *Factory, opts *grantOptions) error {

@@ -81,7 +81,7 @@ func infoRun(f *Factory, opts *infoOptions) error {
 		return err
 	}
 	g := set.Grants(p)
-	info := infoJSON{pluginJSON: toPluginJSON(p, g), Requested: toCapsJSON(p.Requested), Denied: []string{},
+	info := infoJSON{pluginJSON: toPluginJSON(p, g, unconfinedBy(f)), Requested: toCapsJSON(p.Requested), Denied: []string{},
 		HookDetails: []hookJSON{}, ManifestStatus: "ok"}
 	r, _, err := install.InstalledRequest(paths, p, g.Tier)
 	var me *install.InstalledManifestError
@@ -108,6 +108,10 @@ func infoRun(f *Factory, opts *infoOptions) error {
 	for _, h := range r.Hooks {
 		approved, ok := p.Hooks[h.Name]
 		info.HookDetails = append(info.HookDetails, hookJSON{Name: h.Name, Command: h.Command, Auto: h.Auto, Approved: ok && approved == h.Command})
+	}
+	if info.Confinement != nil {
+		// The scope of the plugin.toml read above, approved or recorded.
+		info.Confinement = confinementOf(r.Capabilities.Filesystem, g, unconfinedBy(f))
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, infoDoc{SchemaVersion: SchemaVersion, Plugin: info})
@@ -147,6 +151,9 @@ func printInfo(out io.Writer, p *lockfile.Plugin, info infoJSON) {
 		proto = "none (runs with the terminal, no host operations)"
 	}
 	row("protocol", termsafe.Escape(proto)+", "+info.Runtime)
+	if info.Confinement != nil {
+		row("confinement", info.Confinement.text())
+	}
 	row("granted", capsText(info.Granted)+hooksNote(p))
 	row("requested", capsText(info.Requested))
 	if len(info.Denied) > 0 {

@@ -63,9 +63,19 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 		consent.Unasked = noPromptReason(f.IO)
 	}
 	return &install.Installer{
-		Paths: paths, Store: store, Settings: noteTrust(f.IO.ErrOut, set), Journal: grantLog(f, paths),
+		Unconfined: unconfinedBy(f),
+		Paths:      paths, Store: store, Settings: noteTrust(f.IO.ErrOut, set), Journal: grantLog(f, paths),
 		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
 		Log: f.IO.ErrOut, GitHub: registry.GitHubAuthFromEnv(f.Getenv), Git: gitfetch.Options{IdleTimeout: idle,
 			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,
 	}, set, nil
+}
+
+// unconfinedBy says who turned kernel confinement off ("" when it is on).
+// A value other than on or off is refused where plugins run (runnerFor).
+func unconfinedBy(f *Factory) string {
+	if f.Getenv(EnvConfine) == "off" {
+		return EnvConfine + "=off"
+	}
+	return ""
 }

@@ -50,6 +50,8 @@ func TestJSONFieldSets(t *testing.T) {
 		"FLEDGE_GITHUB_API":      "http://127.0.0.1:1",
 		"FLEDGE_REGISTRY_URL":    "http://127.0.0.1:1/index.json",
 		"FLEDGE_NON_INTERACTIVE": "1",
+		// Whether the kernel confines plugins depends on the machine.
+		"FLEDGE_CONFINE": "off",
 	}
 	manifest := func(name, extra string) string {
 		return fmt.Sprintf("[plugin]\nname = %q\nversion = \"1.0.0\"\ndescription = \"golden fixture\"\nprotocol = \"fledge-v1\"\n\n"+

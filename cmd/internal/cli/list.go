@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/config"
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -60,11 +61,14 @@ func listRun(f *Factory, opts *listOptions) error {
 	rawExt := runner.Externals(paths, f.Getenv("PATH"))
 	ed := externalsDigest(rawExt)
 	polDigest, polOK := policyDigest(f)
+	// What the kernel offers and FLEDGE_CONFINE decide each plugin's
+	// confinement.
+	confDigest := derived.Sum(fmt.Appendf(nil, "landlock %d, off %q", confine.Detect().ABI, unconfinedBy(f)))
 	if opts.JSON && len(opts.Names) == 0 && polOK {
 		pd, ok1 := derived.DigestFile(store.Path(), lockfile.MaxSize)
 		cd, ok2 := derived.DigestFile(paths.ConfigFile(), config.MaxSize)
 		if ok1 && ok2 {
-			if hit, err := derived.New(paths.ListCacheFile(), listCacheKind, pd, cd, ed, polDigest).CopyTo(f.IO.Out); hit {
+			if hit, err := derived.New(paths.ListCacheFile(), listCacheKind, pd, cd, ed, polDigest, confDigest).CopyTo(f.IO.Out); hit {
 				return err
 			}
 		}
@@ -94,7 +98,7 @@ func listRun(f *Factory, opts *listOptions) error {
 	}
 	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(plugins)), Externals: externals(f, rawExt, file)}
 	for _, p := range plugins {
-		doc.Plugins = append(doc.Plugins, toPluginJSON(p, set.Grants(p)))
+		doc.Plugins = append(doc.Plugins, toPluginJSON(p, set.Grants(p), unconfinedBy(f)))
 	}
 	if opts.JSON && len(opts.Names) > 0 {
 		return writeJSON(f.IO.Out, doc)
@@ -110,7 +114,7 @@ func listRun(f *Factory, opts *listOptions) error {
 		// Keyed on the bytes just decoded, whatever the files hold now.
 		// With no plugins.toml there is nothing worth keeping.
 		if raw != nil && polOK {
-			derived.New(paths.ListCacheFile(), listCacheKind, derived.Sum(raw), derived.Sum(cfgRaw), ed, polDigest).Put(out)
+			derived.New(paths.ListCacheFile(), listCacheKind, derived.Sum(raw), derived.Sum(cfgRaw), ed, polDigest, confDigest).Put(out)
 		}
 		return nil
 	}

@@ -389,3 +389,21 @@ func TestListFollowsThePolicy(t *testing.T) {
 		t.Errorf("a document was cached under a policy that cannot be read (%v)", err)
 	}
 }
+
+// Each plugin's confinement depends on the kernel and on FLEDGE_CONFINE:
+// turning it off is not answered from a document cached with it on.
+func TestListCacheKeyedOnConfinement(t *testing.T) {
+	f := newListFixture(t, 2)
+	on := f.list()
+	if !strings.Contains(on, `"confinement"`) {
+		t.Fatalf("list --json has no confinement:\n%s", on)
+	}
+	f.env["FLEDGE_CONFINE"] = "off"
+	off := f.list()
+	if off == on || !strings.Contains(off, "turned off by FLEDGE_CONFINE=off") {
+		t.Errorf("with FLEDGE_CONFINE=off list --json says:\n%s", off)
+	}
+	if u := f.uncached(); u != off {
+		t.Errorf("cached document differs from a fresh one:\n%s\nfresh:\n%s", off, u)
+	}
+}

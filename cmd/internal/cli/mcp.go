@@ -128,7 +128,7 @@ func mcpRun(ctx context.Context, f *Factory, opts *mcpOptions) error {
 	}
 	srv, err := mcpserver.New(mcpserver.Options{
 		Paths: paths, Version: f.Version,
-		Runner: runner.Runner{Environ: base.Environ, Getwd: base.Getwd, UserHome: base.UserHome, Timeouts: base.Timeouts, Stderr: f.IO.ErrOut,
+		Runner: runner.Runner{Environ: base.Environ, Getwd: base.Getwd, UserHome: base.UserHome, Unconfined: base.Unconfined, Timeouts: base.Timeouts, Stderr: f.IO.ErrOut,
 			Journal: grantLog(f, paths)},
 		Settings:       settingsInputs(f, paths),
 		AllowDangerous: opts.AllowDangerous,

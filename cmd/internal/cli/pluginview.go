@@ -52,6 +52,9 @@ type pluginJSON struct {
 	Hooks       []string `json:"hooks"`
 	TreeHash    string   `json:"tree_hash"`
 	Description string   `json:"description"`
+	// Confinement is how the kernel confines a native plugin's own code
+	// here (absent for wasm): see confinementOf.
+	Confinement *confinementJSON `json:"confinement,omitempty"`
 	// CommandDetails carries what agents need to call each command as a
 	// tool: its description, typed positional args and dangerous flag.
 	CommandDetails []commandJSON `json:"command_details"`
@@ -86,7 +89,8 @@ func kindOf(p *lockfile.Plugin) string { return p.KindInfo().Kind }
 
 // toPluginJSON is p in list, info and install output, with the tier and
 // effective grants g the settings decide for it.
-func toPluginJSON(p *lockfile.Plugin, g settings.Grants) pluginJSON {
+// off says who turned kernel confinement off, if anyone (unconfinedBy).
+func toPluginJSON(p *lockfile.Plugin, g settings.Grants, off string) pluginJSON {
 	hooks := make([]string, 0, len(p.Hooks))
 	for h := range p.Hooks {
 		hooks = append(hooks, h)
@@ -96,8 +100,14 @@ func toPluginJSON(p *lockfile.Plugin, g settings.Grants) pluginJSON {
 	if cmds == nil {
 		cmds = []string{}
 	}
+	var c *confinementJSON
+	if runtimeOf(p) != "wasm" {
+		// The scope the approved manifest declared, as recorded with it.
+		c = confinementOf(p.Requested.Filesystem, g, off)
+	}
 	return pluginJSON{
-		Name: p.Name, Version: p.Version, Source: p.Source, URL: p.URL, Kind: kindOf(p),
+		Confinement: c,
+		Name:        p.Name, Version: p.Version, Source: p.Source, URL: p.URL, Kind: kindOf(p),
 		TrustTier: string(g.Tier), Commands: cmds, Commit: p.Commit,
 		PinnedRef: optional(p.PinnedRef), RefKind: p.RefKind, Installed: installDate(p.Installed),
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,

@@ -77,7 +77,7 @@ func removeRun(c *cobra.Command, f *Factory, opts *removeOptions) error {
 	// A policy that cannot be read never stops a removal (removing only
 	// narrows); it stops the plugin's post_remove hook, which runs code.
 	set, polErr := loadSettings(f, paths)
-	r := &install.Remover{Paths: paths, Store: store, Log: f.IO.ErrOut, Settings: noteTrust(f.IO.ErrOut, set),
+	r := &install.Remover{Paths: paths, Store: store, Log: f.IO.ErrOut, Unconfined: unconfinedBy(f), Settings: noteTrust(f.IO.ErrOut, set),
 		PolicyErr: polErr, Journal: grantLog(f, paths)}
 	if len(opts.Names) == 1 {
 		p, err := r.Remove(c.Context(), opts.Names[0])

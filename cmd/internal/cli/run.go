@@ -22,6 +22,10 @@ import (
 // answer (a Go duration such as "90s", or seconds).
 const EnvPromptTimeout = "FLEDGE_PROMPT_TIMEOUT"
 
+// EnvConfine turns the kernel confinement of native plugins off ("off")
+// or leaves it on ("on", the default).
+const EnvConfine = "FLEDGE_CONFINE"
+
 // runOptions are the flags of `fledge plugins run`.
 type runOptions struct {
 	Command        string
@@ -263,6 +267,12 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 	}
 	if h, err := os.UserHomeDir(); err == nil {
 		r.UserHome = h
+	}
+	switch v := f.Getenv(EnvConfine); v {
+	case "", "on", "off":
+		r.Unconfined = unconfinedBy(f)
+	default:
+		return nil, nil, usageErrorf("%s=%q: want on or off", EnvConfine, v)
 	}
 	if v := f.Getenv(EnvPromptTimeout); v != "" {
 		d, err := parseDuration(v)

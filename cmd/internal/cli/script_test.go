@@ -83,6 +83,12 @@ func scriptSetup(env *testscript.Env) error {
 		return err
 	}
 	env.Setenv("HOME", home)
+	// Hooks run confined: $WORK holds HOME and FLEDGE_HOME, so they may
+	// not create files in it, but they may write the directories beside
+	// them. Scripts have hooks leave their marks in $WORK/out.
+	if err := os.MkdirAll(filepath.Join(work, "out"), 0o755); err != nil {
+		return err
+	}
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	env.Setenv("FLEDGE_HOME", filepath.Join(work, "fh"))
 	env.Setenv("NO_COLOR", "1")

@@ -116,6 +116,9 @@ func toolsRun(f *Factory, opts *toolsOptions) error {
 	if err != nil {
 		return err
 	}
+	if off := unconfinedBy(f); off != "" {
+		c.Unconfine(off)
+	}
 	printCatalogNotes(f.IO.ErrOut, c)
 	if opts.JSON {
 		return writeJSON(f.IO.Out, toToolsDoc(c))

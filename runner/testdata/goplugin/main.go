@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -76,6 +77,20 @@ func main() {
 		flush()
 		return
 	case "noop-native":
+		return
+	case "probe": // inherited stdio: each probe of probe.sh, run in a child of its own
+		for _, name := range probeNames {
+			verdict := "denied"
+			if exec.Command(os.Args[0], "probe-one", name).Run() == nil {
+				verdict = "ok"
+			}
+			fmt.Println(name, verdict)
+		}
+		return
+	case "probe-one":
+		if err := probe(os.Args[2]); err != nil {
+			os.Exit(1)
+		}
 		return
 	}
 
@@ -166,4 +181,68 @@ func flood(n, size int) {
 	for i := 0; i < n; i++ {
 		out.Write(b)
 	}
+}
+
+// probeNames are probe.sh's probes, in its order.
+var probeNames = []string{"read_ssh", "read_aws", "read_other", "write_plugins_toml", "write_bashrc", "read_project",
+	"write_project", "write_tmpdir", "write_own_files", "tcp", "udp", "mptcp"}
+
+// probe tries one thing a hostile plugin would, with plain system calls.
+func probe(name string) error {
+	home, env := os.Getenv("HOME"), os.Getenv
+	appendTo := func(path string) error {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = f.WriteString("probe\n")
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
+	read := func(path string) error { _, err := os.ReadFile(path); return err }
+	switch name {
+	case "read_ssh":
+		return read(home + "/.ssh/id_rsa")
+	case "read_aws":
+		return read(home + "/.aws/credentials")
+	case "read_other":
+		return read(env("PROBE_OTHER"))
+	case "write_plugins_toml":
+		return appendTo(env("PROBE_FLEDGE_HOME") + "/plugins.toml")
+	case "write_bashrc":
+		return appendTo(home + "/.bashrc")
+	case "read_project":
+		return read(env("PROBE_PROJECT") + "/go.mod")
+	case "write_project":
+		return appendTo(env("PROBE_PROJECT") + "/probe.txt")
+	case "write_tmpdir":
+		return appendTo(os.TempDir() + "/probe.txt")
+	case "write_own_files":
+		return appendTo(env("PROBE_FILES") + "/probe.txt")
+	case "tcp":
+		c, err := net.DialTimeout("tcp4", "127.0.0.1:"+env("PROBE_TCP"), 5*time.Second)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	case "udp":
+		c, err := net.Dial("udp4", "127.0.0.1:"+env("PROBE_UDP"))
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_, err = c.Write([]byte("probe"))
+		return err
+	case "mptcp":
+		fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 262) // IPPROTO_MPTCP
+		if err != nil {
+			return err
+		}
+		defer syscall.Close(fd)
+		port, _ := strconv.Atoi(env("PROBE_TCP"))
+		return syscall.Connect(fd, &syscall.SockaddrInet4{Port: port, Addr: [4]byte{127, 0, 0, 1}})
+	}
+	return fmt.Errorf("unknown probe %q", name)
 }

@@ -1,0 +1,96 @@
+package confine
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxSplit bounds how many entries allowed lists while carving a hidden
+// tree out of a grant (a /tmp holding the home directory), so a huge
+// directory cannot slow every run: past it, the grant is dropped.
+const maxSplit = 4096
+
+// allowed is what granting path gives, as Landlock rules: Landlock only
+// adds rights, and a rule on a directory covers everything below it, so a
+// grant that holds a hidden tree (home, FLEDGE_HOME) is replaced by grants
+// of each of its entries, down to the hidden tree, which is left out. A
+// grant inside a hidden tree is an explicit exception and kept; a grant
+// that is a hidden tree is dropped. path is resolved first (a grant of a
+// symlink is a grant of its target); a missing path gives nothing.
+func allowed(path string, hidden []string, dropped *[]string) []string {
+	if path == "" {
+		return nil
+	}
+	r, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil
+	}
+	if !filepath.IsAbs(r) {
+		if r, err = filepath.Abs(r); err != nil {
+			return nil
+		}
+	}
+	budget := maxSplit
+	return split(r, hidden, dropped, &budget, true)
+}
+
+func split(dir string, hidden []string, dropped *[]string, budget *int, top bool) []string {
+	holds := false
+	for _, h := range hidden {
+		if h == dir {
+			if top { // a grant of a hidden tree itself; below, it is carved out
+				*dropped = append(*dropped, dir+": it is hidden from plugins")
+			}
+			return nil
+		}
+		if under(h, dir) { // an exception inside a hidden tree
+			continue
+		}
+		if under(dir, h) {
+			holds = true
+		}
+	}
+	if !holds {
+		return []string{dir}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) > *budget {
+		*dropped = append(*dropped, dir+": it holds a hidden directory and cannot be split")
+		return nil
+	}
+	*budget -= len(entries)
+	var out []string
+	for _, e := range entries {
+		child := filepath.Join(dir, e.Name())
+		if e.Type()&os.ModeSymlink != 0 {
+			// A link here may lead into the hidden tree, or (/dev/fd) to
+			// the process drawing the profile: a link is no grant.
+			continue
+		}
+		out = append(out, split(child, hidden, dropped, budget, false)...)
+	}
+	return out
+}
+
+// under reports whether p is root or below it. Both are clean absolute
+// paths (from EvalSymlinks or joined from one), so a prefix test is exact;
+// a filepath.Rel test (manifest.Within) cost most of Derive's time.
+func under(root, p string) bool {
+	if root == "/" {
+		return true
+	}
+	return p == root || strings.HasPrefix(p, root) && p[len(root)] == filepath.Separator
+}
+
+// real is p with symlinks resolved, or p made absolute when it does not
+// exist.
+func real(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
