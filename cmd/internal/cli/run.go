@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -180,15 +181,25 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 		Capture:        opts.JSON,
 		Kill:           f.interrupts.killed(),
 	}
+	// The user's first Ctrl+C, as a signal or as a key that abandons a
+	// question: the plugin is asked to stop and given seconds to do so.
+	// Say so at once, once, and how not to wait.
+	var sayOnce sync.Once
+	stopping := func() {
+		sayOnce.Do(func() {
+			ui.print(fmt.Sprintf("stopping %s: Ctrl+C again kills it now\n", termsafe.Escape(opts.Command)))
+		})
+	}
+	if abandoned := ui.abandoned; abandoned != nil {
+		ui.abandoned = func() { abandoned(); stopping() }
+	}
 	done := make(chan struct{})
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
 		select {
 		case <-ctx.Done():
-			// The user's Ctrl+C: the plugin is asked to stop and given
-			// seconds to do so. Say so at once, and how not to wait.
-			ui.print(fmt.Sprintf("stopping %s: Ctrl+C again kills it now\n", termsafe.Escape(opts.Command)))
+			stopping()
 		case <-done:
 		}
 	}()

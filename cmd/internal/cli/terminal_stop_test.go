@@ -190,6 +190,7 @@ func TestTerminalCtrlCStopsAPlugin(t *testing.T) {
 		r := startInTerminal(t, bin, f.env, "asker")
 		r.waitFor("Your name?")
 		r.keys("C-c") // a key to the question (raw mode), not a signal
+		r.waitFor("stopping asker: Ctrl+C again kills it now")
 		waitFile(t, filepath.Join(dir, "signals"), "INT")
 		r.keys("C-c")
 		if rc := r.exitCode(); rc != 130 {
