@@ -11,6 +11,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -54,6 +55,28 @@ func (r *Runner) confinement(t *Target, tmp string) Confinement {
 	// The same answer audit, info and list give (confine.StatusOf).
 	st := confine.StatusOf(declared, granted, supportOf(), r.Unconfined)
 	return Confinement{Profile: confine.Derive(declared, granted, at), Enforced: st.Enforced, Reason: st.Reason}
+}
+
+// confinementPolicy refuses to start t where the admin policy's
+// [confinement] rules forbid it: confinement turned off where allow_off is
+// false, or grants the kernel does not enforce here where require is true.
+func (r *Runner) confinementPolicy(t *Target) error {
+	pol := r.Settings.Policy()
+	if pol.Empty() || t.IsWasm() || t.Manifest == nil {
+		return nil
+	}
+	d := pol.CheckOff(r.Unconfined)
+	if d == nil {
+		g := t.Grants()
+		st := confine.StatusOf(t.Manifest.Capabilities.Filesystem, confine.Grants{Filesystem: g.Filesystem, Network: g.Network}, supportOf(), r.Unconfined)
+		if !st.Enforced {
+			d = pol.CheckConfined(st.Reason)
+		}
+	}
+	if d == nil {
+		return nil
+	}
+	return &Error{Code: CodePolicyDenied, Err: fmt.Errorf("plugin %s does not run: %w", t.Entry.Name, policy.Deny(t.Entry.Name, *d))}
 }
 
 // confineCmd makes cmd, a native plugin about to start, run confined: it
