@@ -102,7 +102,11 @@ type confinementJSON struct {
 // plugin declaring the filesystem scope declared, with effective grants g,
 // here (off: who turned confinement off, if anyone).
 func confinementOf(declared string, g settings.Grants, off string) *confinementJSON {
-	st := confine.StatusOf(declared, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, confine.Detect(), off)
+	return toConfinementJSON(confine.StatusOf(declared, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, confine.Detect(), off))
+}
+
+// toConfinementJSON is st as audit, info, list and tools show it.
+func toConfinementJSON(st confine.Status) *confinementJSON {
 	return &confinementJSON{Scope: string(st.Scope), Network: st.Network, KernelEnforced: st.Enforced, Reason: st.Reason, Reach: st.Reach()}
 }
 
