@@ -10,10 +10,22 @@ import (
 	"sync"
 
 	"github.com/corvidlabs/fledge-go/confine"
+	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/policy"
 )
 
 var kernelSupport = sync.OnceValue(confine.Detect)
+
+// forPlugin is in for the hooks of p: with confinement off when p's
+// record turned it off (and FLEDGE_CONFINE=off does not already).
+func (in *Installer) forPlugin(p *lockfile.Plugin) *Installer {
+	if in.Unconfined != "" || p.Unconfined() == "" {
+		return in
+	}
+	cp := *in
+	cp.Unconfined = p.Unconfined()
+	return &cp
+}
 
 // confineHook makes cmd, a hook or build command about to run in dir,
 // run under confine.DeriveBuild's profile through the trampoline, with a

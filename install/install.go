@@ -413,6 +413,10 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	if p, ok := file.Get(entry.Name); ok {
 		cp := *p
 		old = &cp
+		// Confinement turned off for this plugin stays off across an
+		// update or a reinstall, as its grants do (fledge plugins
+		// confine turns it back on).
+		entry.UnconfinedBy, entry.UnconfinedAt = p.UnconfinedBy, p.UnconfinedAt
 	}
 
 	marker := commitMarker(in.Paths, entry.Name)
@@ -459,7 +463,7 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	}
 	if hook, ok := entry.Hooks[manifest.HookPostInstall]; ok {
 		in.logf("Running post_install for %s: %s\n", entry.Name, termsafe.Escape(hook))
-		if err := in.runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), in.hookEnv(finalDir(final, f)), in.Log); err != nil {
+		if err := in.forPlugin(entry).runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), in.hookEnv(finalDir(final, f)), in.Log); err != nil {
 			return false, err
 		}
 	}

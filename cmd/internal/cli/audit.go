@@ -146,7 +146,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	}
 	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(f, runner.Externals(paths, f.Getenv("PATH")), file)}
 	for _, p := range plugins {
-		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedBy(f)))
+		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedFor(f, p)))
 	}
 	warnings := auditAdminChecks(paths, file, ap, set, &doc)
 	if opts.JSON {
