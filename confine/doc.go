@@ -39,7 +39,8 @@
 //
 // Hooks and builds get DeriveBuild's profile: what a plugin may read, and
 // their tree, the toolchains' caches (BuildCaches) and the temporary
-// directories read-write, with the network.
+// directories read-write, with the network; a build inside a git work tree
+// outside FLEDGE_HOME also reads that work tree (its module root).
 //
 // Never granted, whatever the row: the home directory (keys, cloud
 // credentials, shell start-up files), the user's own home when HOME names

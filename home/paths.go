@@ -140,6 +140,13 @@ func (p Paths) CommandIndexFile() string { return filepath.Join(p.CacheDir(), "c
 // like the store, so the installed files stay exactly what was approved.
 func (p Paths) PluginFilesDir(name string) string { return filepath.Join(p.DataDir(name), "files") }
 
+// RustPluginFilesDir is where the Rust fledge kept what a wasm plugin wrote
+// to /plugin: data/ inside its tree. fledge only reads it, to take it over
+// into PluginFilesDir.
+func (p Paths) RustPluginFilesDir(name string) string {
+	return filepath.Join(p.PluginDir(name), "data")
+}
+
 // WasmCacheDir holds wazero's compiled wasm modules, keyed by wazero on the
 // module's SHA-256, the wazero version and the CPU. Deleting it only costs
 // a recompile.

@@ -36,6 +36,9 @@ type Request struct {
 	// Hooks lists every hook the manifest declares and the build command
 	// (declared or detected), in the order they would run.
 	Hooks []HookItem
+	// AlsoRuns lists hooks an update carries over, approved before and
+	// unchanged: not asked about, but they run too.
+	AlsoRuns []HookItem
 	// Commit is the git commit to install, when there is one.
 	Commit string
 	// Installed is the plugin as installed now when this replaces it (a
@@ -133,6 +136,9 @@ type Consent struct {
 	// Ask asks a human; nil when no terminal is available. It is only
 	// called when neither Yes nor Grant was given.
 	Ask func(Request) (Decision, error)
+	// Unasked says why Ask is nil, in the user's terms, when the reason is
+	// not the absence of a terminal (--ni on one, say).
+	Unasked string
 }
 
 // riskyForUnverified reports whether item (a grant name) is approved for
@@ -243,8 +249,12 @@ func (c Consent) Decide(r Request) (Decision, error) {
 	items := r.Items()
 	if !c.Yes && c.Grant == nil {
 		if c.Ask == nil {
+			why := c.Unasked
+			if why == "" {
+				why = "there is no terminal to ask on"
+			}
 			return Decision{}, &ApprovalError{Plugin: r.Plugin, Tier: r.Tier, Missing: items, Cause: NoConsent,
-				Reason: "there is no terminal to ask on, and nothing was approved in advance"}
+				Reason: why + ", and nothing was approved in advance"}
 		}
 		d, err := c.Ask(r)
 		if err != nil {

@@ -498,6 +498,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 	for _, h := range c.req.Hooks {
 		if p.Hooks[h.Name] == h.Command {
 			hooks[h.Name] = h.Command
+			ask.AlsoRuns = append(ask.AlsoRuns, h)
 			continue
 		}
 		ask.Hooks = append(ask.Hooks, h)

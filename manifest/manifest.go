@@ -119,6 +119,9 @@ func parse(data []byte, report bool) (*Manifest, error) {
 	}
 	var m Manifest
 	if err := toml.Unmarshal(data, &m); err != nil {
+		if problems := typeErrors(data); len(problems) > 0 {
+			return nil, &TypeError{Problems: problems}
+		}
 		return nil, describeTOMLError(err)
 	}
 	if keys.folded != "" {
@@ -227,6 +230,16 @@ func (e *SyntaxError) Error() string {
 		return fmt.Sprintf("plugin.toml: line %d, column %d: %s", e.Line, e.Column, e.Msg)
 	}
 	return "plugin.toml: " + e.Msg
+}
+
+// TypeError reports values whose TOML type does not fit their key
+// (exec = "yes"), every one of them, each named by its key.
+type TypeError struct {
+	Problems []string // "capabilities.exec: want true or false, not a string"
+}
+
+func (e *TypeError) Error() string {
+	return "plugin.toml: " + strings.Join(e.Problems, "; ")
 }
 
 // FoldedKeyError reports a key that names a field only when case is

@@ -357,7 +357,7 @@ func TestProgressAndLog(t *testing.T) {
 	}
 	n := len(progress)
 	mu.Unlock()
-	if !strings.Contains(e.log.String(), "WARN  [fledge-plugin-work] careful") {
+	if !strings.Contains(e.log.String(), "  WARN [fledge-plugin-work] careful") {
 		t.Errorf("the server log lacks the plugin's log:\n%s", e.log)
 	}
 

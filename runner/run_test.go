@@ -32,7 +32,7 @@ func TestHelloShellEveryMessageNonInteractive(t *testing.T) {
 		t.Errorf("unexpected warnings: %s", w)
 	}
 	errOut := e.stderr.String()
-	for _, s := range []string{"hello: init received", "INFO  [fledge-plugin-hello] hello started", "INFO  [fledge-plugin-hello] picked green"} {
+	for _, s := range []string{"hello: init received", "  INFO [fledge-plugin-hello] hello started", "  INFO [fledge-plugin-hello] picked green"} {
 		if !strings.Contains(errOut, s) {
 			t.Errorf("stderr lacks %q:\n%s", s, errOut)
 		}

@@ -142,10 +142,11 @@ func (u *PlainUI) Warn(plugin, message string) {
 	fmt.Fprintf(u.W, "warning: %s: %s\n", plugin, message)
 }
 
-// FormatLog renders a log message as "LEVEL [plugin] message\n", with
-// continuation lines indented under the first.
+// FormatLog renders a log message as the Rust fledge does, "  LEVEL
+// [plugin] message\n" (protocol/ui.rs, handle_log), with continuation
+// lines indented under the first.
 func FormatLog(plugin string, level Level, message string) string {
-	prefix := fmt.Sprintf("%-5s [%s] ", strings.ToUpper(string(level)), plugin)
+	prefix := fmt.Sprintf("  %s [%s] ", strings.ToUpper(string(level)), plugin)
 	message = strings.TrimRight(message, "\n")
 	indent := "\n" + strings.Repeat(" ", len(prefix))
 	return prefix + strings.ReplaceAll(message, "\n", indent) + "\n"

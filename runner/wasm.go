@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"os"
 	"sync"
 	"time"
 
@@ -44,7 +43,7 @@ func (s *session) startWasm() error {
 	}
 	if plugin {
 		cfg.PluginDir = s.r.Paths.PluginFilesDir(s.t.Entry.Name)
-		if err := os.MkdirAll(cfg.PluginDir, 0o700); err != nil {
+		if err := adoptRustFiles(s.r.Paths.RustPluginFilesDir(s.t.Entry.Name), cfg.PluginDir); err != nil {
 			return errorf(CodeLaunchFailed, "plugin %s: its data directory: %v", s.name, err)
 		}
 	}

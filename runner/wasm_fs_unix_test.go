@@ -114,3 +114,40 @@ func TestWasmPluginDirRefusesPlantedLinks(t *testing.T) {
 		t.Errorf("the plugin's own file is not readable: %s", list)
 	}
 }
+
+// What a wasm plugin wrote to /plugin under the Rust fledge (data/ inside
+// its tree) reads the same here: the first run takes it over, as the
+// store's state.json is, leaving the original and any symlink behind.
+func TestWasmTakesOverRustPluginFiles(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.installWasm(manifest.Capabilities{Filesystem: "plugin"})
+	rust := e.paths.RustPluginFilesDir("fledge-plugin-wasm")
+	mustMkdir(t, filepath.Join(rust, "sub"))
+	writeFile(t, filepath.Join(rust, "old.txt"), "written under rust", 0o644)
+	writeFile(t, filepath.Join(rust, "sub", "deep.txt"), "deeper", 0o644)
+	secret := filepath.Join(e.dir, "secret.txt")
+	writeFile(t, secret, "outside", 0o644)
+	if err := os.Symlink(secret, filepath.Join(rust, "link")); err != nil {
+		t.Fatal(err)
+	}
+	res := e.runBounded("read:/plugin/old.txt", "read:/plugin/sub/deep.txt", "read:/plugin/link", "write:/plugin/new.txt=x")
+	if !strings.Contains(res.Output, "read 18 written under rust") || !strings.Contains(res.Output, "read 6 deeper") {
+		t.Errorf("Rust's files were not carried over:\n%s", res.Output)
+	}
+	if strings.Contains(res.Output, "outside") {
+		t.Errorf("a symlink in Rust's data was followed:\n%s", res.Output)
+	}
+	if b, err := os.ReadFile(filepath.Join(rust, "old.txt")); err != nil || string(b) != "written under rust" {
+		t.Errorf("the original changed: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(rust, "new.txt")); err == nil {
+		t.Errorf("a new write went to Rust's directory, not fledge's")
+	}
+	// Taken over once: a file removed from Rust's copy later stays here.
+	os.Remove(filepath.Join(rust, "old.txt"))
+	res = e.runBounded("read:/plugin/old.txt")
+	if !strings.Contains(res.Output, "written under rust") {
+		t.Errorf("the second run took over again:\n%s", res.Output)
+	}
+}

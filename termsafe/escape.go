@@ -32,9 +32,12 @@ func escape(s string, text bool) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
+	prev := rune(-1)
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case r == zwj && emojiJoined(prev, s[i+size:]):
+			b.WriteRune(r) // 👩‍💻: one emoji, and it hides no text
 		case r == utf8.RuneError && size == 1:
 			writeHex(&b, `\x`, rune(s[i]), 2)
 		case r == '\\' && !text:
@@ -56,9 +59,27 @@ func escape(s string, text bool) string {
 		default:
 			b.WriteString(s[i : i+size])
 		}
+		prev = r
 		i += size
 	}
 	return b.String()
+}
+
+// zwj is ZERO WIDTH JOINER, which emoji sequences (👩‍💻, 🏳️‍🌈) are made
+// with. Elsewhere it is invisible, so it is escaped like the rest of Cf.
+const zwj = 0x200d
+
+// emojiJoined reports whether a ZWJ between prev and the start of rest
+// joins two emoji: a symbol (or its variation selector or skin tone)
+// before it, a symbol after. There it only draws one picture; it can
+// neither hide nor reorder text.
+func emojiJoined(prev rune, rest string) bool {
+	next, _ := utf8.DecodeRuneInString(rest)
+	if next == utf8.RuneError || prev == utf8.RuneError { // also either end of the text
+		return false
+	}
+	before := unicode.Is(unicode.So, prev) || prev == 0xfe0f || prev >= 0x1f3fb && prev <= 0x1f3ff
+	return before && unicode.Is(unicode.So, next)
 }
 
 func writeHex(b *strings.Builder, prefix string, r rune, digits int) {

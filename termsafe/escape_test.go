@@ -136,3 +136,25 @@ func BenchmarkShow(b *testing.B) {
 		})
 	}
 }
+
+// An emoji ZWJ sequence is one picture and shows as itself; a ZWJ
+// anywhere else is invisible and stays escaped, as does every other
+// zero-width character next to an emoji.
+func TestEscapeKeepsEmojiSequences(t *testing.T) {
+	for in, want := range map[string]string{
+		"dev 👩‍💻 tools":  "dev 👩‍💻 tools",
+		"🏳️‍🌈":           "🏳️‍🌈",
+		"🧑🏽‍💻":           "🧑🏽‍💻",
+		"a\u200db":       `a\u200db`,
+		"👩\u200d":        `👩\u200d`,
+		"\u200d💻":        `\u200d💻`,
+		"👩\u200dx":       `👩\u200dx`,
+		"👩\u200b💻":       `👩\u200b💻`,
+		"👩\u202e\u200d💻": `👩\u202e\u200d💻`,
+		"👩\u200d\u200d💻": `👩\u200d\u200d💻`,
+	} {
+		if got := Escape(in); got != want {
+			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -31,3 +31,16 @@ func Truncate(s string, n int) string {
 	}
 	return s
 }
+
+// Width is how many columns s takes on a terminal, counted as Truncate
+// counts them (a wide character two, any cluster at least one), so that
+// columns padded by Width line up with cells cut by Truncate.
+func Width(s string) int {
+	cols, state := 0, -1
+	for s != "" {
+		var width int
+		_, s, width, state = uniseg.FirstGraphemeClusterInString(s, state)
+		cols += max(width, 1)
+	}
+	return cols
+}

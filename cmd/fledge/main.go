@@ -7,9 +7,10 @@ import (
 	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
 )
 
-// version is stamped at release time with -ldflags "-X main.version=…".
+// version is stamped at release time with -ldflags "-X main.version=…";
+// unstamped, fledge reports the module version from the build info.
 var version = "dev"
 
 func main() {
-	os.Exit(cli.Main(os.Args[1:], cli.System(), version))
+	os.Exit(cli.Main(os.Args[1:], cli.System(), cli.Version(version)))
 }

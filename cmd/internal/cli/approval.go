@@ -29,6 +29,7 @@ func askApproval(ctx context.Context, f *Factory, r install.Request) (install.De
 		fmt.Fprintf(w, "  replaced with:   %s\n", revisionText(r.Version, r.Commit))
 	}
 	showHooks(w, "It would run:", r.Hooks)
+	showHooks(w, "It would also run (approved before, unchanged):", r.AlsoRuns)
 	chosen, err := chooseGrants(ctx, f, r, r.RequiresHooks())
 	if err != nil {
 		return install.Decision{}, err

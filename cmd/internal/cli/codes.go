@@ -79,7 +79,7 @@ func classify(err error) string {
 		return CodeNameConflict
 	case errors.As(err, &proto):
 		return CodeProtocolVersion
-	case errors.As(err, &inval), errors.As(err, &syn), errors.As(err, new(*manifest.FoldedKeyError)), errors.Is(err, manifest.ErrNoManifest),
+	case errors.As(err, &inval), errors.As(err, &syn), errors.As(err, new(*manifest.TypeError)), errors.As(err, new(*manifest.FoldedKeyError)), errors.Is(err, manifest.ErrNoManifest),
 		errors.Is(err, manifest.ErrNotRegular), errors.Is(err, manifest.ErrTooLarge):
 		return CodeInvalidManifest
 	case errors.Is(err, gitfetch.ErrTooLarge):
@@ -132,6 +132,8 @@ func hintFor(err error) string {
 		syn    *manifest.SyntaxError
 	)
 	switch {
+	case errors.Is(err, context.Canceled):
+		return "" // the user's Ctrl+C: no step to fix, nobody to tell
 	case errors.As(err, new(*policy.InvalidError)):
 		return "fix the file at the line named (or ask whoever manages it): fledge applies no policy it cannot read in full"
 	case errors.As(err, new(*policy.DeniedError)):
@@ -160,6 +162,8 @@ func hintFor(err error) string {
 		return "it ran confined by the kernel and was refused access (SECURITY.md lists what a " + hook.Hook + " step may read and write); if you trust it, run the same command again with FLEDGE_CONFINE=off set"
 	case errors.As(err, &hook):
 		return "its output is above: a tool it needs may be missing here, or the plugin's " + hook.Hook + " step is broken (tell its author)"
+	case errors.As(err, new(*manifest.TypeError)):
+		return "each key named wants the kind of value said: tell the plugin's author ('fledge plugins validate <dir>' checks a plugin)"
 	case errors.As(err, &syn):
 		return "the plugin's plugin.toml is not valid TOML at that place: tell its author ('fledge plugins validate <dir>' checks a plugin)"
 	case errors.Is(err, treehash.ErrUnsafeTree):

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/termsafe"
@@ -22,8 +23,8 @@ import (
 // plugin: a TAB must be fast and have no effects. Commands attach them with
 // ValidArgsFunction and RegisterFlagCompletionFunc:
 //
-//	remove, info:          completePluginNames(f, false)
-//	update, verify:        completePluginNames(f, true)
+//	info:                  completePluginNames(f, false)
+//	remove, update, verify: completePluginNames(f, true)
 //	grant, revoke:         completePluginThenCapabilities(f)
 //	--grant (any command): completeCapabilities
 
@@ -95,20 +96,44 @@ func completePluginNames(f *Factory, many bool) cobra.CompletionFunc {
 
 // completePluginThenCapabilities completes `grant <name> CAP...` and
 // `revoke <name> CAP...`: a plugin name, then capability names not yet on
-// the line.
+// the line that the command would change: for grant, what the plugin is
+// not granted yet; for revoke, what it is granted (read from plugins.toml;
+// everything when that cannot be read).
 func completePluginThenCapabilities(f *Factory) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) == 0 {
 			return pluginNameCompletions(f, nil, toComplete), cobra.ShellCompDirectiveNoFileComp
 		}
+		granted, known := grantedForCompletion(f, args[0])
 		var out []cobra.Completion
 		for _, name := range grantable() {
+			if known && slices.Contains(granted, name) != (c.Name() == "revoke") {
+				continue
+			}
 			if strings.HasPrefix(name, toComplete) && !slices.Contains(args[1:], name) {
 				out = append(out, completion(name, manifest.GrantMeaning(name)))
 			}
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// grantedForCompletion lists what plugin is granted (capabilities and
+// hooks, as grant names); known is false when that cannot be read.
+func grantedForCompletion(f *Factory, plugin string) (granted []string, known bool) {
+	p, err := f.Paths()
+	if err != nil {
+		return nil, false
+	}
+	file, err := lockfile.NewStore(p.PluginsFile(), p.PluginsLock()).Load()
+	if err != nil {
+		return nil, false
+	}
+	e, err := file.Resolve(plugin)
+	if err != nil {
+		return nil, false
+	}
+	return install.Grants{Capabilities: e.Capabilities, Hooks: e.Hooks}.Items(), true
 }
 
 func pluginNameCompletions(f *Factory, already []string, toComplete string) []cobra.Completion {
@@ -250,9 +275,16 @@ bash-completion package, which loads it on first use):
 
   source <(fledge completion zsh)
 
-In every new shell (compinit must be enabled: autoload -U compinit; compinit):
+In every new shell: write it to a directory of your own (the first entry
+of $fpath is usually the system's, which you cannot write to),
 
-  fledge completion zsh > "${fpath[1]}/_fledge"`,
+  mkdir -p ~/.zfunc
+  fledge completion zsh > ~/.zfunc/_fledge
+
+and add these lines to ~/.zshrc (fpath before compinit):
+
+  fpath=(~/.zfunc $fpath)
+  autoload -U compinit; compinit`,
 			func(w io.Writer, root *cobra.Command) error {
 				if noDesc {
 					return root.GenZshCompletionNoDesc(w)
@@ -263,8 +295,9 @@ In every new shell (compinit must be enabled: autoload -U compinit; compinit):
 
   fledge completion fish | source
 
-In every new shell:
+In every new shell (fish loads it on first use):
 
+  mkdir -p ~/.config/fish/completions
   fledge completion fish > ~/.config/fish/completions/fledge.fish`,
 			func(w io.Writer, root *cobra.Command) error { return root.GenFishCompletion(w, !noDesc) }),
 		shell("powershell", `In the current shell:
@@ -279,6 +312,16 @@ In every new shell, add that line to your PowerShell profile ($PROFILE).`,
 				return root.GenPowerShellCompletionWithDesc(w)
 			}),
 	)
+	// The Rust fledge also prints an elvish script (clap has one); cobra
+	// does not, so say so and what works instead rather than "unknown".
+	cmd.AddCommand(&cobra.Command{
+		Use:    "elvish",
+		Short:  "Not offered: fledge completes bash, zsh, fish and powershell",
+		Hidden: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			return usageErrorf("fledge has no elvish completion script (the Rust fledge's came from clap; fledge's come from cobra, which writes bash, zsh, fish and powershell only); in elvish, carapace (carapace.sh) can complete fledge through its bash script")
+		},
+	})
 	return cmd
 }
 

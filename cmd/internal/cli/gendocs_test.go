@@ -83,6 +83,19 @@ func TestGenDocs(t *testing.T) {
 	if !strings.Contains(string(root), "fledge-plugin-<name>") || !strings.Contains(string(root), "Its arguments and grants:               fledge help <command>") {
 		t.Errorf("fledge.1 lost text:\n%s", root)
 	}
+	// The sections `fledge help <topic>` prints, from the same source.
+	for _, want := range []string{".SH ENVIRONMENT", "FLEDGE_PROMPT_TIMEOUT", "ACCESSIBLE=1", ".SH EXIT STATUS", "130", ".SH FILES", "plugins.toml"} {
+		if !strings.Contains(string(root), want) {
+			t.Errorf("fledge.1 lacks %q", want)
+		}
+	}
+	// A switch reads as one, not as a flag taking "false".
+	files, _ := filepath.Glob(filepath.Join(dir, "man", "*.1"))
+	for _, p := range files {
+		if b, _ := os.ReadFile(p); strings.Contains(string(b), "[=false]") {
+			t.Errorf("%s shows a switch as --flag[=false]", filepath.Base(p))
+		}
+	}
 
 	for shell, file := range map[string]string{"bash": "fledge.bash", "zsh": "_fledge", "fish": "fledge.fish", "powershell": "fledge.ps1"} {
 		data, err := os.ReadFile(filepath.Join(dir, "completions", file))

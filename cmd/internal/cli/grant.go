@@ -238,7 +238,12 @@ func printGrantChange(f *Factory, action string, res *install.GrantResult, asJSO
 		fmt.Fprintf(w, "✓ %s: nothing to change\n", name)
 	}
 	if len(res.Unchanged) > 0 {
-		fmt.Fprintf(w, "  already so: %s\n", strings.Join(res.Unchanged, ", "))
+		// Said as it is: a revoke of what was never granted changes nothing.
+		state := "already granted"
+		if action == "revoke" {
+			state = "not granted"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", state, strings.Join(res.Unchanged, ", "))
 	}
 	var denied []string
 	for _, it := range res.Request.Items() {

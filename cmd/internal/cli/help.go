@@ -41,6 +41,11 @@ declares: its description, its arguments, and what it was granted.
 			}
 			if len(args) == 0 && !parent.HasParent() {
 				out = append(out, completeCommands(f, toComplete)...)
+				for _, t := range helpTopics {
+					if strings.HasPrefix(t.Name, toComplete) {
+						out = append(out, completion(t.Name, t.Short))
+					}
+				}
 			}
 			return out, cobra.ShellCompDirectiveNoFileComp
 		},
@@ -49,11 +54,17 @@ declares: its description, its arguments, and what it was granted.
 			if len(args) == 0 {
 				return parent.Help()
 			}
+			if t, ok := findTopic(args[0]); ok && len(args) == 1 {
+				_, err := fmt.Fprint(c.OutOrStdout(), topicText(t))
+				return err
+			}
 			target, rest, err := parent.Find(args)
 			if err == nil && target != nil && target != parent && len(rest) == 0 {
 				return target.Help()
 			}
-			if !parent.HasParent() && isPluginCommand(topLevelWords(parent), args[0]) {
+			// fledge help <command> and fledge plugins help <command> both
+			// tell of an installed plugin's command.
+			if (!parent.HasParent() || parent.Name() == "plugins") && isPluginCommand(topLevelWords(c.Root()), args[0]) {
 				if ok, err := pluginCommandHelp(f, args[0]); ok || err != nil {
 					return err
 				}
@@ -217,19 +228,27 @@ func unknownCommand(f *Factory, c *cobra.Command, word string) error {
 // starting with it): those within one edit first, installed ones before
 // fledge's at the same distance.
 func suggestCommand(f *Factory, word string) []string {
-	nop := func(*cobra.Command, []string) {}
-	cands := &cobra.Command{Use: "fledge"}
+	var cands []string
 	for _, c := range installedForCompletion(f).Commands {
-		cands.AddCommand(&cobra.Command{Use: c.Name, Run: nop})
+		cands = append(cands, c.Name)
 	}
-	own := []string{"help"}
+	cands = append(cands, "help")
 	for _, c := range newRootCmd(f).Commands() {
 		if c.IsAvailableCommand() {
-			own = append(own, c.Name())
+			cands = append(cands, c.Name())
 		}
 	}
-	for _, name := range own {
-		cands.AddCommand(&cobra.Command{Use: name, Run: nop})
+	return nearest(word, cands)
+}
+
+// nearest lists the candidates close to word by cobra's rule (within two
+// edits, or starting with it), those within one edit first, in the order
+// given at the same distance: the one "did you mean" of fledge.
+func nearest(word string, candidates []string) []string {
+	nop := func(*cobra.Command, []string) {}
+	cands := &cobra.Command{Use: "fledge"}
+	for _, c := range candidates {
+		cands.AddCommand(&cobra.Command{Use: c, Run: nop})
 	}
 	var out []string
 	for d := 1; d <= 2; d++ {

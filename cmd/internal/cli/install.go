@@ -7,11 +7,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
@@ -144,6 +146,9 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 					fmt.Fprintf(f.IO.ErrOut, "  %s %s\n", est.Info("hint:"), je.Hint)
 				}
 			}
+			if ctx.Err() != nil {
+				break // the user's Ctrl+C: the sources after this one are not tried
+			}
 			continue
 		}
 		for _, w := range res.Warnings {
@@ -236,6 +241,11 @@ func installHint(in *install.Installer, err error, src string, opts *installOpti
 	if opts.Copy {
 		args = append(args, "--copy")
 	}
+	if errors.Is(err, context.Canceled) {
+		// The user's own Ctrl+C, whichever step it stopped (a build
+		// among them): nobody's fault, and the install is undone.
+		return withCode(CodeInterrupted, errors.New("interrupted: nothing was installed"), "")
+	}
 	var ai *install.AlreadyInstalledError
 	if errors.As(err, &ai) {
 		consent := consentArgs(opts.consentFlags)
@@ -251,7 +261,47 @@ func installHint(in *install.Installer, err error, src string, opts *installOpti
 		reinstall := commandLine(append(append(args, "--force"), consent...)...)
 		return withCode(CodeAlreadyInstalled, err, "to reinstall it: "+reinstall+"; to see or change its grants: "+commandLine("plugins", "info", ai.Plugin))
 	}
+	if alt := prefixedRepo(in, err, src); alt != "" {
+		return withCode(errorCode(err), err, "plugin repositories are named fledge-plugin-<name>; if this is one: "+
+			commandLine(append([]string{"plugins", "install", alt}, args[3:]...)...))
+	}
 	return withApprovalHint(err, func(ae *install.ApprovalError) string { return retryWithGrants(ae, args...) })
+}
+
+// prefixedRepo is owner/fledge-plugin-<repo>@ref for an owner/repo source
+// that named no repository (tester/capdemo for
+// tester/fledge-plugin-capdemo), or "".
+func prefixedRepo(in *install.Installer, err error, src string) string {
+	if !errors.Is(err, transport.ErrRepositoryNotFound) {
+		return ""
+	}
+	s, perr := registry.ParseSource(src, in.GitHubBase)
+	if perr != nil || !s.Shorthand || strings.HasPrefix(s.Name, "fledge-plugin-") {
+		return ""
+	}
+	owner, _, _ := strings.Cut(s.Display, "/")
+	alt := owner + "/fledge-plugin-" + s.Name
+	if s.Ref != "" {
+		alt += "@" + s.Ref
+	}
+	return alt
+}
+
+// nearestRegistryName is the registry name closest to name (within two
+// edits), or "" when none is or the registry cannot list its plugins.
+func nearestRegistryName(ctx context.Context, idx registry.Index, name string) string {
+	res, err := idx.Search(ctx, registry.Query{})
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, e := range res.Entries {
+		names = append(names, lockfile.ShortName(e.Name))
+	}
+	if near := nearest(lockfile.ShortName(name), names); len(near) > 0 {
+		return near[0]
+	}
+	return ""
 }
 
 // registryLookup resolves a registry name to its repository through the
@@ -274,7 +324,11 @@ func registryLookup(f *Factory, paths home.Paths, cfg *config.Config) func(conte
 		var amb *registry.AmbiguousError
 		switch {
 		case errors.As(err, &nf):
-			return s, withCode(CodeNotFound, err, "search the registry: "+commandLine("plugins", "search", s.Name))
+			hint := "search the registry: " + commandLine("plugins", "search", s.Name)
+			if near := nearestRegistryName(ctx, idx, s.Name); near != "" {
+				hint = fmt.Sprintf("did you mean %s? install it: %s; or %s", near, commandLine("plugins", "install", near), hint)
+			}
+			return s, withCode(CodeNotFound, err, hint)
 		case errors.As(err, &amb):
 			return s, withCode(CodeAmbiguous, err, "install one by its repository, such as: "+commandLine("plugins", "install", registry.RedactText(amb.Entries[0].Repo)))
 		case err != nil:

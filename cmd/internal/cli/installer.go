@@ -60,6 +60,8 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 	consent := install.Consent{Yes: c.Yes, Grant: grants}
 	if ask && !c.Yes && grants == nil && f.IO.CanPrompt() {
 		consent.Ask = func(r install.Request) (install.Decision, error) { return askApproval(ctx, f, r) }
+	} else if f.IO.NonInteractive() {
+		consent.Unasked = noPromptReason(f.IO)
 	}
 	return &install.Installer{
 		Unconfined: unconfinedBy(f),

@@ -60,6 +60,15 @@ func (s *IOStreams) NonInteractive() bool {
 	return true
 }
 
+// noPromptReason says why fledge asks no one although it might be on a
+// terminal: --ni or FLEDGE_NON_INTERACTIVE.
+func noPromptReason(s *IOStreams) string {
+	if s.ForceNonInteractive {
+		return "--non-interactive (--ni) asks fledge not to prompt"
+	}
+	return "FLEDGE_NON_INTERACTIVE asks fledge not to prompt"
+}
+
 // CanPrompt reports whether a human can answer a question: stdin and stderr
 // are terminals and non-interactive mode is off. Piped stdin never counts
 // as consent.

@@ -27,6 +27,10 @@ func TestNonInteractiveFlagNeverPrompts(t *testing.T) {
 		if code != ExitFailure || !strings.Contains(errOut, "needs approval") {
 			t.Errorf("%v: exit %d\nstdout %s\nstderr %s", args, code, out, errOut)
 		}
+		// On a terminal, the reason is the flag, not a missing terminal.
+		if !strings.Contains(errOut, "--non-interactive (--ni) asks fledge not to prompt") || strings.Contains(errOut, "no terminal") {
+			t.Errorf("%v: the reason names the flag\nstderr %s", args, errOut)
+		}
 	}
 
 	// Without it, the terminal is asked (so the checks above can fail).

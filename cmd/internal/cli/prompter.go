@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/huh/v2"
 	"charm.land/lipgloss/v2"
 	"golang.org/x/term"
@@ -75,8 +76,9 @@ func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
 		WithOutput(s.TTYOut).
 		WithShowHelp(true).
 		WithTheme(huh.ThemeFunc(func(bool) *huh.Styles { return huh.ThemeCharm(dark) })).
-		WithAccessible(accessible)
-	if err := form.RunWithContext(ctx); err != nil {
+		WithAccessible(accessible).
+		WithKeyMap(formKeys())
+	if err := runFormContext(ctx, form, accessible, s.TTYOut); err != nil {
 		if ctx.Err() != nil && !accessible {
 			eraseForm(s.TTYOut, lipgloss.Height(form.View()))
 		}
@@ -89,6 +91,36 @@ func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
 		return huh.ErrUserAborted
 	}
 	return nil
+}
+
+// runFormContext runs form until it is answered or ctx ends. huh's
+// accessible mode reads whole lines and never looks at ctx, so a Ctrl+C
+// (a signal there: the terminal is not in raw mode) would leave the
+// question waiting for Enter, or for an answer that installs: the
+// question is given up at once instead, and the read it leaves pending
+// is handed nothing more (see formInput).
+func runFormContext(ctx context.Context, form *huh.Form, accessible bool, out io.Writer) error {
+	if !accessible {
+		return form.RunWithContext(ctx)
+	}
+	done := make(chan error, 1)
+	go func() { done <- form.RunWithContext(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		fmt.Fprintln(out) // end the line the question left open
+		return ctx.Err()
+	}
+}
+
+// formKeys is huh's key map with Esc abandoning a question as Ctrl+C does
+// (huh binds quit to Ctrl+C alone): every question says "Esc cancels".
+// A filter being typed in a list is abandoned with the question.
+func formKeys() *huh.KeyMap {
+	km := huh.NewDefaultKeyMap()
+	km.Quit = key.NewBinding(key.WithKeys("ctrl+c", "esc"), key.WithHelp("esc", "cancel"))
+	return km
 }
 
 // eraseForm takes a form that was not answered (withdrawn at a timeout or
@@ -144,7 +176,12 @@ func darkBackground(colorfgbg string) bool {
 }
 
 // ask runs one question's form: built once, here, for every caller.
-func (p *huhPrompter) ask(ctx context.Context, field huh.Field) error {
+// huh's accessible mode prints no description, and a description carries
+// warnings (an unverified source, hooks that must run): printed here.
+func (p *huhPrompter) ask(ctx context.Context, q Question, field huh.Field) error {
+	if p.s.accessible() && q.Description != "" && p.s.TTYOut != nil {
+		fmt.Fprintln(p.s.TTYOut, q.Description)
+	}
 	err := runForm(ctx, p.s, field)
 	switch {
 	case err == nil:
@@ -159,7 +196,7 @@ func (p *huhPrompter) ask(ctx context.Context, field huh.Field) error {
 
 func (p *huhPrompter) Confirm(ctx context.Context, q Question, def bool) (bool, error) {
 	v := def
-	err := p.ask(ctx, huh.NewConfirm().Title(q.Title).Description(q.Description).Value(&v))
+	err := p.ask(ctx, q, huh.NewConfirm().Title(q.Title).Description(q.Description).Value(&v))
 	if err == nil {
 		printAnswered(p.s, q.Asker, q.Title, yesNo(v))
 	}
@@ -172,7 +209,7 @@ func (p *huhPrompter) Select(ctx context.Context, q Question, options []string, 
 		opts[i] = huh.NewOption(o, i)
 	}
 	v := def
-	err := p.ask(ctx, huh.NewSelect[int]().Title(q.Title).Description(q.Description).Options(opts...).Value(&v))
+	err := p.ask(ctx, q, huh.NewSelect[int]().Title(q.Title).Description(q.Description).Options(opts...).Value(&v))
 	if err == nil && v >= 0 && v < len(options) {
 		printAnswered(p.s, q.Asker, q.Title, options[v])
 	}
@@ -190,22 +227,32 @@ func (p *huhPrompter) MultiSelect(ctx context.Context, q Question, options []str
 	for _, d := range defaults {
 		sel[d] = true
 	}
-	for i, o := range options {
-		opts[i] = huh.NewOption(o, i).Selected(sel[i])
-	}
-	width := 80
+	width, rows := 80, 0
 	if p.s.TTYOut != nil {
-		if w, _, err := term.GetSize(int(p.s.TTYOut.Fd())); err == nil && w > 20 {
-			width = w
+		if w, h, err := term.GetSize(int(p.s.TTYOut.Fd())); err == nil && w > 20 {
+			width, rows = w, h
 		}
 	}
+	for i, o := range options {
+		// Each option on one line: cut at a word, with "…", where huh
+		// would cut it mid-word (its cursor and box take 6 columns).
+		opts[i] = huh.NewOption(fitLine(o, width-6), i).Selected(sel[i])
+	}
 	height := len(options) + textLines(q.Title, width) + textLines(q.Description, width)
+	if rows > 0 {
+		// No taller than the screen, less the lines below it (a blank,
+		// a validation message of up to two lines, the help line): a field
+		// taller than what the form can show moves its cursor to options
+		// never drawn and pushes its title off the top; one that fits
+		// scrolls its list to the cursor.
+		height = min(height, max(rows-4, textLines(q.Title, width)+textLines(q.Description, width)+1))
+	}
 	var picked []int
 	ms := huh.NewMultiSelect[int]().Title(q.Title).Description(q.Description).Options(opts...).Value(&picked).Height(height)
 	if validate != nil {
 		ms = ms.Validate(validate)
 	}
-	err := p.ask(ctx, ms)
+	err := p.ask(ctx, q, ms)
 	return picked, err
 }
 
@@ -216,12 +263,17 @@ func (p *huhPrompter) Input(ctx context.Context, q Question, def string, validat
 	if def != "" && p.s.accessible() {
 		title += " [" + def + "]"
 	}
+	placeholder := def
+	if def != "" && !p.s.ErrColorEnabled() {
+		// Without colour a placeholder looks like typed text: say what it is.
+		placeholder = "default: " + def
+	}
 	var v string
-	in := huh.NewInput().Title(title).Description(q.Description).Placeholder(def).Value(&v)
+	in := huh.NewInput().Title(title).Description(q.Description).Placeholder(placeholder).Value(&v)
 	if validate != nil {
 		in = in.Validate(validate)
 	}
-	err := p.ask(ctx, in)
+	err := p.ask(ctx, q, in)
 	if err == nil {
 		shown := def
 		if v != "" {
@@ -230,6 +282,19 @@ func (p *huhPrompter) Input(ctx context.Context, q Question, def string, validat
 		printAnswered(p.s, q.Asker, q.Title, shown)
 	}
 	return v, err
+}
+
+// fitLine cuts s to width columns, at the last space if one is in its
+// second half, marking the cut with "…".
+func fitLine(s string, width int) string {
+	if width < 10 || termsafe.Width(s) <= width {
+		return s
+	}
+	cut := strings.TrimSuffix(termsafe.Truncate(s, width), "…")
+	if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+		cut = strings.TrimRight(cut[:i], " ")
+	}
+	return cut + "…"
 }
 
 // textLines is how many lines text takes in a field on a terminal width

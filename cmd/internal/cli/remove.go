@@ -6,28 +6,39 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 type removeOptions struct {
-	Name string
-	JSON bool
+	Names []string
+	JSON  bool
 }
 
 func newRemoveCmd(f *Factory) *cobra.Command {
 	opts := &removeOptions{}
 	cmd := &cobra.Command{
-		Use:     "remove <name>",
+		Use:     "remove <name>...",
 		Aliases: []string{"uninstall", "rm"},
-		Short:   "Remove an installed plugin",
-		Args:    exactArgs(1, "the plugin's name"),
+		Short:   "Remove installed plugins",
+		Long: `Remove installed plugins, one or several (as install takes several).
+
+With one name, --json prints {"removed": {...}}. With several, it prints
+{"scope": "multiple", "removals": [...], "failed": [...]}, and fledge
+exits 1 if any failed.`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("%s takes the names of the plugins to remove", c.CommandPath())
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Name = args[0]
+			opts.Names = args
 			return removeRun(c, f, opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON result")
-	cmd.ValidArgsFunction = completePluginNames(f, false)
+	cmd.ValidArgsFunction = completePluginNames(f, true)
 	return cmd
 }
 
@@ -44,6 +55,20 @@ type removeDoc struct {
 	Removed       removedJSON `json:"removed"`
 }
 
+// removeManyDoc is remove --json with several names.
+type removeManyDoc struct {
+	SchemaVersion int             `json:"schema_version"`
+	Action        string          `json:"action"`
+	Scope         string          `json:"scope"`
+	Removals      []removedJSON   `json:"removals"`
+	Failed        []removeFailure `json:"failed"`
+}
+
+type removeFailure struct {
+	Name  string    `json:"name"`
+	Error jsonError `json:"error"`
+}
+
 func removeRun(c *cobra.Command, f *Factory, opts *removeOptions) error {
 	store, paths, err := f.Lockfile()
 	if err != nil {
@@ -54,18 +79,55 @@ func removeRun(c *cobra.Command, f *Factory, opts *removeOptions) error {
 	set, polErr := loadSettings(f, paths)
 	r := &install.Remover{Paths: paths, Store: store, Log: f.IO.ErrOut, Unconfined: unconfinedBy(f), Settings: noteTrust(f.IO.ErrOut, set),
 		PolicyErr: polErr, Journal: grantLog(f, paths)}
-	p, err := r.Remove(c.Context(), opts.Name)
-	if err != nil {
-		return err
+	if len(opts.Names) == 1 {
+		p, err := r.Remove(c.Context(), opts.Names[0])
+		if err != nil {
+			return err
+		}
+		if opts.JSON {
+			return writeJSON(f.IO.Out, removeDoc{SchemaVersion: SchemaVersion, Action: "remove", Removed: toRemovedJSON(p)})
+		}
+		fmt.Fprintf(f.IO.Out, "%s Removed %s %s\n", f.IO.OutStyle().OK("✓"), termsafe.Escape(p.Name), termsafe.Escape(p.Version))
+		return nil
 	}
+	doc := removeManyDoc{SchemaVersion: SchemaVersion, Action: "remove", Scope: "multiple", Removals: []removedJSON{}, Failed: []removeFailure{}}
+	var failures []error
+	for _, name := range opts.Names {
+		p, err := r.Remove(c.Context(), name)
+		if err != nil {
+			failures = append(failures, err)
+			je := *toJSONError(err)
+			doc.Failed = append(doc.Failed, removeFailure{Name: name, Error: je})
+			est := f.IO.ErrStyle()
+			fmt.Fprintf(f.IO.ErrOut, "%s %s: %s\n", est.Fail("✗"), termsafe.Escape(name), je.Message)
+			if je.Hint != "" {
+				fmt.Fprintf(f.IO.ErrOut, "  %s %s\n", est.Info("hint:"), je.Hint)
+			}
+			if c.Context().Err() != nil {
+				break
+			}
+			continue
+		}
+		doc.Removals = append(doc.Removals, toRemovedJSON(p))
+		if !opts.JSON {
+			fmt.Fprintf(f.IO.Out, "%s Removed %s %s\n", f.IO.OutStyle().OK("✓"), termsafe.Escape(p.Name), termsafe.Escape(p.Version))
+		}
+	}
+	if opts.JSON {
+		if err := writeJSON(f.IO.Out, doc); err != nil {
+			return err
+		}
+	}
+	if len(failures) > 0 {
+		return itemsFailed(failures)
+	}
+	return nil
+}
+
+func toRemovedJSON(p *lockfile.Plugin) removedJSON {
 	cmds := p.Commands
 	if cmds == nil {
 		cmds = []string{}
 	}
-	if opts.JSON {
-		return writeJSON(f.IO.Out, removeDoc{SchemaVersion: SchemaVersion, Action: "remove",
-			Removed: removedJSON{Name: p.Name, Source: p.Source, Version: p.Version, Commands: cmds}})
-	}
-	fmt.Fprintf(f.IO.Out, "%s Removed %s %s\n", f.IO.OutStyle().OK("✓"), termsafe.Escape(p.Name), termsafe.Escape(p.Version))
-	return nil
+	return removedJSON{Name: p.Name, Source: p.Source, Version: p.Version, Commands: cmds}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,12 @@ func Main(args []string, s *IOStreams, version string) int {
 }
 
 func run(ctx context.Context, f *Factory, args []string) int {
+	args, lerr := leadingFlags(args)
+	if lerr != nil {
+		printError(f.IO, lerr, false)
+		fmt.Fprintln(f.IO.ErrOut, "Run 'fledge --help' for usage.")
+		return exitCode(lerr)
+	}
 	// Rust's global --ni/--non-interactive may come before a plugin's
 	// command too: fledge --ni <command> [args...].
 	lead := 0
@@ -35,6 +42,9 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		if err != nil && errorCode(err) == CodeUnknownCommand {
 			if ran, xerr := runExternal(ctx, f, args[lead], args[lead+1:]); ran {
 				err = xerr
+			} else if sub := pluginsSubcommand(root, args[lead]); sub != "" {
+				// fledge install foo: the word is a plugins subcommand.
+				err = withCode(CodeUnknownCommand, err, fmt.Sprintf("did you mean '%s'?", commandLine(append([]string{"plugins", sub}, args[lead+1:]...)...)))
 			} else if s := suggestCommand(f, args[lead]); len(s) > 0 {
 				err = withCode(CodeUnknownCommand, err, fmt.Sprintf("did you mean 'fledge %s'? ('fledge help' lists every command)", s[0]))
 			}
@@ -72,6 +82,48 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		}
 	}
 	return exitCode(err)
+}
+
+// pluginsFlags are the flags every plugins subcommand's neighbourhood takes
+// that users type first, as a global flag: fledge --json plugins list.
+var pluginsFlags = map[string]bool{"--json": true, "-y": true, "--yes": true}
+
+// leadingFlags looks at the flags before the first word. fledge's own
+// (--help, --version, --ni) stay; --json and --yes before plugins move
+// after it, where they mean what was meant. Any other flag there is a
+// usage error naming it and where it goes, not an "unknown command" about
+// the word after it.
+func leadingFlags(args []string) ([]string, error) {
+	n := 0
+	for n < len(args) && strings.HasPrefix(args[n], "-") && args[n] != "--" {
+		if args[n] == "-V" { // the Rust fledge's spelling of --version
+			args = slices.Concat(args[:n], []string{"--version"}, args[n+1:])
+		}
+		n++
+	}
+	if n == 0 || n == len(args) {
+		return args, nil
+	}
+	word := args[n]
+	var keep, move []string
+	for _, a := range args[:n] {
+		name, _, _ := strings.Cut(a, "=")
+		switch {
+		case isNonInteractiveFlag(name) || name == "--help" || name == "-h" || name == "--version" || name == "-v":
+			keep = append(keep, a)
+		case pluginsFlags[name] && (word == "plugins" || word == "plugin"):
+			move = append(move, a)
+		default:
+			where := "after the command"
+			if !strings.HasPrefix(word, "-") {
+				where = fmt.Sprintf("after the command: fledge %s ... %s", word, a)
+			}
+			return nil, usageErrorf("unknown flag: %s before %q; put it %s", a, word, where)
+		}
+	}
+	out := append(keep, word)
+	out = append(out, move...)
+	return append(out, args[n+1:]...), nil
 }
 
 // topLevelWords are the words root's tree takes first: each top-level
@@ -147,7 +199,8 @@ capabilities you approve, records the exact revision, and runs them.
 
 Run an installed plugin's command with: fledge <command> [args...]
 Its arguments and grants:               fledge help <command>
-Complete commands and names with TAB:   source <(fledge completion bash)`,
+Complete commands and names with TAB:   source <(fledge completion bash)
+Environment, exit codes, files:         fledge help environment|exit-codes|files`,
 		Version:       f.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -212,6 +265,22 @@ Complete commands and names with TAB:   source <(fledge completion bash)`,
 	plugins.AddCommand(pluginsHelp)
 	root.AddCommand(plugins, newCompletionCmd(f), newVersionCmd(f), newMCPCmd(f))
 	return root
+}
+
+// pluginsSubcommand is the name of the plugins subcommand that word names
+// (by name or alias), or "".
+func pluginsSubcommand(root *cobra.Command, word string) string {
+	for _, c := range root.Commands() {
+		if c.Name() != "plugins" {
+			continue
+		}
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() && (sub.Name() == word || slices.Contains(sub.Aliases, word)) {
+				return sub.Name()
+			}
+		}
+	}
+	return ""
 }
 
 // suggest lists c's subcommands whose names are close to word (within

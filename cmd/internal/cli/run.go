@@ -180,7 +180,21 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 		Capture:        opts.JSON,
 		Kill:           f.interrupts.killed(),
 	}
+	done := make(chan struct{})
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-ctx.Done():
+			// The user's Ctrl+C: the plugin is asked to stop and given
+			// seconds to do so. Say so at once, and how not to wait.
+			ui.print(fmt.Sprintf("stopping %s: Ctrl+C again kills it now\n", termsafe.Escape(opts.Command)))
+		case <-done:
+		}
+	}()
 	res, err := r.Run(ctx, req)
+	close(done)
+	<-watched
 	ui.close()
 	if opts.JSON {
 		return printRunResult(f, opts, res, err)

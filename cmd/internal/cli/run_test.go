@@ -152,7 +152,7 @@ func TestPluginsRunJSON(t *testing.T) {
 	if e["code"] != "capability_not_allowed" {
 		t.Errorf("error = %v, want capability_not_allowed", doc["error"])
 	}
-	if !strings.Contains(errOut, "WARN  [fledge-plugin-proto] careful") || !strings.Contains(errOut, "denied exec") {
+	if !strings.Contains(errOut, "  WARN [fledge-plugin-proto] careful") || !strings.Contains(errOut, "denied exec") {
 		t.Errorf("stderr = %q", errOut)
 	}
 }

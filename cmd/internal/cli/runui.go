@@ -243,8 +243,8 @@ func (u *runUI) width() int {
 func (u *runUI) Log(plugin string, level runner.Level, message string) {
 	line := runner.FormatLog(termsafe.Escape(plugin), level, message)
 	if u.color {
-		tag := strings.ToUpper(string(level))
-		line = levelColor[level] + fmt.Sprintf("%-5s", tag) + "\x1b[0m" + strings.TrimPrefix(line, fmt.Sprintf("%-5s", tag))
+		tag := "  " + strings.ToUpper(string(level))
+		line = "  " + levelColor[level] + tag[2:] + "\x1b[0m" + strings.TrimPrefix(line, tag)
 	}
 	u.print(line)
 }

@@ -35,7 +35,7 @@ func TestProgressDisplay(t *testing.T) {
 		u.Warn("p", "careful")
 		u.Progress(runner.Progress{Plugin: "p", Done: true})
 		u.close()
-		if want := "WARN  [p] line one\n          line two\nwarning: p: careful\n"; plain.String() != want {
+		if want := "  WARN [p] line one\n           line two\nwarning: p: careful\n"; plain.String() != want {
 			t.Errorf("off a terminal: %q, want %q", plain.String(), want)
 		}
 	})
@@ -56,7 +56,7 @@ func TestProgressDisplay(t *testing.T) {
 		for _, want := range []string{
 			"\r\x1b[2KUploading ",    // the line, redrawn in place
 			"██", "░░", "  30% 3/10", // bubbles' bar, its percentage, the count
-			"\r\x1b[2K\x1b[31mERROR\x1b[0m [p] boom\n", // lifted for the log line, coloured
+			"\r\x1b[2K  \x1b[31mERROR\x1b[0m [p] boom\n", // lifted for the log line, coloured
 			"\x1b[36m", // in colour
 		} {
 			if !strings.Contains(got, want) {

@@ -83,9 +83,9 @@ var rustDocs = map[string]rustDoc{
 		{".results", "array"},
 		{".results[].name", "string"}, {".results[].status", "enum:updated|skipped|failed"},
 		{".results[].detail", "string?"}, {".results[].version", "string?"},
-		{".results[].commands", "[]string?"}, {".results[].pinned_ref", "string|null?"},
-		{".results[].latest_tag", "string|null?"}, {".results[].previous_ref", "string|null?"},
-		{".results[].new_ref", "string|null?"},
+		{".results[].commands", "[]string?"}, {".results[].pinned_ref", "string?"},
+		{".results[].latest_tag", "string?"}, {".results[].previous_ref", "string|null?"},
+		{".results[].new_ref", "string?"},
 		{".summary", "object"}, {".summary.total", "number"}, {".summary.updated", "number"},
 		{".summary.skipped", "number"}, {".summary.failed", "number"},
 	}},
@@ -161,6 +161,14 @@ var rustValues = []struct{ step, path, want string }{
 	{"update", ".results[name=fledge-plugin-gold].version", "1.0.0"},
 	{"update", ".results[name=fledge-plugin-gold].commands", `["gold"]`},
 	{"update", ".results[name=fledge-plugin-local].status", "skipped"},
+	// Rust writes pinned_ref and latest_tag only for a pinned plugin, and
+	// previous_ref and new_ref only when the pin moved: a script testing
+	// for the key must not see one on an unpinned plugin.
+	{"update", ".results[name=fledge-plugin-gold].pinned_ref", "absent"},
+	{"update", ".results[name=fledge-plugin-gold].latest_tag", "absent"},
+	{"update", ".results[name=fledge-plugin-gold].previous_ref", "absent"},
+	{"update", ".results[name=fledge-plugin-gold].new_ref", "absent"},
+	{"update", ".results[name=fledge-plugin-plain].new_ref", "absent"},
 	{"update_defaults", ".scope", "defaults"},
 	{"update_defaults", ".results[name=fledge-plugin-github].status", "updated"},
 	{"update_defaults", ".results[name=fledge-plugin-github].previous_ref", "v0.4.0"},
@@ -209,6 +217,12 @@ func checkRustDocuments(t *testing.T, docs map[string]any) {
 	t.Run("values", func(t *testing.T) {
 		for _, v := range rustValues {
 			got, err := jsonPath(docs[v.step], v.path)
+			if v.want == "absent" {
+				if err == nil {
+					t.Errorf("%s %s = %s, want the key absent as Rust omits it", v.step, v.path, renderJSON(got))
+				}
+				continue
+			}
 			if err != nil {
 				t.Errorf("%s %s: %v", v.step, v.path, err)
 				continue

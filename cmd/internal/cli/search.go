@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/home"
@@ -189,27 +192,101 @@ func searchRun(ctx context.Context, f *Factory, opts *searchOptions) error {
 	if opts.Interactive {
 		return searchPick(ctx, f, doc.Results)
 	}
-	descWidth := searchDescPipeWidth
-	if f.IO.OutTTY {
-		descWidth = searchDescTTYWidth
+	printSearchTable(f.IO.Out, doc.Results, outWidth(f.IO))
+	fmt.Fprintln(f.IO.ErrOut, "\nInstall one with: fledge plugins install <SOURCE>")
+	fmt.Fprintln(f.IO.ErrOut, "Or pick one with: fledge plugins search --interactive")
+	return nil
+}
+
+// printSearchTable writes the results as a table. On a terminal width
+// columns wide (0: not a terminal) every row fits: the description, then
+// the source, then the name are cut to make room (with "…", as gh does),
+// and the description is left out when nothing of it would fit.
+func printSearchTable(w io.Writer, results []searchResultJSON, width int) {
+	header := []string{"NAME", "VERSION", "STARS", "TIER", "SOURCE", "DESCRIPTION"}
+	descCap := searchDescPipeWidth
+	if width > 0 {
+		descCap = searchDescTTYWidth
 	}
-	tw := tabwriter.NewWriter(f.IO.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tVERSION\tSTARS\tTIER\tSOURCE\tDESCRIPTION")
-	for _, p := range doc.Results {
+	caps := []int{searchNameWidth, searchVersionWidth, 0, 0, searchSourceWidth, descCap}
+	rows := make([][]string, len(results))
+	for i, p := range results {
 		version := p.Version
 		if version == "" || version == "unknown" {
 			version = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n",
-			cell(p.PluginName, searchNameWidth), cell(version, searchVersionWidth), p.Stars, p.TrustTier,
-			cell(p.Source, searchSourceWidth), cell(p.DescriptionText, descWidth))
+		rows[i] = []string{p.PluginName, version, strconv.Itoa(p.Stars), p.TrustTier, p.Source, p.DescriptionText}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	cols := make([]int, len(header))
+	measure := func() {
+		for c := range header {
+			cols[c] = termsafe.Width(header[c])
+			for _, r := range rows {
+				cols[c] = max(cols[c], termsafe.Width(cell(r[c], capOr(caps[c]))))
+			}
+			cols[c] = min(cols[c], capOr(caps[c]))
+		}
 	}
-	fmt.Fprintln(f.IO.ErrOut, "\nInstall one with: fledge plugins install <SOURCE>")
-	fmt.Fprintln(f.IO.ErrOut, "Or pick one with: fledge plugins search --interactive")
-	return nil
+	measure()
+	const gap = 2
+	if width > 0 {
+		used := func() int {
+			n := 0
+			for c := range cols {
+				n += cols[c] + gap
+			}
+			return n - gap
+		}
+		const name, source, desc = 0, 4, 5
+		const minName, minSource, minDesc = 12, 12, len("DESCRIPTION")
+		for _, c := range []int{desc, source, name} {
+			if over := used() - width; over > 0 {
+				floor := map[int]int{desc: minDesc, source: minSource, name: minName}[c]
+				cols[c] = max(floor, cols[c]-over)
+			}
+		}
+		if used() > width { // too narrow even so: the description goes
+			header, cols = header[:desc], cols[:desc]
+		}
+	}
+	for i, r := range append([][]string{header}, rows...) {
+		var b strings.Builder
+		for c := range cols {
+			v := r[c]
+			if c > 0 {
+				b.WriteString(strings.Repeat(" ", gap))
+			}
+			if i > 0 { // the header stays as it is
+				v = cell(v, cols[c])
+			}
+			b.WriteString(v)
+			if c < len(cols)-1 {
+				b.WriteString(strings.Repeat(" ", max(cols[c]-termsafe.Width(v), 0)))
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+// capOr is a column's cap, or no cap for 0.
+func capOr(c int) int {
+	if c == 0 {
+		return 1 << 20
+	}
+	return c
+}
+
+// outWidth is the width of the terminal stdout is, or 0 when it is none.
+func outWidth(s *IOStreams) int {
+	if !s.OutTTY {
+		return 0
+	}
+	if f, ok := s.Out.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	return 80
 }
 
 // searchPick lets the user choose a result on the terminal and installs
@@ -221,15 +298,25 @@ func searchPick(ctx context.Context, f *Factory, results []searchResultJSON) err
 	for _, r := range results {
 		nameWidth = max(nameWidth, utf8.RuneCountInString(cell(r.PluginName, searchNameWidth)))
 	}
+	// Each option fits the terminal's width beside the picker's cursor and
+	// margin, cut with "…" rather than wrapped.
+	fit := 1 << 20
+	if f.IO.TTYOut != nil {
+		if w, _, err := term.GetSize(int(f.IO.TTYOut.Fd())); err == nil && w > 20 {
+			fit = w - 4
+		}
+	}
 	options := make([]string, len(results))
 	for i, r := range results {
-		options[i] = fmt.Sprintf("%-*s  %-40s [%s]  %s", nameWidth, cell(r.PluginName, searchNameWidth), cell(r.Source, searchSourceWidth),
-			r.TrustTier, cell(r.DescriptionText, searchDescTTYWidth))
+		options[i] = termsafe.Truncate(fmt.Sprintf("%-*s  %-40s [%s]  %s", nameWidth, cell(r.PluginName, searchNameWidth), cell(r.Source, searchSourceWidth),
+			r.TrustTier, cell(r.DescriptionText, searchDescTTYWidth)), fit)
 	}
 	i, err := f.Prompter.Select(ctx, Question{Title: "Select a plugin to install", Description: "enter installs it; Esc cancels"}, options, 0)
 	if errors.Is(err, errPromptAborted) {
+		// As every abandoned question: exit 130, so a script sees that
+		// nothing was chosen.
 		fmt.Fprintln(f.IO.ErrOut, "Cancelled.")
-		return nil
+		return &exitCodeError{code: ExitInterrupted}
 	}
 	if err != nil {
 		return err

@@ -35,10 +35,11 @@ func TestSearchInteractiveInstallsThePick(t *testing.T) {
 	         {"name":"fledge-plugin-pick","repo":"` + f.env["FLEDGE_GITHUB_URL"] + `/acme/fledge-plugin-pick","stars":1}]`
 	f.env["FLEDGE_REGISTRY_URL"] = writeIndex(t, idx)
 
-	// Esc at the picker installs nothing.
+	// Esc at the picker installs nothing and exits 130, as every
+	// abandoned question does.
 	p := newMockPrompter(t, promptStep{kind: "select", title: "Select a plugin to install", err: errPromptAborted})
 	code, _, errOut := f.fledgeOnTerminal(p, "plugins", "search", "--interactive")
-	if code != 0 || !strings.Contains(errOut, "Cancelled.") {
+	if code != ExitInterrupted || !strings.Contains(errOut, "Cancelled.") {
 		t.Fatalf("cancel: exit %d stderr %q", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(f.env["FLEDGE_HOME"], "plugins.toml")); !os.IsNotExist(err) {

@@ -41,7 +41,7 @@ func TestTerminalPromptsLeaveTheirAnswers(t *testing.T) {
 	r := startInTerminal(t, bin, f.env, "ask")
 
 	r.waitFor("What's your name?")
-	r.waitFor("> world") // the default, shown as a placeholder
+	r.waitFor("> default: world") // the default, a placeholder that says so under NO_COLOR
 	r.keys("Ada")
 	r.waitFor("> Ada")
 	if s := r.pane(); strings.Contains(s, "worldAda") || strings.Contains(s, "Adaworld") {
@@ -51,7 +51,7 @@ func TestTerminalPromptsLeaveTheirAnswers(t *testing.T) {
 	r.waitFor("Deploy target?")
 	r.keys("Enter") // takes the default
 	r.waitFor("Tag?")
-	r.waitFor(`> v1\x1b[31m`) // shown escaped
+	r.waitFor(`> default: v1\x1b[31m`) // shown escaped
 	r.keys("Enter")
 	r.waitFor("Deploy now?")
 	r.keys("y")
@@ -106,7 +106,7 @@ func TestTerminalOwnPromptPlaceholder(t *testing.T) {
 	parent := t.TempDir()
 	r := startInTerminal(t, bin, f.env, "plugins create birds -o "+shellQuote(parent))
 	r.waitFor("Description")
-	r.waitFor("> Says hello through the fledge-v1 protocol")
+	r.waitFor("> default: Says hello through the fledge-v1 protocol")
 	r.keys("Enter")
 	if rc := r.exitCode(); rc != 0 {
 		t.Fatalf("exit %d; screen:\n%s", rc, r.pane())
@@ -130,7 +130,7 @@ func TestTerminalSIGTERMIsNoAnswer(t *testing.T) {
 	f := newRunFixture(t)
 	parent := t.TempDir()
 	r := startInTerminal(t, bin, f.env, "plugins create birds -o "+shellQuote(parent))
-	r.waitFor("> Says hello through the fledge-v1 protocol")
+	r.waitFor("> default: Says hello through the fledge-v1 protocol")
 	data := waitFile(t, filepath.Join(r.dir, "fledge.pid"), "\n")
 	pid, err := strconv.Atoi(strings.TrimSpace(data))
 	if err != nil {

@@ -167,6 +167,8 @@ func TestTerminalCtrlCStopsAPlugin(t *testing.T) {
 		r := startInTerminal(t, bin, f.env, "stub none")
 		r.waitFor("ready")
 		r.keys("C-c")
+		// Said at once, not after the seconds the plugin is given.
+		r.waitFor("stopping stub: Ctrl+C again kills it now")
 		waitFile(t, filepath.Join(dir, "signals"), "INT")
 		r.keys("C-c")
 		if rc := r.exitCode(); rc != 130 {
@@ -195,6 +197,42 @@ func TestTerminalCtrlCStopsAPlugin(t *testing.T) {
 		}
 		if got := signalsIn(dir); got != "INT\n" {
 			t.Errorf("the plugin got %q, want SIGINT alone before the kill", got)
+		}
+		pluginGone(t, dir)
+		r.restored()
+	})
+
+	t.Run("Esc in a question abandons it as Ctrl+C does", func(t *testing.T) {
+		t.Parallel()
+		f := installStoppers(t)
+		dir := f.paths.PluginDir("fledge-plugin-asker")
+		r := startInTerminal(t, bin, f.env, "asker")
+		r.waitFor("Your name?")
+		r.keys("Escape")
+		waitFile(t, filepath.Join(dir, "signals"), "INT")
+		r.keys("C-c")
+		if rc := r.exitCode(); rc != 130 {
+			t.Errorf("exit %d, want 130; screen:\n%s", rc, r.pane())
+		}
+		if got := signalsIn(dir); got != "INT\n" {
+			t.Errorf("the plugin got %q, want the same cancel as Ctrl+C", got)
+		}
+		pluginGone(t, dir)
+		r.restored()
+	})
+
+	t.Run("ACCESSIBLE=1: Ctrl+C at a question needs no Enter", func(t *testing.T) {
+		t.Parallel()
+		f := installStoppers(t)
+		f.env["ACCESSIBLE"] = "1"
+		dir := f.paths.PluginDir("fledge-plugin-asker")
+		r := startInTerminal(t, bin, f.env, "asker")
+		r.waitFor("Your name?")
+		r.keys("C-c") // a signal here: the accessible mode reads lines
+		waitFile(t, filepath.Join(dir, "signals"), "INT")
+		r.keys("C-c")
+		if rc := r.exitCode(); rc != 130 {
+			t.Errorf("exit %d, want 130; screen:\n%s", rc, r.pane())
 		}
 		pluginGone(t, dir)
 		r.restored()

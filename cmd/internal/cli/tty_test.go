@@ -149,6 +149,53 @@ func TestTTYApproval(t *testing.T) {
 		}
 	})
 
+	t.Run("Esc cancels the approval as Ctrl+C does", func(t *testing.T) {
+		t.Parallel()
+		e := newTTYEnv(t, tmux, bin)
+		repo := e.repo("fledge-plugin-esc", "[capabilities]\nexec = true\nstore = true\n", "")
+		p := e.start(fmt.Sprintf("%s plugins install --json file://%s > %s", sq(bin), repo, sq(e.out)))
+		p.waitFor("Grant fledge-plugin-esc")
+		p.ready()
+		p.send("Escape")
+		if rc := p.exitCode(); rc != 130 {
+			t.Fatalf("Esc: install exited %d, want 130; screen:\n%s", rc, p.screen())
+		}
+		e.wantErrorCode(e.out, "interrupted")
+		e.wantNothingInstalled("fledge-plugin-esc")
+	})
+
+	t.Run("the form fits 80x24 and 60x12", func(t *testing.T) {
+		t.Parallel()
+		for _, size := range [][2]int{{80, 24}, {60, 12}} {
+			e := newTTYEnv(t, tmux, bin)
+			e.cols, e.rows = size[0], size[1]
+			build := `build = "mkdir -p bin && printf x > bin/x && chmod 755 bin/x"`
+			repo := e.repo("fledge-plugin-many", "[capabilities]\nexec = true\nstore = true\nmetadata = true\nnetwork = true\nfilesystem = \"project\"\n", build)
+			p := e.start(fmt.Sprintf("NO_COLOR=1 %s plugins install --json file://%s > %s", sq(bin), repo, sq(e.out)))
+			p.waitFor("Grant fledge-plugin-many")
+			p.ready()
+			// Every option on one line that fits, cut at a word with "…"
+			// where it must be: none wraps, none is cut mid-word.
+			for _, l := range strings.Split(p.screen(), "\n") {
+				if m := optionRe().FindString(l); m != "" && len([]rune(l)) >= size[0] && !strings.HasSuffix(strings.TrimRight(l, " "), "…") {
+					t.Errorf("%dx%d: an option runs to the edge uncut: %q", size[0], size[1], l)
+				}
+			}
+			// The cursor walks to the last item and is on screen there.
+			for range 6 {
+				p.send("Down")
+			}
+			p.poll("the cursor on hooks, on screen", func(opts []option) bool {
+				i := cursorAt(opts)
+				return i >= 0 && opts[i].name == "hooks"
+			})
+			p.send("C-c")
+			if rc := p.exitCode(); rc != 130 {
+				t.Fatalf("%dx%d: exit %d; screen:\n%s", size[0], size[1], rc, p.screen())
+			}
+		}
+	})
+
 	t.Run("every requested item is visible", func(t *testing.T) {
 		// huh's MultiSelect scrolls to the first preselected option; exec,
 		// unselected for an unverified plugin, must still be on screen

@@ -76,16 +76,16 @@ type updateResultJSON struct {
 	State  string `json:"state"`
 	Detail string `json:"detail"`
 	// Version and Commands are the plugin's after the update (or as they
-	// stay); PinnedRef is its pin (null when none), LatestTag the newest
-	// release above an exact pin (null when none), and PreviousRef and
-	// NewRef the pin before and after when the update moved it (both
-	// null otherwise).
+	// stay); PinnedRef is its pin, LatestTag the newest release above an
+	// exact pin, and PreviousRef and NewRef the pin before and after when
+	// the update moved it. Each is left out when it has no value, as Rust
+	// leaves them out (update.rs): a script tests for the key.
 	Version           string           `json:"version"`
 	Commands          []string         `json:"commands"`
-	PinnedRef         *string          `json:"pinned_ref"`
-	LatestTag         *string          `json:"latest_tag"`
-	PreviousRef       *string          `json:"previous_ref"`
-	NewRef            *string          `json:"new_ref"`
+	PinnedRef         *string          `json:"pinned_ref,omitempty"`
+	LatestTag         *string          `json:"latest_tag,omitempty"`
+	PreviousRef       *string          `json:"previous_ref,omitempty"`
+	NewRef            *string          `json:"new_ref,omitempty"`
 	From              install.Rev      `json:"from"`
 	To                *install.Rev     `json:"to"`
 	AddedCapabilities []string         `json:"added_capabilities"`
@@ -262,7 +262,7 @@ func printUpdate(f *Factory, doc updateDoc) {
 			}
 		}
 		if len(r.AddedCapabilities) > 0 {
-			fmt.Fprintf(w, "  %s %s\n", st.Warn("new capabilities:"), strings.Join(r.AddedCapabilities, ", "))
+			fmt.Fprintf(w, "  %s %s\n", st.Warn("newly requested:"), strings.Join(r.AddedCapabilities, ", "))
 		}
 		for _, h := range r.HookChanges {
 			switch {

@@ -102,11 +102,15 @@ func checkPlugin(dir string) (validateDoc, *manifest.Manifest, error) {
 			ErrorDetails: manifest.Problems{p}, WarningDetails: manifest.Problems{}}, nil, nil
 	}
 	problems := m.Validate()
-	// Binaries: a missing one is expected when a build command will make it.
+	// Binaries: a missing one is expected when a build command will make
+	// it, so it is a warning (as in the Rust fledge: --strict fails on it),
+	// not an error.
 	build, _ := install.BuildCommand(m, dir)
 	for _, p := range m.CheckBinaries(dir) {
 		if build != "" && strings.HasSuffix(p.Message, "does not exist") {
-			continue
+			p.Severity = manifest.SeverityWarning
+			p.Message += " yet (the build command may create it: " + termsafe.Escape(build) + ")"
+			p.Fix = "build it first to check it, or ignore this before a build"
 		}
 		problems = append(problems, p)
 	}

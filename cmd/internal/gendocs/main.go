@@ -77,8 +77,13 @@ func generate(o options) error {
 	}
 	root := cli.CommandTree(o.Version)
 	forMarkdown(root)
+	// ENVIRONMENT, EXIT STATUS and FILES: what `fledge help <topic>` says.
+	root.Long += cli.ManSections(escapeMarkdown)
 	if err := doc.GenManTree(root, header, man); err != nil {
 		return fmt.Errorf("man pages: %w", err)
+	}
+	if err := plainBoolFlags(man); err != nil {
+		return err
 	}
 	// The scripts are exactly what `fledge completion <shell>` prints.
 	for shell, name := range completionFiles {
@@ -88,6 +93,26 @@ func generate(o options) error {
 			return fmt.Errorf("fledge completion %s: exit %d: %s", shell, code, errOut.String())
 		}
 		if err := os.WriteFile(filepath.Join(comp, name), out.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plainBoolFlags takes cobra/doc's "[=false]" off every switch in the
+// pages in dir: it writes --help[=false] for --help, which reads as if
+// the flag took a value.
+func plainBoolFlags(dir string) error {
+	pages, err := filepath.Glob(filepath.Join(dir, "*.1"))
+	if err != nil {
+		return err
+	}
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, bytes.ReplaceAll(b, []byte(`\fP[=false]`), []byte(`\fP`)), 0o644); err != nil {
 			return err
 		}
 	}
