@@ -260,7 +260,15 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 			return nil, &ApprovalError{Plugin: name, Tier: c.res.Tier, Missing: []string{GrantHooks}, Cause: HooksRequired, Reason: "its build command was not approved"}
 		}
 		in.logf("Building %s: %s\n", name, termsafe.Escape(c.buildCmd))
-		if err := in.runHook(ctx, "build", c.buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
+		// An update or reinstall builds as its installed record says:
+		// unconfined when fledge plugins unconfine turned it off.
+		hin := in
+		if file, err := in.Store.Load(); err == nil {
+			if p, ok := file.Get(name); ok {
+				hin = in.forPlugin(p)
+			}
+		}
+		if err := hin.runHook(ctx, "build", c.buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
 			return nil, err
 		}
 	}

@@ -95,3 +95,21 @@ func TestUnconfineOnePluginRecordedAndShown(t *testing.T) {
 		t.Errorf("remove:\n%v", r)
 	}
 }
+
+// A reinstall (as an update) of a plugin unconfined keeps it unconfined,
+// and its build command runs unconfined, saying why.
+func TestUnconfinedPluginBuildsUnconfinedOnReinstall(t *testing.T) {
+	t.Parallel()
+	e := newHEnv(t)
+	e.confined = true
+	e.local("built", hPlugin("fledge-plugin-built", "1.0.0", "\n[hooks]\nbuild = \"true\"\n"))
+	e.ok("plugins", "install", "./built", "--copy", "--yes", "--grant", "hooks", "--json")
+	e.ok("plugins", "unconfine", "built")
+	r := e.ok("plugins", "install", "./built", "--copy", "--force", "--yes", "--grant", "hooks")
+	if !strings.Contains(string(r.err), "build hook runs unconfined: turned off by ") || !strings.Contains(string(r.err), "for this plugin") {
+		t.Errorf("reinstall:\n%v", r)
+	}
+	if !strings.Contains(string(e.pluginsToml()), "unconfined_by = ") {
+		t.Errorf("the reinstall dropped unconfine:\n%s", e.pluginsToml())
+	}
+}
