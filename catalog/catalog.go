@@ -157,7 +157,7 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed fun
 	details := p.CommandDetails
 	protocol, runtime := p.Protocol, p.Runtime
 	// The scope the approved manifest declared, as recorded with it.
-	confinement := confine.StatusOf(p.Requested.Filesystem, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, kernel(), "")
+	confinement := confine.StatusOf(p.Requested.Filesystem, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, kernel(), p.Unconfined())
 	pluginDesc := p.Description
 	if (len(details) == 0 || p.KindInfo().Live) && installed != nil {
 		if m, err := installed(p.Name); err == nil {

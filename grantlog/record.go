@@ -20,6 +20,10 @@ const (
 	ActionGrant   = "grant"
 	ActionRevoke  = "revoke"
 	ActionRemove  = "remove"
+	// ActionUnconfine and ActionConfine: kernel confinement was turned
+	// off for the plugin (fledge plugins unconfine), or back on.
+	ActionUnconfine = "unconfine"
+	ActionConfine   = "confine"
 	// ActionPolicyDenial: the admin policy denied, at run time, something
 	// plugins.toml grants.
 	ActionPolicyDenial = "policy_denial"

@@ -10,9 +10,22 @@ import (
 	"sync"
 
 	"github.com/corvidlabs/fledge-go/confine"
+	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/policy"
 )
 
 var kernelSupport = sync.OnceValue(confine.Detect)
+
+// forPlugin is in for the hooks of p: with confinement off when p's
+// record turned it off (and FLEDGE_CONFINE=off does not already).
+func (in *Installer) forPlugin(p *lockfile.Plugin) *Installer {
+	if in.Unconfined != "" || p.Unconfined() == "" {
+		return in
+	}
+	cp := *in
+	cp.Unconfined = p.Unconfined()
+	return &cp
+}
 
 // confineHook makes cmd, a hook or build command about to run in dir,
 // run under confine.DeriveBuild's profile through the trampoline, with a
@@ -27,6 +40,15 @@ func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), 
 		why := s.Reason
 		if in.Unconfined != "" {
 			why = "turned off by " + in.Unconfined
+		}
+		// The admin policy's [confinement] rules: turning it off may be
+		// refused, and so may running where the kernel cannot confine.
+		d := in.policy().CheckOff(in.Unconfined)
+		if d == nil {
+			d = in.policy().CheckConfined(why)
+		}
+		if d != nil {
+			return done, false, fmt.Errorf("the %s hook does not run: %w", name, policy.Deny("", *d))
 		}
 		if in.Log != nil && (in.Unconfined != "" || runtime.GOOS == "linux") {
 			fmt.Fprintf(in.Log, "  note: the %s hook runs unconfined: %s\n", name, why)

@@ -260,7 +260,15 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 			return nil, &ApprovalError{Plugin: name, Tier: c.res.Tier, Missing: []string{GrantHooks}, Cause: HooksRequired, Reason: "its build command was not approved"}
 		}
 		in.logf("Building %s: %s\n", name, termsafe.Escape(c.buildCmd))
-		if err := in.runHook(ctx, "build", c.buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
+		// An update or reinstall builds as its installed record says:
+		// unconfined when fledge plugins unconfine turned it off.
+		hin := in
+		if file, err := in.Store.Load(); err == nil {
+			if p, ok := file.Get(name); ok {
+				hin = in.forPlugin(p)
+			}
+		}
+		if err := hin.runHook(ctx, "build", c.buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -413,6 +421,10 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	if p, ok := file.Get(entry.Name); ok {
 		cp := *p
 		old = &cp
+		// Confinement turned off for this plugin stays off across an
+		// update or a reinstall, as its grants do (fledge plugins
+		// confine turns it back on).
+		entry.UnconfinedBy, entry.UnconfinedAt = p.UnconfinedBy, p.UnconfinedAt
 	}
 
 	marker := commitMarker(in.Paths, entry.Name)
@@ -459,7 +471,7 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	}
 	if hook, ok := entry.Hooks[manifest.HookPostInstall]; ok {
 		in.logf("Running post_install for %s: %s\n", entry.Name, termsafe.Escape(hook))
-		if err := in.runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), in.hookEnv(finalDir(final, f)), in.Log); err != nil {
+		if err := in.forPlugin(entry).runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), in.hookEnv(finalDir(final, f)), in.Log); err != nil {
 			return false, err
 		}
 	}

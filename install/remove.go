@@ -106,7 +106,7 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 		if r.Log != nil {
 			fmt.Fprintf(r.Log, "Running post_remove for %s: %s\n", entry.Name, termsafe.Escape(hook))
 		}
-		in := Installer{Env: r.Env, Paths: r.Paths, Unconfined: r.Unconfined}
+		in := (&Installer{Env: r.Env, Paths: r.Paths, Log: r.Log, Unconfined: r.Unconfined, Settings: r.Settings}).forPlugin(&entry)
 		if err := in.runHook(ctx, manifest.HookPostRemove, hook, real, in.hookEnv(real), r.Log); err != nil {
 			return nil, fmt.Errorf("%w; %s was not removed", err, entry.Name)
 		}

@@ -110,6 +110,25 @@ type Plugin struct {
 	// RegistryName is the registry name it was installed by (fledge
 	// plugins install NAME), which admin policies may name.
 	RegistryName string `toml:"registry_name,omitempty"`
+	// UnconfinedBy, when set, is the user who turned kernel confinement
+	// off for this plugin (fledge plugins unconfine), at UnconfinedAt
+	// (RFC 3339); the grant log records the change too.
+	UnconfinedBy string `toml:"unconfined_by,omitempty"`
+	UnconfinedAt string `toml:"unconfined_at,omitempty"`
+}
+
+// Unconfined says who turned kernel confinement off for this plugin and
+// when, as the runner and audit show it after "turned off by"; "" when
+// it is on.
+func (p *Plugin) Unconfined() string {
+	if p.UnconfinedBy == "" {
+		return ""
+	}
+	s := p.UnconfinedBy + " for this plugin"
+	if p.UnconfinedAt != "" {
+		s += " at " + p.UnconfinedAt
+	}
+	return s + " (fledge plugins unconfine)"
 }
 
 // IsLocal reports whether the plugin came from a local directory.

@@ -2,8 +2,10 @@
 // allow: which sources may be installed, the most each trust tier may be
 // granted, whether hooks and build commands may run, what an install must
 // be pinned to, how old a tag must be, which GitHub owners a user's
-// config.toml may trust, and which installed commands agents are offered
-// as tools ([tools] allow and deny, tools.go).
+// config.toml may trust, which installed commands agents are offered
+// as tools ([tools] allow and deny, tools.go), and whether native plugins
+// must run under kernel confinement and whether it may be turned off
+// ([confinement] require and allow_off, confinement.go).
 //
 // A Set is a stack of layers: the system file (always applied when
 // present; its path is injected, never read from the environment), the
@@ -11,8 +13,9 @@
 // only ever narrow: a source must pass every layer's allow list and no
 // layer's deny list, a capability must be allowed by every layer that
 // limits its tier, hooks run only where every layer lets them, the
-// strictest pin and the longest tag age win, and trusted owners are the
-// intersection. So no user, project or environment setting can widen what
+// strictest pin and the longest tag age win, trusted owners are the
+// intersection, confinement is required when any layer requires it and
+// may not be turned off when any layer says allow_off = false. So no user, project or environment setting can widen what
 // the system policy forbids. Each decision is made layer by layer, so a
 // refusal names the rule and the file it came from.
 //

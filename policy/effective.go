@@ -37,6 +37,11 @@ type Effective struct {
 	// pattern that keeps a tool from them.
 	ToolAllow []PatternList
 	ToolDeny  []PatternRule
+	// ConfineRequire is [confinement] require (true when any layer says
+	// true) and ConfineAllowOff [confinement] allow_off (false when any
+	// layer says false); nil when no layer sets it.
+	ConfineRequire  *Setting[bool]
+	ConfineAllowOff *Setting[bool]
 }
 
 // LayerInfo is one layer's file and scope.
@@ -119,6 +124,12 @@ func (s *Set) Effective() Effective {
 		}
 		for _, p := range l.toolDeny {
 			e.ToolDeny = append(e.ToolDeny, PatternRule{Origin: Origin{l.Where(), l.Rule("tools", "deny")}, Pattern: p})
+		}
+		if r := l.confineRequire; r != nil && (e.ConfineRequire == nil || *r && !e.ConfineRequire.Value) {
+			e.ConfineRequire = &Setting[bool]{Value: *r, From: Origin{l.Where(), l.Rule("confinement", "require")}}
+		}
+		if a := l.confineAllowOff; a != nil && (e.ConfineAllowOff == nil || !*a && e.ConfineAllowOff.Value) {
+			e.ConfineAllowOff = &Setting[bool]{Value: *a, From: Origin{l.Where(), l.Rule("confinement", "allow_off")}}
 		}
 		if l.hasOwner {
 			o := Origin{l.Where(), l.Rule("trust", "owners")}

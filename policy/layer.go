@@ -71,7 +71,11 @@ type fileRules struct {
 	Trust *struct {
 		Owners *[]string `toml:"owners"`
 	} `toml:"trust"`
-	Tools *toolRules `toml:"tools"`
+	Tools       *toolRules `toml:"tools"`
+	Confinement *struct {
+		Require  *bool `toml:"require"`
+		AllowOff *bool `toml:"allow_off"`
+	} `toml:"confinement"`
 }
 
 type tierLists struct {
@@ -121,6 +125,10 @@ type Layer struct {
 	toolAllow    []string
 	hasToolAllow bool
 	toolDeny     []string
+	// confineRequire and confineAllowOff are [confinement] require and
+	// allow_off (nil: not set).
+	confineRequire  *bool
+	confineAllowOff *bool
 	// raw is the file's bytes (or the [policy] table's), for Digest.
 	raw []byte
 }
@@ -270,6 +278,9 @@ func (l *Layer) load(r *fileRules) error {
 			}
 			l.minAge = d
 		}
+	}
+	if c := r.Confinement; c != nil {
+		l.confineRequire, l.confineAllowOff = c.Require, c.AllowOff
 	}
 	if err := l.loadTools(r.Tools); err != nil {
 		return err

@@ -279,6 +279,9 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 		}
 		return res, err
 	}
+	if err := rr.confinementPolicy(t); err != nil {
+		return res, err
+	}
 	res.Protocol = t.Manifest.Plugin.Protocol
 
 	runCtx, cancel := context.WithCancelCause(ctx)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -52,8 +53,40 @@ func (r *Runner) confinement(t *Target, tmp string) Confinement {
 	g := t.Grants()
 	declared, granted := t.Manifest.Capabilities.Filesystem, confine.Grants{Filesystem: g.Filesystem, Network: g.Network}
 	// The same answer audit, info and list give (confine.StatusOf).
-	st := confine.StatusOf(declared, granted, supportOf(), r.Unconfined)
+	st := confine.StatusOf(declared, granted, supportOf(), r.unconfined(t))
 	return Confinement{Profile: confine.Derive(declared, granted, at), Enforced: st.Enforced, Reason: st.Reason}
+}
+
+// unconfined says who turned kernel confinement off for t: FLEDGE_CONFINE=off
+// (Unconfined), else t's plugins.toml record (fledge plugins unconfine);
+// "" when it is on.
+func (r *Runner) unconfined(t *Target) string {
+	if r.Unconfined != "" {
+		return r.Unconfined
+	}
+	return t.Entry.Unconfined()
+}
+
+// confinementPolicy refuses to start t where the admin policy's
+// [confinement] rules forbid it: confinement turned off where allow_off is
+// false, or grants the kernel does not enforce here where require is true.
+func (r *Runner) confinementPolicy(t *Target) error {
+	pol := r.Settings.Policy()
+	if pol.Empty() || t.IsWasm() || t.Manifest == nil {
+		return nil
+	}
+	d := pol.CheckOff(r.unconfined(t))
+	if d == nil {
+		g := t.Grants()
+		st := confine.StatusOf(t.Manifest.Capabilities.Filesystem, confine.Grants{Filesystem: g.Filesystem, Network: g.Network}, supportOf(), r.unconfined(t))
+		if !st.Enforced {
+			d = pol.CheckConfined(st.Reason)
+		}
+	}
+	if d == nil {
+		return nil
+	}
+	return &Error{Code: CodePolicyDenied, Err: fmt.Errorf("plugin %s does not run: %w", t.Entry.Name, policy.Deny(t.Entry.Name, *d))}
 }
 
 // confineCmd makes cmd, a native plugin about to start, run confined: it
@@ -66,8 +99,8 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), err error) {
 	if t.Root == "" || t.Manifest == nil {
 		return done, nil
 	}
-	if r.Unconfined != "" {
-		fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined: turned off by %s\n", t.Entry.Name, r.Unconfined)
+	if r.unconfined(t) != "" {
+		fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined: turned off by %s\n", t.Entry.Name, r.unconfined(t))
 		return done, nil
 	}
 	if s := supportOf(); !s.Files {

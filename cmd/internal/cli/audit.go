@@ -102,7 +102,11 @@ type confinementJSON struct {
 // plugin declaring the filesystem scope declared, with effective grants g,
 // here (off: who turned confinement off, if anyone).
 func confinementOf(declared string, g settings.Grants, off string) *confinementJSON {
-	st := confine.StatusOf(declared, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, confine.Detect(), off)
+	return toConfinementJSON(confine.StatusOf(declared, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, confine.Detect(), off))
+}
+
+// toConfinementJSON is st as audit, info, list and tools show it.
+func toConfinementJSON(st confine.Status) *confinementJSON {
 	return &confinementJSON{Scope: string(st.Scope), Network: st.Network, KernelEnforced: st.Enforced, Reason: st.Reason, Reach: st.Reach()}
 }
 
@@ -142,7 +146,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	}
 	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(f, runner.Externals(paths, f.Getenv("PATH")), file)}
 	for _, p := range plugins {
-		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedBy(f)))
+		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedFor(f, p)))
 	}
 	warnings := auditAdminChecks(paths, file, ap, set, &doc)
 	if opts.JSON {

@@ -61,3 +61,23 @@ func TestAuditAndInfoSayWhatTheKernelEnforces(t *testing.T) {
 		t.Errorf("audit text with FLEDGE_CONFINE=off:\n%s", off.out)
 	}
 }
+
+// tools --json shows each native tool's confinement: the object audit
+// shows for its plugin, with confinement on and off.
+func TestToolsShowTheConfinementAuditShows(t *testing.T) {
+	t.Parallel()
+	e := newHEnv(t)
+	e.local("scoped", hPlugin("fledge-plugin-scoped", "1.0.0", "\n[capabilities]\nfilesystem = \"project\"\n"))
+	e.ok("plugins", "install", "./scoped", "--copy", "--grant", "filesystem", "--json")
+	for _, on := range []bool{true, false} {
+		e.confined = on
+		audit := hJSON(t, e.ok("plugins", "audit", "--json"))
+		tools := hJSON(t, e.ok("plugins", "tools", "--json"))
+		want, got := hGet(audit, "audit", 0, "confinement"), hGet(tools, "tools", 0, "confinement")
+		a, _ := json.Marshal(want)
+		b, _ := json.Marshal(got)
+		if want == nil || string(a) != string(b) {
+			t.Errorf("confined=%v: tools --json confinement %s, audit %s", on, b, a)
+		}
+	}
+}

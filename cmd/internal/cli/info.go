@@ -81,7 +81,7 @@ func infoRun(f *Factory, opts *infoOptions) error {
 		return err
 	}
 	g := set.Grants(p)
-	info := infoJSON{pluginJSON: toPluginJSON(p, g, unconfinedBy(f)), Requested: toCapsJSON(p.Requested), Denied: []string{},
+	info := infoJSON{pluginJSON: toPluginJSON(p, g, unconfinedFor(f, p)), Requested: toCapsJSON(p.Requested), Denied: []string{},
 		HookDetails: []hookJSON{}, ManifestStatus: "ok"}
 	r, _, err := install.InstalledRequest(paths, p, g.Tier)
 	var me *install.InstalledManifestError
@@ -111,7 +111,7 @@ func infoRun(f *Factory, opts *infoOptions) error {
 	}
 	if info.Confinement != nil {
 		// The scope of the plugin.toml read above, approved or recorded.
-		info.Confinement = confinementOf(r.Capabilities.Filesystem, g, unconfinedBy(f))
+		info.Confinement = confinementOf(r.Capabilities.Filesystem, g, unconfinedFor(f, p))
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, infoDoc{SchemaVersion: SchemaVersion, Plugin: info})

@@ -154,7 +154,7 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 		for _, w := range res.Warnings {
 			fmt.Fprintf(f.IO.ErrOut, "%s %s: %s\n", f.IO.ErrStyle().Warn("warning:"), termsafe.Escape(res.Entry.Name), termsafe.EscapeText(w))
 		}
-		pj := toPluginJSON(&res.Entry, set.Grants(&res.Entry), unconfinedBy(f))
+		pj := toPluginJSON(&res.Entry, set.Grants(&res.Entry), unconfinedFor(f, &res.Entry))
 		doc.Installed = append(doc.Installed, toInstalledJSON(pj))
 		if !opts.JSON {
 			printInstalled(f.IO.Out, f.IO.OutStyle(), pj, res)

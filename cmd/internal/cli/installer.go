@@ -9,6 +9,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/settings"
@@ -69,6 +70,15 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 		Log: f.IO.ErrOut, GitHub: registry.GitHubAuthFromEnv(f.Getenv), Git: gitfetch.Options{IdleTimeout: idle,
 			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,
 	}, set, nil
+}
+
+// unconfinedFor says who turned kernel confinement off for p: FLEDGE_CONFINE=off,
+// else p's record (fledge plugins unconfine); "" when it is on.
+func unconfinedFor(f *Factory, p *lockfile.Plugin) string {
+	if off := unconfinedBy(f); off != "" {
+		return off
+	}
+	return p.Unconfined()
 }
 
 // unconfinedBy says who turned kernel confinement off ("" when it is on).

@@ -182,6 +182,8 @@ owners = ["acme"]
 		{name: "recommend", args: []string{"plugins", "recommend", "--json"}},
 		{name: "publish", args: []string{"plugins", "publish", "./created/fledge-plugin-made", "--json"},
 			env: withEnv("FLEDGE_GITHUB_API", api.URL, "GITHUB_TOKEN", "ghp_GOLDEN", "GIT_AUTHOR_NAME", "G", "GIT_AUTHOR_EMAIL", "g@example.com")},
+		{name: "unconfine", args: []string{"plugins", "unconfine", "gold", "--json"}},
+		{name: "confine", args: []string{"plugins", "confine", "gold", "--json"}},
 		{name: "remove", args: []string{"plugins", "remove", "gold", "--json"}},
 		{name: "error", args: []string{"plugins", "remove", "gold", "--json"}, code: 1},
 		{name: "usage_error", args: []string{"plugins", "install", "--json"}, code: 2},
@@ -307,6 +309,8 @@ var (
 	timeRe = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
 	dateRe = regexp.MustCompile(`"\d{4}-\d\d-\d\d"`)
 	userRe = regexp.MustCompile(`"user": "[^"]*",\s*"uid": -?\d+`)
+	// offRe is the user who turned confinement off for a plugin.
+	offRe = regexp.MustCompile(`"[^"]* for this plugin at `)
 )
 
 // normaliseJSON replaces what differs between runs: the work directory
@@ -321,6 +325,7 @@ func normaliseJSON(b []byte, work string, others ...string) []byte {
 	s = timeRe.ReplaceAllString(s, "<time>")
 	s = dateRe.ReplaceAllString(s, `"<date>"`)
 	s = userRe.ReplaceAllString(s, `"user": "<user>", "uid": "<uid>"`)
+	s = offRe.ReplaceAllString(s, `"<user> for this plugin at `)
 	return []byte(s)
 }
 

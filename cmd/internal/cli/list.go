@@ -98,7 +98,7 @@ func listRun(f *Factory, opts *listOptions) error {
 	}
 	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(plugins)), Externals: externals(f, rawExt, file)}
 	for _, p := range plugins {
-		doc.Plugins = append(doc.Plugins, toPluginJSON(p, set.Grants(p), unconfinedBy(f)))
+		doc.Plugins = append(doc.Plugins, toPluginJSON(p, set.Grants(p), unconfinedFor(f, p)))
 	}
 	if opts.JSON && len(opts.Names) > 0 {
 		return writeJSON(f.IO.Out, doc)

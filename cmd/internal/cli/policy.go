@@ -126,6 +126,17 @@ type policyDoc struct {
 		Allow []allowJSON `json:"allow"`
 		Deny  []denyJSON  `json:"deny"`
 	} `json:"tools"`
+	// Confinement is [confinement] require and allow_off: null when no
+	// layer sets them (not required; may be turned off).
+	Confinement struct {
+		Require  *boolSettingJSON `json:"require"`
+		AllowOff *boolSettingJSON `json:"allow_off"`
+	} `json:"confinement"`
+}
+
+type boolSettingJSON struct {
+	Value bool       `json:"value"`
+	From  originJSON `json:"from"`
 }
 
 type policyLayerJSON struct {
@@ -214,6 +225,12 @@ func policyRun(f *Factory, opts *policyOptions) error {
 	}
 	if o := e.Owners; o != nil {
 		doc.Trust.Owners = &limitJSON{Allowed: o.Allowed, From: origins(o.From)}
+	}
+	if r := e.ConfineRequire; r != nil {
+		doc.Confinement.Require = &boolSettingJSON{Value: r.Value, From: originJSON(r.From)}
+	}
+	if a := e.ConfineAllowOff; a != nil {
+		doc.Confinement.AllowOff = &boolSettingJSON{Value: a.Value, From: originJSON(a.From)}
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, doc)
@@ -314,5 +331,16 @@ func printPolicy(w io.Writer, doc policyDoc) {
 	}
 	for _, d := range doc.Tools.Deny {
 		fmt.Fprintf(w, "  deny:       %s   (%s)\n", termsafe.Escape(d.Pattern), from([]originJSON{d.originJSON}))
+	}
+	fmt.Fprintln(w, "kernel confinement of native plugins:")
+	if r := doc.Confinement.Require; r != nil && r.Value {
+		fmt.Fprintf(w, "  required:    yes, a plugin the kernel cannot confine here does not run   (%s)\n", from([]originJSON{r.From}))
+	} else {
+		fmt.Fprintln(w, "  required:    no")
+	}
+	if a := doc.Confinement.AllowOff; a != nil && !a.Value {
+		fmt.Fprintf(w, "  turning off: refused   (%s)\n", from([]originJSON{a.From}))
+	} else {
+		fmt.Fprintln(w, "  turning off: allowed")
 	}
 }

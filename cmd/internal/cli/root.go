@@ -245,6 +245,8 @@ Environment, exit codes, files:         fledge help environment|exit-codes|files
 		newRemoveCmd(f),
 		newGrantCmd(f),
 		newRevokeCmd(f),
+		newUnconfineCmd(f),
+		newConfineCmd(f),
 		newInfoCmd(f),
 		newValidateCmd(f),
 		newRunCmd(f),

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/corvidlabs/fledge-go/catalog"
+	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -66,6 +67,9 @@ type toolJSON struct {
 	Commit string `json:"commit"`
 	// Hints are the MCP annotations fledge mcp gives the tool.
 	Hints hintsJSON `json:"hints"`
+	// Confinement is how the kernel confines a native plugin's own code
+	// here, as audit shows it (absent for wasm).
+	Confinement *confinementJSON `json:"confinement,omitempty"`
 }
 
 // hintsJSON is catalog.Hints.
@@ -192,8 +196,13 @@ func toToolsDoc(c *catalog.Catalog) toolsDoc {
 		if t.JSONOutput {
 			output = "json"
 		}
+		var conf *confinementJSON
+		if t.Runtime != manifest.RuntimeWasm {
+			conf = toConfinementJSON(t.Confinement)
+		}
 		doc.Tools = append(doc.Tools, toolJSON{
-			Name: t.Name, Command: t.Command, Plugin: t.Plugin, Description: t.Description,
+			Confinement: conf,
+			Name:        t.Name, Command: t.Command, Plugin: t.Plugin, Description: t.Description,
 			InputSchema: t.InputSchema, FreeForm: t.FreeForm, Dangerous: t.Dangerous, ReadOnly: t.ReadOnly,
 			TrustTier: string(t.Tier), Runtime: t.Runtime, Protocol: t.Protocol,
 			Grants: toCapsJSON(t.Grants), Hooks: t.Hooks, Commit: t.Commit,
