@@ -41,3 +41,15 @@ func TestToolRules(t *testing.T) {
 		t.Errorf("effective %+v %+v", e.ToolAllow, e.ToolDeny)
 	}
 }
+
+// A config.toml whose only policy is [policy.tools] is a layer: its tool
+// rules apply (Load skipped it as empty before).
+func TestToolRulesAloneInConfig(t *testing.T) {
+	s, err := Load(Inputs{ConfigFile: "config.toml", Config: []byte("[policy.tools]\ndeny = [\"lint\"]\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := s.OffersTool([]string{"lint", "x.lint"}); d == nil || d.Rule != "[policy.tools] deny" {
+		t.Errorf("lint: %+v, want refused by [policy.tools] deny", d)
+	}
+}
