@@ -28,9 +28,11 @@ func askApproval(ctx context.Context, f *Factory, r install.Request) (install.De
 		fmt.Fprintf(w, "  installed now:   %s, granted %s\n", revisionText(in.Version, in.Commit), itemsText(in.Grants.Items()))
 		fmt.Fprintf(w, "  replaced with:   %s\n", revisionText(r.Version, r.Commit))
 	}
-	showHooks(w, "It would run:", r.Hooks)
-	showHooks(w, "It would also run (approved before, unchanged):", r.AlsoRuns)
-	chosen, err := chooseGrants(ctx, f, r, r.RequiresHooks())
+	review := append(hookLines("It would run:", r.Hooks), hookLines("It would also run (approved before, unchanged):", r.AlsoRuns)...)
+	for _, l := range review {
+		fmt.Fprintln(w, l)
+	}
+	chosen, err := chooseGrants(ctx, f, r, r.RequiresHooks(), review)
 	if err != nil {
 		return install.Decision{}, err
 	}
@@ -55,12 +57,13 @@ func showRequest(w io.Writer, r install.Request) {
 	}
 }
 
-// showHooks lists the hooks (and build command) a grant of hooks approves.
-func showHooks(w io.Writer, title string, hooks []install.HookItem) {
+// hookLines lists the hooks (and build command) a grant of hooks
+// approves, a line each, under title.
+func hookLines(title string, hooks []install.HookItem) []string {
 	if len(hooks) == 0 {
-		return
+		return nil
 	}
-	fmt.Fprintln(w, title)
+	lines := []string{title}
 	escaped := false
 	for _, h := range hooks {
 		note := ""
@@ -70,18 +73,20 @@ func showHooks(w io.Writer, title string, hooks []install.HookItem) {
 		// Byte-exact, on one line: validation refused anything else.
 		shown := termsafe.Escape(h.Command)
 		escaped = escaped || shown != h.Command
-		fmt.Fprintf(w, "  %-16s %s%s\n", h.Name, shown, note)
+		lines = append(lines, fmt.Sprintf("  %-16s %s%s", h.Name, shown, note))
 	}
 	if escaped {
-		fmt.Fprintln(w, `  (shown escaped: \n is a newline, \t a tab, \\ a backslash)`)
+		lines = append(lines, `  (shown escaped: \n is a newline, \t a tab, \\ a backslash)`)
 	}
+	return lines
 }
 
 // chooseGrants asks which of r's items to grant, starting from what
 // r.Preselected says, and leaves a line on screen saying what was granted
 // and denied. With hooksRequired, a choice without hooks is refused in the
 // form, with a message saying why, before it can be submitted.
-func chooseGrants(ctx context.Context, f *Factory, r install.Request, hooksRequired bool) (map[string]bool, error) {
+// review, what the hooks grant would run, is kept within reach of the form.
+func chooseGrants(ctx context.Context, f *Factory, r install.Request, hooksRequired bool, review []string) (map[string]bool, error) {
 	// Preselected items come first: huh scrolls a multi-select to its first
 	// selected option, which would hide anything above it (such as exec
 	// when only store is preselected).
@@ -135,7 +140,7 @@ func chooseGrants(ctx context.Context, f *Factory, r install.Request, hooksRequi
 			return fmt.Errorf("%s cannot be installed without its hooks: select hooks, or press Ctrl+C to cancel", termsafe.Escape(r.Plugin))
 		}
 	}
-	picked, err := f.Prompter.MultiSelect(ctx, Question{Title: "Grant " + termsafe.Escape(r.Plugin) + ":", Description: desc}, options, defaults, validate)
+	picked, err := f.Prompter.MultiSelect(ctx, Question{Title: "Grant " + termsafe.Escape(r.Plugin) + ":", Description: desc, Review: review}, options, defaults, validate)
 	if err != nil {
 		return nil, err
 	}

@@ -181,8 +181,11 @@ func askGrantChange(ctx context.Context, f *Factory, in *install.Installer, name
 	r.Source = entrySourceArg(p)
 	showRequest(f.IO.ErrOut, r)
 	fmt.Fprintf(f.IO.ErrOut, "  granted now: %s\n", itemsText(now.Items()))
-	showHooks(f.IO.ErrOut, "Its hooks (granting hooks lets them run, exactly as shown):", r.Hooks)
-	chosen, err := chooseGrants(ctx, f, r, false)
+	review := hookLines("Its hooks (granting hooks lets them run, exactly as shown):", r.Hooks)
+	for _, l := range review {
+		fmt.Fprintln(f.IO.ErrOut, l)
+	}
+	chosen, err := chooseGrants(ctx, f, r, false, review)
 	if err != nil {
 		return install.GrantChange{}, err
 	}

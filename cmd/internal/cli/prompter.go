@@ -48,6 +48,12 @@ type Question struct {
 	// Asker names who asks when it is not fledge (a plugin); the answered
 	// line names it.
 	Asker string
+	// Review is what the answer approves, one item a line, shown whole
+	// (escaped by the caller, never cut): the caller prints it above the
+	// question, and where the screen is too short to keep it in view the
+	// form shows it again after the choice, on pages of its own, before
+	// the answer is confirmed (see reviewPages).
+	Review []string
 }
 
 // errPromptAborted is returned when the user abandons a prompt (Ctrl+C, Esc).
@@ -62,7 +68,9 @@ func newHuhPrompter(s *IOStreams) Prompter { return &huhPrompter{s: s} }
 // anything (huh v2 and Bubble Tea v2 query no colours unless told to; v1
 // queried the background colour at start-up in every fledge process, and
 // waited five seconds for a terminal that never answered).
-func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
+// Pages, when given, come after the question, one screen each: the last
+// Enter confirms the answer.
+func runForm(ctx context.Context, s *IOStreams, field huh.Field, pages ...*huh.Group) error {
 	if s.TTYIn == nil || s.TTYOut == nil {
 		// Never fall back to huh's own /dev/tty or piped-stdin handling.
 		return errors.New("no terminal to prompt on")
@@ -71,7 +79,7 @@ func runForm(ctx context.Context, s *IOStreams, field huh.Field) error {
 	in := &formInput{f: s.TTYIn}
 	defer in.over.Store(true)
 	accessible := s.accessible()
-	form := huh.NewForm(huh.NewGroup(field)).
+	form := huh.NewForm(append([]*huh.Group{huh.NewGroup(field)}, pages...)...).
 		WithInput(in).
 		WithOutput(s.TTYOut).
 		WithShowHelp(true).
@@ -178,11 +186,11 @@ func darkBackground(colorfgbg string) bool {
 // ask runs one question's form: built once, here, for every caller.
 // huh's accessible mode prints no description, and a description carries
 // warnings (an unverified source, hooks that must run): printed here.
-func (p *huhPrompter) ask(ctx context.Context, q Question, field huh.Field) error {
+func (p *huhPrompter) ask(ctx context.Context, q Question, field huh.Field, pages ...*huh.Group) error {
 	if p.s.accessible() && q.Description != "" && p.s.TTYOut != nil {
 		fmt.Fprintln(p.s.TTYOut, q.Description)
 	}
-	err := runForm(ctx, p.s, field)
+	err := runForm(ctx, p.s, field, pages...)
 	switch {
 	case err == nil:
 		return nil
@@ -239,6 +247,10 @@ func (p *huhPrompter) MultiSelect(ctx context.Context, q Question, options []str
 		opts[i] = huh.NewOption(fitLine(o, width-6), i).Selected(sel[i])
 	}
 	height := len(options) + textLines(q.Title, width) + textLines(q.Description, width)
+	var pages []*huh.Group
+	if rows > 0 && !p.s.accessible() && reviewLines(q.Review, width)+height+formAround > rows {
+		pages = reviewPages(q.Review, width, rows)
+	}
 	if rows > 0 {
 		// No taller than the screen, less the lines below it (a blank,
 		// a validation message of up to two lines, the help line): a field
@@ -252,8 +264,85 @@ func (p *huhPrompter) MultiSelect(ctx context.Context, q Question, options []str
 	if validate != nil {
 		ms = ms.Validate(validate)
 	}
-	err := p.ask(ctx, q, ms)
+	err := p.ask(ctx, q, ms, pages...)
 	return picked, err
+}
+
+// formAround is the lines a question needs on screen besides its field:
+// the lines its caller printed above the review (a blank and what is
+// asked about, two or three), the review's own title, and below the field
+// a blank and the help line.
+const formAround = 7
+
+// reviewPages shows review whole where the lines printed above a question
+// would scroll out of view: on pages after the choice, each no taller than
+// the screen, each line wrapped (never cut) to the screen's width. Enter
+// turns a page and, on the last, confirms the answer; Shift+Tab turns back
+// (to the choice from the first). They come after the choice, not before:
+// huh validates a field as it is entered and left, which would show a
+// choice's error before it was made and keep the user from going back.
+func reviewPages(review []string, width, rows int) []*huh.Group {
+	cols := max(width-6, 10) // the note's border and padding
+	per := max(rows-6, 1)    // its title, a blank, the button, a blank, the help line
+	var lines []string
+	for _, l := range review {
+		lines = append(lines, hardWrap(l, cols)...)
+	}
+	n := (len(lines) + per - 1) / per
+	var pages []*huh.Group
+	for i := 0; i < len(lines); i += per {
+		title, next := "Read before confirming", "Confirm"
+		if n > 1 {
+			title += fmt.Sprintf(" (%d/%d)", len(pages)+1, n)
+		}
+		if len(pages) < n-1 {
+			next = "Next"
+		}
+		body := strings.Join(lines[i:min(i+per, len(lines))], "\n")
+		pages = append(pages, huh.NewGroup(huh.NewNote().Title(title).Description(noteText(body)).Next(true).NextLabel(next)))
+	}
+	return pages
+}
+
+// reviewLines is how many lines review takes on its pages.
+func reviewLines(review []string, width int) int {
+	n := 0
+	for _, l := range review {
+		n += len(hardWrap(l, max(width-6, 10)))
+	}
+	return n
+}
+
+// hardWrap breaks s into lines of at most cols columns, keeping every
+// character (a space at a break too): what is shown is what runs.
+func hardWrap(s string, cols int) []string {
+	var lines []string
+	var cur strings.Builder
+	w := 0
+	for _, r := range s {
+		rw := termsafe.Width(string(r))
+		if w+rw > cols && w > 0 {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			w = 0
+		}
+		cur.WriteRune(r)
+		w += rw
+	}
+	return append(lines, cur.String())
+}
+
+// noteText is text a huh note shows as it is: a note reads *, _ and `
+// as markup and \ as an escape.
+func noteText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\*_`", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Input: the accessible mode shows no placeholder, so the title names the

@@ -169,8 +169,18 @@ func TestTTYApproval(t *testing.T) {
 		for _, size := range [][2]int{{80, 24}, {60, 12}} {
 			e := newTTYEnv(t, tmux, bin)
 			e.cols, e.rows = size[0], size[1]
-			build := `build = "mkdir -p bin && printf x > bin/x && chmod 755 bin/x"`
-			repo := e.repo("fledge-plugin-many", "[capabilities]\nexec = true\nstore = true\nmetadata = true\nnetwork = true\nfilesystem = \"project\"\n", build)
+			// What would run, long enough to wrap at 60 columns, with what
+			// a huh note would read as markup.
+			hooks := map[string]string{
+				"build":        "mkdir -p bin && printf x > bin/x && chmod 755 bin/x && echo 'a_b*c`d' > /dev/null",
+				"post_install": "./setup.sh --with-a-long-option-name=value --and-another-one-too",
+				"post_remove":  "./cleanup.sh",
+			}
+			var decl string
+			for name, cmd := range hooks {
+				decl += fmt.Sprintf("%s = %q\n", name, cmd)
+			}
+			repo := e.repo("fledge-plugin-many", "[capabilities]\nexec = true\nstore = true\nmetadata = true\nnetwork = true\nfilesystem = \"project\"\n", decl)
 			p := e.start(fmt.Sprintf("NO_COLOR=1 %s plugins install --json file://%s > %s", sq(bin), repo, sq(e.out)))
 			p.waitFor("Grant fledge-plugin-many")
 			p.ready()
@@ -189,6 +199,28 @@ func TestTTYApproval(t *testing.T) {
 				i := cursorAt(opts)
 				return i >= 0 && opts[i].name == "hooks"
 			})
+			// Before the answer is confirmed, every hook's whole command has
+			// been on screen: above the form where the screen keeps it in
+			// view, else on pages after the choice (Enter turns them, the
+			// last Enter confirms).
+			seen := unwrapScreen(p.screen())
+			if !showsAll(seen, hooks) {
+				p.send("x") // the cursor is on hooks (its list does not fit to set it by name)
+				p.poll("hooks selected", func(opts []option) bool {
+					i := cursorAt(opts)
+					return i >= 0 && opts[i].name == "hooks" && opts[i].selected
+				})
+				p.send("Enter")
+				seen = p.readPages("Read before confirming")
+			}
+			for name, cmd := range hooks {
+				if !strings.Contains(seen, cmd) {
+					t.Errorf("%dx%d: the %s hook %q was never on screen whole; screens, unwrapped:\n%s", size[0], size[1], name, cmd, seen)
+				}
+			}
+			if size[1] == 12 && !strings.Contains(seen, "Read before confirming") {
+				t.Errorf("60x12: no review page, yet the hooks above the form are out of view")
+			}
 			p.send("C-c")
 			if rc := p.exitCode(); rc != 130 {
 				t.Fatalf("%dx%d: exit %d; screen:\n%s", size[0], size[1], rc, p.screen())
@@ -551,6 +583,17 @@ func (p *pane) wantOptions(want map[string]bool) {
 	})
 }
 
+// unwrapScreen is a screen with each line as printed and, after it, the
+// screen's lines joined where a form wrapped them: each with the form's
+// border taken off ("┃ ").
+func unwrapScreen(s string) string {
+	var joined strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		joined.WriteString(strings.TrimPrefix(l, "┃ "))
+	}
+	return s + "\n" + joined.String()
+}
+
 func cursorAt(opts []option) int {
 	for i, o := range opts {
 		if o.cursor {
@@ -564,6 +607,48 @@ func cursorAt(opts []option) int {
 // sent: "go to end" and "go to start" are idempotent, so they are re-sent
 // until the cursor is seen to move (a key sent while the program starts
 // up may be lost).
+// readPages reads the review pages a question shows after the choice,
+// turning with Enter each but the last (which would confirm), and returns
+// what they showed, unwrapped (see unwrapScreen).
+func (p *pane) readPages(title string) string {
+	p.e.t.Helper()
+	var seen []string
+	turned := "" // the title line of the page last turned
+	deadline := time.Now().Add(ttyWait)
+	for {
+		s := p.screen()
+		line := ""
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, title) {
+				line = l
+			}
+		}
+		if line != "" && line != turned {
+			seen = append(seen, unwrapScreen(s))
+			m := regexp.MustCompile(`\((\d+)/(\d+)\)`).FindStringSubmatch(line)
+			if m == nil || m[1] == m[2] {
+				return strings.Join(seen, "\n")
+			}
+			turned = line
+			p.send("Enter")
+		}
+		if _, err := os.Stat(p.rc); err == nil || time.Now().After(deadline) {
+			p.e.t.Fatalf("the screen never showed the next page of %q; it shows:\n%s", title, s)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// showsAll reports whether screen shows every command in hooks.
+func showsAll(screen string, hooks map[string]string) bool {
+	for _, cmd := range hooks {
+		if !strings.Contains(screen, cmd) {
+			return false
+		}
+	}
+	return true
+}
+
 func (p *pane) ready() {
 	p.e.t.Helper()
 	for _, step := range []struct {
