@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
+
+	"charm.land/huh/v2"
 )
 
 func TestDarkBackground(t *testing.T) {
@@ -99,5 +102,32 @@ func TestPluginQuestionPlaceholderAndAbandon(t *testing.T) {
 	data, _ := os.ReadFile(answers)
 	if want := "{\"type\":\"response\",\"id\":\"1\",\"value\":\"world\"}\n{\"type\":\"cancel\",\"id\":\"2\",\"reason\":\"user_interrupt\"}\n"; string(data) != want {
 		t.Errorf("answers:\n%s\nwant:\n%s", data, want)
+	}
+}
+
+// A review page shows each line whole: wrapped, never cut, and with what a
+// huh note reads as markup shown as it is.
+func TestReviewPages(t *testing.T) {
+	cmd := "mkdir -p bin && echo 'a_b*c`d\\e' > /dev/null && ./setup.sh --with-a-long-option-name=value"
+	for _, cols := range []int{10, 54} {
+		lines := hardWrap(cmd, cols)
+		if strings.Join(lines, "") != cmd {
+			t.Errorf("hardWrap(%d) lost characters: %q", cols, lines)
+		}
+		for _, l := range lines {
+			if len(l) > cols {
+				t.Errorf("hardWrap(%d): a line of %d columns: %q", cols, len(l), l)
+			}
+		}
+	}
+	sgr := regexp.MustCompile("\x1b\\[[0-9;]*m")
+	view := sgr.ReplaceAllString(huh.NewNote().Description(noteText(cmd)).WithWidth(200).View(), "")
+	if !strings.Contains(view, cmd) {
+		t.Errorf("a note shows %q, want %q in it", view, cmd)
+	}
+	review := []string{"It would run:", "  build            " + cmd}
+	pages := reviewPages(review, 60, 12)
+	if want := (reviewLines(review, 60) + 5) / 6; len(pages) != want {
+		t.Errorf("%d pages at 60x12, want %d (six lines a page)", len(pages), want)
 	}
 }
