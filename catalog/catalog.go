@@ -85,7 +85,7 @@ type Tool struct {
 
 	resolve       func() (*jsonschema.Resolved, error)
 	resolveOutput func() (*jsonschema.Resolved, error)
-	schemaJSON    func() json.RawMessage
+	schemaJSON    json.RawMessage
 }
 
 // Collision is a command that more than one plugin provides.
@@ -222,10 +222,7 @@ func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed fun
 		}
 		s := t.InputSchema
 		t.resolve = sync.OnceValues(func() (*jsonschema.Resolved, error) { return s.Resolve(nil) })
-		t.schemaJSON = sync.OnceValue(func() json.RawMessage {
-			b, _ := json.Marshal(s)
-			return b
-		})
+		t.schemaJSON = inputSchemaJSON(t.Args)
 		c.Tools = append(c.Tools, t)
 	}
 }

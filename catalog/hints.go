@@ -103,5 +103,5 @@ func (t *Tool) SchemaJSON() json.RawMessage {
 		b, _ := json.Marshal(t.InputSchema)
 		return b
 	}
-	return t.schemaJSON()
+	return t.schemaJSON
 }

@@ -207,3 +207,29 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// TestInputSchemaJSON: the schema a tool is listed with is, byte for
+// byte, what the schema package encodes for its InputSchema (which
+// validates calls and which tools --json shows), for every shape of args:
+// none, optional only, required ones, unknown and empty types, names and
+// descriptions with HTML characters, quotes, U+2028, control characters
+// and invalid UTF-8.
+func TestInputSchemaJSON(t *testing.T) {
+	for i, args := range [][]manifest.Arg{
+		nil,
+		{{Name: "x"}},
+		{{Name: "count", Type: "integer"}, {Name: "ratio", Type: "number", Description: "  a ratio  "}},
+		{{Name: "url", Type: "string", Required: true, Description: "Where"}, {Name: "force", Type: "boolean", Required: true}},
+		{{Name: "a<b>&c", Type: "string", Required: true, Description: "say \"hi\" <now> & \u2028 then\x1b[31m red\xff"}},
+		{{Name: "odd", Type: "path\"<x>", Description: "a file"}, {Name: "none", Type: "", Required: true}},
+		{{Name: "weird\xfe", Type: "integer", Required: false, Description: "\u202etxt.exe"}},
+	} {
+		want, err := json.Marshal(inputSchema(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := inputSchemaJSON(args); !bytes.Equal(got, want) {
+			t.Errorf("args %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}

@@ -21,10 +21,6 @@ import (
 	"github.com/corvidlabs/fledge-go/runner"
 )
 
-// EnvMCPToken is the bearer token `fledge mcp --http` requires when set
-// (and always with --allow-remote).
-const EnvMCPToken = "FLEDGE_MCP_TOKEN"
-
 type mcpOptions struct {
 	HTTP           string
 	AllowRemote    bool

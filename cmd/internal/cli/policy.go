@@ -264,20 +264,23 @@ func printPolicy(w io.Writer, doc policyDoc) {
 		}
 		return termsafe.Escape(strings.Join(s, "; "))
 	}
-	fmt.Fprintln(w, "sources:")
-	if len(doc.Sources.Allow)+len(doc.Sources.Deny) == 0 {
-		fmt.Fprintln(w, "  any source")
-	}
-	for _, a := range doc.Sources.Allow {
-		list := "nothing"
-		if len(a.Patterns) > 0 {
-			list = strings.Join(a.Patterns, ", ")
+	allowDeny := func(title, any, none string, allow []allowJSON, deny []denyJSON) {
+		fmt.Fprintln(w, title)
+		if len(allow)+len(deny) == 0 {
+			fmt.Fprintln(w, "  "+any)
 		}
-		fmt.Fprintf(w, "  allow only: %s   (%s)\n", termsafe.Escape(list), from([]originJSON{a.originJSON}))
+		for _, a := range allow {
+			list := none
+			if len(a.Patterns) > 0 {
+				list = strings.Join(a.Patterns, ", ")
+			}
+			fmt.Fprintf(w, "  allow only: %s   (%s)\n", termsafe.Escape(list), from([]originJSON{a.originJSON}))
+		}
+		for _, d := range deny {
+			fmt.Fprintf(w, "  deny:       %s   (%s)\n", termsafe.Escape(d.Pattern), from([]originJSON{d.originJSON}))
+		}
 	}
-	for _, d := range doc.Sources.Deny {
-		fmt.Fprintf(w, "  deny:       %s   (%s)\n", termsafe.Escape(d.Pattern), from([]originJSON{d.originJSON}))
-	}
+	allowDeny("sources:", "any source", "nothing", doc.Sources.Allow, doc.Sources.Deny)
 	fmt.Fprintln(w, "the most each tier may be granted:")
 	for _, t := range trust.Tiers {
 		tier := string(t)
@@ -318,20 +321,7 @@ func printPolicy(w io.Writer, doc policyDoc) {
 	} else {
 		fmt.Fprintln(w, "  any")
 	}
-	fmt.Fprintln(w, "tools offered to agents:")
-	if len(doc.Tools.Allow)+len(doc.Tools.Deny) == 0 {
-		fmt.Fprintln(w, "  every installed command")
-	}
-	for _, a := range doc.Tools.Allow {
-		list := "none"
-		if len(a.Patterns) > 0 {
-			list = strings.Join(a.Patterns, ", ")
-		}
-		fmt.Fprintf(w, "  allow only: %s   (%s)\n", termsafe.Escape(list), from([]originJSON{a.originJSON}))
-	}
-	for _, d := range doc.Tools.Deny {
-		fmt.Fprintf(w, "  deny:       %s   (%s)\n", termsafe.Escape(d.Pattern), from([]originJSON{d.originJSON}))
-	}
+	allowDeny("tools offered to agents:", "every installed command", "none", doc.Tools.Allow, doc.Tools.Deny)
 	fmt.Fprintln(w, "kernel confinement of native plugins:")
 	if r := doc.Confinement.Require; r != nil && r.Value {
 		fmt.Fprintf(w, "  required:    yes, a plugin the kernel cannot confine here does not run   (%s)\n", from([]originJSON{r.From}))

@@ -6,6 +6,11 @@ import (
 	"strings"
 )
 
+// EnvMCPToken is the bearer token `fledge mcp --http` requires when set
+// (and always with --allow-remote). Declared here, not in mcp.go: the
+// environment topic lists it in a build without the agent commands too.
+const EnvMCPToken = "FLEDGE_MCP_TOKEN"
+
 // Help topics: what fledge reads from the environment, how it exits and
 // what it keeps on disk. One source for `fledge help <topic>` and the
 // manual's ENVIRONMENT, EXIT STATUS and FILES sections (ManSections); a
