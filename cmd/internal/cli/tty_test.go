@@ -211,7 +211,13 @@ func TestTTYApproval(t *testing.T) {
 					return i >= 0 && opts[i].name == "hooks" && opts[i].selected
 				})
 				p.send("Enter")
-				seen = p.readPages("Read before confirming")
+				var pages int
+				seen, pages = p.readPages("Read before confirming")
+				// Shift+Tab goes back a page, and from the first to the choice.
+				for range pages {
+					p.send("BTab")
+				}
+				p.waitFor("Grant fledge-plugin-many")
 			}
 			for name, cmd := range hooks {
 				if !strings.Contains(seen, cmd) {
@@ -609,8 +615,8 @@ func cursorAt(opts []option) int {
 // up may be lost).
 // readPages reads the review pages a question shows after the choice,
 // turning with Enter each but the last (which would confirm), and returns
-// what they showed, unwrapped (see unwrapScreen).
-func (p *pane) readPages(title string) string {
+// what they showed, unwrapped (see unwrapScreen), and how many there were.
+func (p *pane) readPages(title string) (string, int) {
 	p.e.t.Helper()
 	var seen []string
 	turned := "" // the title line of the page last turned
@@ -627,7 +633,7 @@ func (p *pane) readPages(title string) string {
 			seen = append(seen, unwrapScreen(s))
 			m := regexp.MustCompile(`\((\d+)/(\d+)\)`).FindStringSubmatch(line)
 			if m == nil || m[1] == m[2] {
-				return strings.Join(seen, "\n")
+				return strings.Join(seen, "\n"), len(seen)
 			}
 			turned = line
 			p.send("Enter")
