@@ -8,8 +8,8 @@ import "strings"
 // or git@github.com:owner/repo) count, with at most a default port, one
 // trailing slash and ".git": no other user or credentials, no empty or dot
 // segments, no percent-encoding, no other host spelling (not even a
-// trailing dot). The trust tier rests on this answer, so any doubt is
-// "not github".
+// trailing dot), no query or fragment, not even an empty one. The trust
+// tier rests on this answer, so any doubt is "not github".
 func GitHubOwner(raw string) (string, bool) {
 	if strings.ContainsAny(raw, "%\\ \t") {
 		return "", false
