@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corvidlabs/fledge-go/repourl"
 	"github.com/corvidlabs/fledge-go/trust"
 )
 
@@ -162,7 +163,10 @@ func FuzzParseSource(f *testing.F) {
 		if strings.HasPrefix(s.Ref, "-") || strings.HasPrefix(s.URL, "-") {
 			t.Fatalf("option-like ref or URL accepted: %+v", s)
 		}
-		if strings.Contains(s.URL, "::") {
+		// git reads <helper>::<address> only when the scheme's characters
+		// run straight into "::" (transport.c); "::" elsewhere is an IPv6
+		// host or a path.
+		if _, helper := repourl.TransportHelper(s.URL); helper {
 			t.Fatalf("transport helper accepted: %q", s.URL)
 		}
 		if s.Kind == SourceGit && (TrustConfig{}).Of(s.URL) == TierOfficial {
