@@ -13,8 +13,8 @@ import (
 )
 
 // Marker is the trampoline's argv[0]. fledge started under it is not the
-// CLI: cmd/fledge hands such a process to Trampoline before anything else
-// runs. No path a user types looks like it.
+// CLI: this package's init hands such a process to Trampoline before
+// package main runs. No path a user types looks like it.
 const Marker = "[fledge confine]"
 
 // selfExe names the running fledge binary without a path lookup, and
