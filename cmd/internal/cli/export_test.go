@@ -27,3 +27,6 @@ func RemoveBuiltFledge() {
 		os.RemoveAll(builtFledge.dir)
 	}
 }
+
+// WrapMark ends a line a review page broke (hardWrap).
+const WrapMark = wrapMark

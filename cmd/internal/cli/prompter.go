@@ -313,16 +313,23 @@ func reviewLines(review []string, width int) int {
 	return n
 }
 
+// wrapMark ends a line that hardWrap broke: the command goes on on the
+// next line, and a space just before the break stays visible before it.
+const wrapMark = "↵"
+
 // hardWrap breaks s into lines of at most cols columns, keeping every
-// character (a space at a break too): what is shown is what runs.
+// character (a space at a break too): what is shown is what runs. Each line
+// but the last ends with wrapMark, so a reader sees where the text was
+// broken and whether a space stands there ("/tmp/x ↵" and "/tmp/x↵" differ).
 func hardWrap(s string, cols int) []string {
+	limit := max(cols-termsafe.Width(wrapMark), 1)
 	var lines []string
 	var cur strings.Builder
 	w := 0
 	for _, r := range s {
 		rw := termsafe.Width(string(r))
-		if w+rw > cols && w > 0 {
-			lines = append(lines, cur.String())
+		if w+rw > limit && w > 0 {
+			lines = append(lines, cur.String()+wrapMark)
 			cur.Reset()
 			w = 0
 		}

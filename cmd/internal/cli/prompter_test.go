@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/corvidlabs/fledge-go/termsafe"
+
 	"bytes"
 	"context"
 	"os"
@@ -111,14 +113,23 @@ func TestReviewPages(t *testing.T) {
 	cmd := "mkdir -p bin && echo 'a_b*c`d\\e' > /dev/null && ./setup.sh --with-a-long-option-name=value"
 	for _, cols := range []int{10, 54} {
 		lines := hardWrap(cmd, cols)
-		if strings.Join(lines, "") != cmd {
-			t.Errorf("hardWrap(%d) lost characters: %q", cols, lines)
-		}
-		for _, l := range lines {
-			if len(l) > cols {
-				t.Errorf("hardWrap(%d): a line of %d columns: %q", cols, len(l), l)
+		var joined strings.Builder
+		for i, l := range lines {
+			if i < len(lines)-1 && !strings.HasSuffix(l, wrapMark) {
+				t.Errorf("hardWrap(%d): a broken line without the mark: %q", cols, l)
+			}
+			joined.WriteString(strings.TrimSuffix(l, wrapMark))
+			if w := termsafe.Width(l); w > cols {
+				t.Errorf("hardWrap(%d): a line of %d columns: %q", cols, w, l)
 			}
 		}
+		if joined.String() != cmd {
+			t.Errorf("hardWrap(%d) lost characters: %q", cols, lines)
+		}
+	}
+	// A space at a break stays visible: before the mark.
+	if got := hardWrap("ab cd", 4); len(got) != 2 || got[0] != "ab "+wrapMark || got[1] != "cd" {
+		t.Errorf("hardWrap(\"ab cd\", 4) = %q, want [\"ab %s\" \"cd\"]", got, wrapMark)
 	}
 	sgr := regexp.MustCompile("\x1b\\[[0-9;]*m")
 	view := sgr.ReplaceAllString(huh.NewNote().Description(noteText(cmd)).WithWidth(200).View(), "")

@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/corvidlabs/fledge-go/cmd/internal/cli"
 	"github.com/corvidlabs/fledge-go/internal/testutil"
 )
 
@@ -591,11 +592,15 @@ func (p *pane) wantOptions(want map[string]bool) {
 
 // unwrapScreen is a screen with each line as printed and, after it, the
 // screen's lines joined where a form wrapped them: each with the form's
-// border taken off ("┃ ").
+// border taken off ("┃ ") and a review page's wrap mark (hardWrap).
 func unwrapScreen(s string) string {
 	var joined strings.Builder
 	for _, l := range strings.Split(s, "\n") {
-		joined.WriteString(strings.TrimPrefix(l, "┃ "))
+		l = strings.TrimPrefix(l, "┃ ")
+		if m := strings.TrimRight(l, " "); strings.HasSuffix(m, cli.WrapMark) {
+			l = strings.TrimSuffix(m, cli.WrapMark)
+		}
+		joined.WriteString(l)
 	}
 	return s + "\n" + joined.String()
 }
