@@ -117,3 +117,34 @@ func TestDeriveBuildReadsItsWorkTree(t *testing.T) {
 		t.Errorf("a build reads a work tree holding home: %v", p.Read)
 	}
 }
+
+// Enforces is the one answer to "does the kernel hold this plugin here";
+// StatusOf's reasons come from it.
+func TestEnforces(t *testing.T) {
+	full := Support{ABI: 7, Files: true, Network: true}
+	old := Support{ABI: 3, Files: true, Reason: "ABI 3"}
+	none := Support{Reason: "no Landlock"}
+	for _, c := range []struct {
+		s       Support
+		network bool
+		off     string
+		ok      bool
+		why     string
+	}{
+		{full, true, "", true, ""},
+		{full, true, "FLEDGE_CONFINE=off", false, "turned off by FLEDGE_CONFINE=off"},
+		{old, false, "", true, ""},
+		{old, true, "", false, "ABI 3"},
+		{none, false, "", false, "no Landlock"},
+	} {
+		if ok, why := c.s.Enforces(c.network, c.off); ok != c.ok || why != c.why {
+			t.Errorf("%+v.Enforces(%v, %q) = %v, %q; want %v, %q", c.s, c.network, c.off, ok, why, c.ok, c.why)
+		}
+	}
+	if st := StatusOf("none", Grants{}, old, ""); st.Enforced || st.Reason != "its files are, its network is not: ABI 3" {
+		t.Errorf("files only: %+v", st)
+	}
+	if st := StatusOf("", Grants{}, old, ""); !st.Enforced {
+		t.Errorf("undeclared on ABI 3 (network allowed): %+v", st)
+	}
+}

@@ -17,17 +17,32 @@ type Status struct {
 func StatusOf(declared string, effective Grants, s Support, off string) Status {
 	st := Status{Scope: ScopeOf(declared, effective)}
 	st.Network = st.Scope == ScopeDefault || effective.Network
+	ok, why := s.Enforces(!st.Network, off)
 	switch {
-	case off != "":
-		st.Reason = "turned off by " + off
-	case !s.Files:
-		st.Reason = s.Reason
-	case !st.Network && !s.Network:
-		st.Reason = "its files are, its network is not: " + s.Reason
-	default:
+	case ok:
 		st.Enforced = true
+	case off == "" && s.Files:
+		st.Reason = "its files are, its network is not: " + why
+	default:
+		st.Reason = why
 	}
 	return st
+}
+
+// Enforces says whether the kernel holds a native plugin here to what it
+// is granted of its files and, with network, of the network too; why says
+// what does not, with off (when not empty) naming who turned confinement
+// off. StatusOf and the approval form both ask it.
+func (s Support) Enforces(network bool, off string) (ok bool, why string) {
+	switch {
+	case off != "":
+		return false, "turned off by " + off
+	case !s.Files:
+		return false, s.Reason
+	case network && !s.Network:
+		return false, s.Reason
+	}
+	return true, ""
 }
 
 // Reach says in a few words what the plugin's own code may touch.

@@ -194,21 +194,19 @@ func revisionText(version, commit string) string {
 
 // enforcedBy says what holds a plugin of runtime to its grant (or denial)
 // of a confinable capability here: the wasm sandbox, the kernel, or
-// nothing, and why. It is the same answer audit gives
-// (confine.Detect and FLEDGE_CONFINE), before the plugin is installed.
+// nothing, and why: confine's answer (Support.Enforces), which audit's
+// StatusOf gives too, asked before the plugin is installed.
 func enforcedBy(f *Factory, runtime string, c manifest.Capability) string {
 	if runtime == manifest.RuntimeWasm {
 		return "enforced by the wasm sandbox"
 	}
-	if off := unconfinedBy(f); off != "" {
-		return "not enforced: confinement turned off by " + off
+	off := unconfinedBy(f)
+	switch ok, why := confine.Detect().Enforces(c == manifest.CapNetwork, off); {
+	case ok:
+		return "enforced by the kernel"
+	case off != "":
+		return "not enforced: confinement " + why
+	default:
+		return "not enforced here: " + why
 	}
-	s := confine.Detect()
-	switch {
-	case !s.Files:
-		return "not enforced here: " + s.Reason
-	case c == manifest.CapNetwork && !s.Network:
-		return "not enforced here: " + s.Reason
-	}
-	return "enforced by the kernel"
 }
