@@ -72,6 +72,8 @@ func TestImportRules(t *testing.T) {
 		{"policy", []string{module + "/install", module + "/runner", module + "/registry", module + "/lockfile", module + "/grantlog", module + "/gitfetch"}, "policy is a leaf that install, runner and cmd all apply"},
 		{"inventory", []string{module + "/install", module + "/runner", module + "/registry", module + "/policy", "github.com/CycloneDX/"}, "the inventory only describes records; cyclonedx-go is its tests' reference, never linked (its init costs every command)"},
 		{"grantlog", []string{module + "/install", module + "/runner", module + "/registry", module + "/policy"}, "the grant log sits beside lockfile, below the orchestrators"},
+		{"ociartifact", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest", module + "/settings"}, "the OCI artifact format knows trees, not what install does with them"},
+		{"runner", []string{"oras.land/", "github.com/opencontainers/"}, "running a plugin never reaches a registry"},
 		{"publish", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest"}, "publish only talks to GitHub and git"},
 	}
 	for pkg, ds := range all {
@@ -97,8 +99,9 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
-// The fledge binary does not link the man page renderer: it costs start-up
-// on every invocation and only cmd/internal/gendocs needs it.
+// The fledge binary does not link the man page renderer (it costs start-up
+// on every invocation and only cmd/internal/gendocs needs it), nor the
+// registry the OCI tests run.
 func TestFledgeDoesNotLinkDocs(t *testing.T) {
 	fledge, ok := deps(t)[module+"/cmd/fledge"]
 	if !ok {
@@ -108,6 +111,9 @@ func TestFledgeDoesNotLinkDocs(t *testing.T) {
 		t.Fatalf("cmd/fledge's dependencies lack cobra: %v", fledge)
 	}
 	for _, pkg := range fledge {
+		if strings.HasPrefix(pkg, "github.com/distribution/") || strings.HasSuffix(pkg, "/ocitest") {
+			t.Errorf("cmd/fledge links %s: the test registry is for tests only", pkg)
+		}
 		if pkg == "github.com/spf13/cobra/doc" || strings.HasPrefix(pkg, "github.com/cpuguy83/go-md2man") || strings.HasPrefix(pkg, "github.com/russross/blackfriday") {
 			t.Errorf("cmd/fledge links %s", pkg)
 		}

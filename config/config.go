@@ -18,6 +18,14 @@ type Config struct {
 	Trust    Trust    `toml:"trust"`
 	Registry Registry `toml:"registry"`
 	Install  Install  `toml:"install"`
+	OCI      OCI      `toml:"oci"`
+}
+
+// OCI configures how OCI registries are reached.
+type OCI struct {
+	// PlainHTTP lists registries (host or host:port) reached over plain
+	// http; loopback registries fall back to it on their own.
+	PlainHTTP []string `toml:"plain_http"`
 }
 
 // Install bounds what one install, update or sync of a git plugin may

@@ -14,7 +14,8 @@ import (
 )
 
 // A fetcher gets plugins from one kind of source onto this machine: a git
-// repository (fetch_git.go) or a local directory (fetch_local.go). Install,
+// repository (fetch_git.go), a local directory (fetch_local.go) or an OCI
+// registry's artifact (fetch_oci.go). Install,
 // update and sync reach every kind through it, and newFetcher is the one
 // place that picks the kind (as helm's installer.NewForSource does), so a
 // new kind of source is a file with its fetcher and a case there.
@@ -61,6 +62,8 @@ func (in *Installer) newFetcher(src registry.Source) (fetcher, error) {
 		return &gitFetcher{in: in, src: src}, nil
 	case registry.SourceLocal:
 		return &localFetcher{in: in, src: src}, nil
+	case registry.SourceOCI:
+		return &ociFetcher{in: in, src: src}, nil
 	}
 	return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("%q names no source fledge can fetch (a %s source must be looked up first)", src.Raw, src.Kind)}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/corvidlabs/fledge-go/kvstore"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/settings"
@@ -47,6 +48,9 @@ type Installer struct {
 	// Log receives progress and build output for humans.
 	Log io.Writer
 	Git gitfetch.Options
+	// OCI is how OCI registries are reached (credentials, plain http,
+	// timeouts); its limits are Git's MaxTreeBytes and MaxTreeFiles.
+	OCI ociartifact.Remote
 	// GitHub is the GitHub token, sent with a fetch where GitHubAuth.For
 	// allows when Git.Auth is nil.
 	GitHub registry.GitHubAuth
@@ -94,6 +98,9 @@ type fetched struct {
 	registry string
 	// tier is the source's trust tier, as its fetcher judged it.
 	tier trust.Tier
+	// ociDigest is the OCI manifest's digest, and origin the source its
+	// annotations name, for an artifact pulled from a registry.
+	ociDigest, origin string
 }
 
 // live reports whether the plugin's files are its source directory itself
@@ -293,6 +300,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		ManifestHash: treehash.FileDigest(c.data), Protocol: m.Plugin.Protocol,
 		Requested: m.Capabilities, Hooks: hooks, BuildCommand: c.buildCmd,
 		Description: m.Plugin.Description, CommandDetails: m.Commands, RegistryName: f.registry,
+		OCIDigest: f.ociDigest, Origin: f.origin,
 	}
 	if m.Plugin.Runtime == "wasm" {
 		entry.Runtime = m.Plugin.Runtime

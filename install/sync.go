@@ -113,7 +113,14 @@ func (s *Syncer) proposed(w *lockfile.Plugin, src registry.Source) *lockfile.Plu
 // inSync reports whether the installed plugin already is the wanted one,
 // with the same grants and hooks.
 func inSync(cur, w *lockfile.Plugin) bool {
-	if cur.Commit == "" || cur.Commit != w.Commit || cur.KindInfo().Live {
+	if cur.KindInfo().Live {
+		return false
+	}
+	if w.OCIDigest != "" { // an artifact is named by its digest
+		if cur.OCIDigest != w.OCIDigest {
+			return false
+		}
+	} else if cur.Commit == "" || cur.Commit != w.Commit {
 		return false
 	}
 	if w.SourceHash != "" && cur.SourceHash != w.SourceHash {
@@ -167,8 +174,11 @@ func syncSource(w *lockfile.Plugin, githubBase string) (registry.Source, error) 
 	if err != nil {
 		return fetch, &SourceError{Source: url, Err: fmt.Errorf("url of %s: %w", w.Name, err)}
 	}
+	if fetch.Kind == registry.SourceOCI {
+		return ociSyncSource(w, fetch)
+	}
 	if fetch.Kind != registry.SourceGit {
-		return fetch, &SourceError{Source: url, Err: fmt.Errorf("url %q of %s is not a git URL", url, w.Name)}
+		return fetch, &SourceError{Source: url, Err: fmt.Errorf("url %q of %s is not a git or oci URL", url, w.Name)}
 	}
 	if w.Source != "" {
 		same := false
@@ -190,6 +200,9 @@ func syncSource(w *lockfile.Plugin, githubBase string) (registry.Source, error) 
 func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool) (err error) {
 	if msg := manifest.CheckName(w.Name); msg != "" {
 		return fmt.Errorf("entry name %s", msg)
+	}
+	if src.Kind == registry.SourceOCI {
+		return s.installExactOCI(ctx, w, src, replace)
 	}
 	if len(w.Commit) != 40 {
 		return fmt.Errorf("%s %w: no full commit is recorded", w.Name, ErrNotReproducible)
@@ -236,15 +249,21 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 		return err
 	}
 	f.src.Ref, f.refKind, f.tag = w.PinnedRef, w.RefKind, w.Tag
+	return s.finishExact(ctx, &in, w, f)
+}
+
+// finishExact installs the fetched f as w records it: the same plugin
+// and source hash, with the file's grants as a proposal.
+func (s *Syncer) finishExact(ctx context.Context, in *Installer, w lockfile.Plugin, f *fetched) error {
 	c, err := in.prepare(f)
 	if err != nil {
 		return err
 	}
 	if c.m.Plugin.Name != w.Name {
-		return fmt.Errorf("%s %w: commit %s names the plugin %q", w.Name, ErrNotReproducible, short(w.Commit), c.m.Plugin.Name)
+		return fmt.Errorf("%s %w: %s names the plugin %q", w.Name, ErrNotReproducible, fetchedRevision(f), c.m.Plugin.Name)
 	}
 	if w.SourceHash != "" && c.srcHash != w.SourceHash {
-		return fmt.Errorf("%s %w: the fetched tree hashes to %s, not the recorded %s", w.Name, ErrNotReproducible, c.srcHash, w.SourceHash)
+		return fmt.Errorf("%s %w: %s hashes to %s, not the recorded %s", w.Name, ErrNotReproducible, fetchedRevision(f), c.srcHash, w.SourceHash)
 	}
 	if err := in.preflight(c.m); err != nil {
 		return err

@@ -254,6 +254,10 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 			return
 		}
 	}
+	if o, ok := fe.(*ociFetcher); ok { // tags name digests, not commits
+		u.checkOCI(ctx, pl, o)
+		return
+	}
 	refs, err := fe.listRefs(ctx)
 	if err != nil {
 		fail(pl, err)

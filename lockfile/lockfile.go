@@ -29,6 +29,7 @@ const (
 	KindGit       = "git"   // cloned from a git URL
 	KindLocalLink = "link"  // live link to a local directory
 	KindLocalCopy = "local" // snapshot of a local directory
+	KindOCI       = "oci"   // pulled from an OCI registry or image layout
 )
 
 // File is the whole of plugins.toml.
@@ -88,8 +89,17 @@ type Plugin struct {
 	// pins), so a tag that later points elsewhere is seen as moved.
 	Tag string `toml:"tag,omitempty"`
 	// Commit is the exact git commit installed (empty for local sources
-	// that are not git repositories).
+	// that are not git repositories). For an OCI artifact it is the
+	// origin's commit, as the artifact's annotations name it.
 	Commit string `toml:"commit,omitempty"`
+	// OCIDigest is the digest ("sha256:…") of the OCI manifest installed:
+	// for an oci:// source, and for a source fetched through an OCI
+	// mirror.
+	OCIDigest string `toml:"oci_digest,omitempty"`
+	// Origin is where the installed tree came from first, when that is
+	// not where it was fetched: the git source an OCI artifact names in
+	// its annotations, or the source a mirror rule rewrote.
+	Origin string `toml:"origin,omitempty"`
 	// SourceHash is the content hash of the fetched tree before building:
 	// the same on every machine that installs this commit.
 	SourceHash string `toml:"source_hash,omitempty"`

@@ -74,7 +74,7 @@ func pinLevel(refKind string) string {
 	switch refKind {
 	case "tag", "constraint":
 		return PinTag
-	case "commit":
+	case "commit", "digest": // an OCI digest is as exact as a commit
 		return PinCommit
 	}
 	return PinAny

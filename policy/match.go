@@ -19,6 +19,8 @@ type Source struct {
 	Path string
 	// Registry is the registry name the plugin was installed by.
 	Registry string
+	// OCI is an OCI registry repository, HOST[:PORT]/REPO.
+	OCI string
 }
 
 // pattern is one source rule: a host/owner/repo glob, a local path glob or
@@ -42,6 +44,7 @@ type pattern struct {
 //	file:///srv/plugins/*          a local directory (or file:// git repository) there
 //	/srv/plugins/*                 the same
 //	registry:figma                 a plugin installed by that registry name
+//	oci://ghcr.io/my-org/*         an artifact in a repository of that OCI registry
 func parsePattern(raw string) (pattern, error) {
 	p := pattern{text: raw}
 	s := strings.TrimSpace(raw)
@@ -52,6 +55,11 @@ func parsePattern(raw string) (pattern, error) {
 		p.kind, p.segs = "registry", []string{strings.ToLower(strings.TrimPrefix(s, "registry:"))}
 		if p.segs[0] == "" {
 			return p, fmt.Errorf("%q names no registry name", raw)
+		}
+	case strings.HasPrefix(strings.ToLower(s), "oci://"):
+		p.kind, p.segs = "oci", ociSegs(s[len("oci://"):])
+		if len(p.segs) < 2 {
+			return p, fmt.Errorf("%q names no repository: write oci://HOST[:PORT]/REPO (globs allowed)", raw)
 		}
 	case strings.HasPrefix(strings.ToLower(s), "file://"):
 		r, err := repourl.ParsePattern(s)
@@ -127,7 +135,23 @@ func (s Source) identities() ([]identity, error) {
 	if s.Registry != "" {
 		out = append(out, identity{kind: "registry", segs: []string{strings.ToLower(s.Registry)}})
 	}
+	if s.OCI != "" {
+		out = append(out, identity{kind: "oci", segs: ociSegs(s.OCI)})
+	}
 	return out, nil
+}
+
+// ociSegs is what an OCI rule sees of HOST[:PORT]/REPO: the registry
+// (with its port, which OCI names a registry by) and the repository's
+// parts, lower-cased.
+func ociSegs(s string) []string {
+	var out []string
+	for _, seg := range strings.Split(strings.ToLower(s), "/") {
+		if seg != "" {
+			out = append(out, seg)
+		}
+	}
+	return out
 }
 
 type identity struct {
@@ -147,6 +171,9 @@ func (s Source) String() string {
 	}
 	if s.Registry != "" {
 		parts = append(parts, "registry:"+s.Registry)
+	}
+	if s.OCI != "" {
+		parts = append(parts, "oci://"+s.OCI)
 	}
 	return strings.Join(parts, " ")
 }
@@ -194,6 +221,8 @@ func anyMatch(ps []pattern, ids []identity) (pattern, bool) {
 func RecordedSource(local bool, fetchedURL, source, registryName string) Source {
 	s := Source{Registry: registryName}
 	switch {
+	case len(fetchedURL) > len("oci://") && strings.EqualFold(fetchedURL[:len("oci://")], "oci://"):
+		s.OCI = fetchedURL[len("oci://"):]
 	case local || filepath.IsAbs(source) || strings.HasPrefix(source, "./") || strings.HasPrefix(source, "../"):
 		if local || fetchedURL == "" {
 			s.Path = source

@@ -48,10 +48,15 @@ type pluginJSON struct {
 	// same object as Capabilities when no policy narrows it). Install
 	// output has it too (where capabilities follows Rust and is null for
 	// plugins that do not speak the protocol).
-	Granted     capsJSON `json:"granted"`
-	Hooks       []string `json:"hooks"`
-	TreeHash    string   `json:"tree_hash"`
-	Description string   `json:"description"`
+	Granted  capsJSON `json:"granted"`
+	Hooks    []string `json:"hooks"`
+	TreeHash string   `json:"tree_hash"`
+	// OCIDigest is the OCI manifest installed and Origin where its tree
+	// came from first (an oci:// install, or a source fetched through a
+	// mirror); both absent otherwise.
+	OCIDigest   string `json:"oci_digest,omitempty"`
+	Origin      string `json:"origin,omitempty"`
+	Description string `json:"description"`
 	// Confinement is how the kernel confines a native plugin's own code
 	// here (absent for wasm): see confinementOf.
 	Confinement *confinementJSON `json:"confinement,omitempty"`
@@ -112,7 +117,7 @@ func toPluginJSON(p *lockfile.Plugin, g settings.Grants, off string) pluginJSON 
 		PinnedRef: optional(p.PinnedRef), RefKind: p.RefKind, Installed: installDate(p.Installed),
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
 		Capabilities: toCapsJSON(p.Capabilities), Granted: toCapsJSON(g.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
-		Description: p.Description, CommandDetails: toCommandsJSON(p),
+		OCIDigest: p.OCIDigest, Origin: p.Origin, Description: p.Description, CommandDetails: toCommandsJSON(p),
 	}
 }
 
