@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 
+	"oras.land/oras-go/v2"
+
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -41,6 +43,11 @@ type SyncResult struct {
 type Syncer struct {
 	Installer *Installer
 	Prune     bool
+	// From, when set, is where every entry is fetched from instead of its
+	// source: an OCI image layout written by Mirror (fledge plugins
+	// bundle). Nothing is contacted; what it holds must hash as the file
+	// records.
+	From oras.ReadOnlyTarget
 }
 
 // ErrNotReproducible is wrapped when an entry cannot be installed exactly.
@@ -200,6 +207,9 @@ func syncSource(w *lockfile.Plugin, githubBase string) (registry.Source, error) 
 func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool) (err error) {
 	if msg := manifest.CheckName(w.Name); msg != "" {
 		return fmt.Errorf("entry name %s", msg)
+	}
+	if s.From != nil {
+		return s.installFrom(ctx, w, src, replace)
 	}
 	if src.Kind == registry.SourceOCI {
 		return s.installExactOCI(ctx, w, src, replace)

@@ -62,3 +62,64 @@ func fetchedRevision(f *fetched) string {
 	}
 	return "commit " + short(f.commit)
 }
+
+// installFrom installs w from s.From, an image layout of fledge
+// artifacts: the artifact its oci_digest names, else the one tagged
+// "<name>:<commit>" (as Mirror tags a layout). The tree must hash to the
+// recorded source hash and name the recorded commit; the record reads as
+// the file's (its source, kind and digest), since it is the same tree.
+func (s *Syncer) installFrom(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool) (err error) {
+	if w.SourceHash == "" {
+		return fmt.Errorf("%s %w: no source_hash is recorded to check the bundle's tree against", w.Name, ErrNotReproducible)
+	}
+	in := *s.Installer
+	in.Force = replace
+	fe, err := in.newFetcher(src)
+	if err != nil {
+		return err
+	}
+	// The tree is the origin's (its hash is checked), so the origin is what
+	// the policy judges.
+	if err := in.checkSource(w.Name, fe.identity("")); err != nil {
+		return err
+	}
+	if err := in.checkPin(w.Name, w.RefKind, w.PinnedRef); err != nil {
+		return err
+	}
+	var refs []string
+	if w.OCIDigest != "" {
+		refs = append(refs, w.OCIDigest)
+	}
+	if w.Commit != "" {
+		refs = append(refs, w.Name+":"+w.Commit)
+	}
+	ref := ""
+	for _, r := range refs {
+		if _, err := s.From.Resolve(ctx, r); err == nil {
+			ref = r
+			break
+		}
+	}
+	if ref == "" {
+		return fmt.Errorf("%s %w: the bundle holds neither %v", w.Name, ErrNotReproducible, refs)
+	}
+	stage, cleanup, err := newStage(in.Paths, "sync")
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	defer func() { err = hideStaging(err, stage) }()
+	in.logf("Installing %s from the bundle (%s)...\n", termsafe.Escape(w.Name), termsafe.Escape(ref))
+	o := &ociFetcher{in: &in, src: src, target: s.From}
+	f, err := o.checkout(ctx, gitfetch.Revision{Ref: ref, Kind: RefDigest}, filepath.Join(stage, "tree"))
+	if err != nil {
+		return err
+	}
+	if w.Commit != "" && f.commit != w.Commit {
+		return fmt.Errorf("%s %w: the bundle's artifact names the commit %q, not the recorded %s", w.Name, ErrNotReproducible, f.commit, w.Commit)
+	}
+	f.tier = fe.tier(in.trust())
+	f.kind, f.ociDigest, f.origin = lockfile.KindOf(w.Kind).Kind, w.OCIDigest, w.Origin
+	f.src.Ref, f.refKind, f.tag = w.PinnedRef, w.RefKind, w.Tag
+	return s.finishExact(ctx, &in, w, f)
+}

@@ -157,6 +157,9 @@ owners = ["acme"]
 		{name: "revoke", args: []string{"plugins", "revoke", "gold", "metadata", "--json"}},
 		{name: "tools", args: []string{"plugins", "tools", "--json"}},
 		{name: "verify", args: []string{"plugins", "verify", "--json"}},
+		{name: "bundle", args: []string{"plugins", "bundle", "plain", "--out", filepath.Join(work, "bundle"), "--json"}},
+		// No registry listens on port 1: the document of a failed push.
+		{name: "mirror_failed", args: []string{"plugins", "mirror", "plain", "--to", "oci://127.0.0.1:1/team", "--json"}, code: 1},
 		{name: "run", args: []string{"plugins", "run", "plain", "--json"}},
 		{name: "run_failed", args: []string{"plugins", "run", "nosuch", "--json"}, code: 2},
 		{name: "sync", args: []string{"plugins", "sync", "--file", filepath.Join(work, "fh", "plugins.toml"), "--grant", "exec,store,hooks", "--json"},

@@ -256,6 +256,8 @@ Environment, exit codes, files:         fledge help environment|exit-codes|files
 		newCreateCmd(f),
 		newVerifyCmd(f),
 		newSyncCmd(f),
+		newMirrorCmd(f),
+		newBundleCmd(f),
 		newRecommendCmd(f),
 		newPublishCmd(f),
 		newPolicyCmd(f),

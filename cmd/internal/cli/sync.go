@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
+	"oras.land/oras-go/v2/content/oci"
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -18,6 +20,9 @@ type syncOptions struct {
 	File  string
 	Prune bool
 	JSON  bool
+	// From is a bundle (fledge plugins bundle --out) to install from,
+	// offline.
+	From string
 }
 
 func newSyncCmd(f *Factory) *cobra.Command {
@@ -41,6 +46,7 @@ as install. Nothing is removed unless --prune is given.`,
 	opts.consentFlags.register(fl)
 	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Prune, "prune", false, "remove installed plugins the file does not list")
+	fl.StringVar(&opts.From, "from", "", "install from this bundle (fledge plugins bundle --out), contacting nothing")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
 	return cmd
 }
@@ -76,6 +82,11 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 		return err
 	}
 	s := &install.Syncer{Installer: in, Prune: opts.Prune}
+	if opts.From != "" {
+		if s.From, err = oci.NewFromFS(ctx, os.DirFS(opts.From)); err != nil {
+			return usageErrorf("--from %s: not a bundle (an OCI image layout written by fledge plugins bundle): %v", opts.From, err)
+		}
+	}
 	results, err := s.Sync(ctx, want)
 	if err != nil {
 		return err
