@@ -23,23 +23,43 @@ const RefDigest = "digest"
 
 // ociFetcher pulls a fledge plugin artifact from an OCI registry
 // (oci://HOST[:PORT]/REPO:TAG or @sha256:…) through package ociartifact.
+//
+// With origin set it fetches that git source from its OCI mirror
+// (fetch_mirror.go): what is recorded, shown and judged is the origin.
 type ociFetcher struct {
 	in     *Installer
 	src    registry.Source
 	target oras.ReadOnlyTarget
+	origin *registry.Source
 }
 
-func (o *ociFetcher) source() registry.Source { return o.src }
+func (o *ociFetcher) source() registry.Source {
+	if o.origin != nil {
+		return *o.origin
+	}
+	return o.src
+}
 
 func (o *ociFetcher) locate() error { return nil }
 
 func (o *ociFetcher) identity(registryName string) policy.Source {
+	if o.origin != nil {
+		return policy.Source{URL: registry.RedactURL(o.origin.URL), Registry: registryName}
+	}
 	return policy.Source{OCI: o.src.Host + "/" + o.src.Repository, Registry: registryName}
 }
 
 // tier: an artifact's annotations name an origin, but nothing vouches for
-// them, so the registry's repository is judged as any unknown source.
-func (o *ociFetcher) tier(t trust.Config) trust.Tier { return t.Of(o.src.URL) }
+// them, so the registry's repository is judged as any unknown source. A
+// mirror the policy names stands for its origin.
+func (o *ociFetcher) tier(t trust.Config) trust.Tier { return t.Of(o.source().URL) }
+
+func (o *ociFetcher) mirror() string {
+	if o.origin != nil {
+		return o.src.URL
+	}
+	return ""
+}
 
 func (o *ociFetcher) remote() bool { return true }
 
@@ -58,7 +78,7 @@ func (o *ociFetcher) repo(ctx context.Context) (oras.ReadOnlyTarget, error) {
 // listRefs lists the repository's tags when no tag or digest was named
 // (to pick the newest release); a named one is resolved by the pull.
 func (o *ociFetcher) listRefs(ctx context.Context) ([]*plumbing.Reference, error) {
-	if o.src.Ref != "" {
+	if o.src.Ref != "" && o.origin == nil {
 		return nil, nil
 	}
 	t, err := o.repo(ctx)
@@ -79,6 +99,9 @@ func (o *ociFetcher) listRefs(ctx context.Context) ([]*plumbing.Reference, error
 // resolve takes a digest or a tag as named; with neither, the highest
 // semver tag, or "latest" when no tag is a version.
 func (o *ociFetcher) resolve(refs []*plumbing.Reference, ref string) (gitfetch.Revision, error) {
+	if o.origin != nil {
+		return o.resolveMirrored(refs, ref)
+	}
 	rev := gitfetch.Revision{Ref: ref, Kind: gitfetch.KindTag, RefName: plumbing.NewTagReferenceName(ref)}
 	switch {
 	case registry.IsDigest(ref):
@@ -127,6 +150,9 @@ func (o *ociFetcher) checkout(ctx context.Context, rev gitfetch.Revision, tree s
 	}
 	if err := checkArtifact(o.src.String(), p, tree); err != nil {
 		return nil, err
+	}
+	if o.origin != nil {
+		return o.mirroredTree(rev, p, tree)
 	}
 	f := &fetched{src: o.src, dir: tree, kind: lockfile.KindOCI, commit: p.Info.Commit, refKind: string(rev.Kind),
 		tier: o.tier(o.in.trust()), ociDigest: p.Digest, origin: p.Info.Source}

@@ -59,6 +59,9 @@ type historyFetcher interface {
 func (in *Installer) newFetcher(src registry.Source) (fetcher, error) {
 	switch src.Kind {
 	case registry.SourceGit:
+		if m, ok := in.policy().MirrorFor(src.URL); ok {
+			return in.mirrorFetcher(src, m)
+		}
 		return &gitFetcher{in: in, src: src}, nil
 	case registry.SourceLocal:
 		return &localFetcher{in: in, src: src}, nil
@@ -82,7 +85,9 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, regName, tr
 	if err := in.checkSource(fe.source().String(), fe.identity(regName)); err != nil {
 		return nil, err
 	}
-	if fe.remote() {
+	if m, ok := fe.(mirrored); ok && m.mirror() != "" {
+		in.logf("Fetching %s from its mirror %s (%s)...\n", termsafe.Escape(fe.source().String()), termsafe.Escape(registry.RedactURL(m.mirror())), fe.tier(in.trust()))
+	} else if fe.remote() {
 		in.logf("Fetching %s (%s)...\n", termsafe.Escape(fe.source().String()), fe.tier(in.trust()))
 	}
 	refs, err := fe.listRefs(ctx)

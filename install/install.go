@@ -101,6 +101,9 @@ type fetched struct {
 	// ociDigest is the OCI manifest's digest, and origin the source its
 	// annotations name, for an artifact pulled from a registry.
 	ociDigest, origin string
+	// mirror is where the tree was fetched from when a mirror rule sent
+	// the fetch elsewhere than src.
+	mirror string
 }
 
 // live reports whether the plugin's files are its source directory itself
@@ -300,7 +303,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		ManifestHash: treehash.FileDigest(c.data), Protocol: m.Plugin.Protocol,
 		Requested: m.Capabilities, Hooks: hooks, BuildCommand: c.buildCmd,
 		Description: m.Plugin.Description, CommandDetails: m.Commands, RegistryName: f.registry,
-		OCIDigest: f.ociDigest, Origin: f.origin,
+		OCIDigest: f.ociDigest, Origin: f.origin, Mirror: registry.RedactURL(f.mirror),
 	}
 	if m.Plugin.Runtime == "wasm" {
 		entry.Runtime = m.Plugin.Runtime

@@ -123,7 +123,7 @@ func inSync(cur, w *lockfile.Plugin) bool {
 	if cur.KindInfo().Live {
 		return false
 	}
-	if w.OCIDigest != "" { // an artifact is named by its digest
+	if w.KindInfo().Kind == lockfile.KindOCI { // an artifact is named by its digest
 		if cur.OCIDigest != w.OCIDigest {
 			return false
 		}
@@ -209,7 +209,14 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 		return fmt.Errorf("entry name %s", msg)
 	}
 	if s.From != nil {
-		return s.installFrom(ctx, w, src, replace)
+		var refs []string
+		if w.OCIDigest != "" {
+			refs = append(refs, w.OCIDigest)
+		}
+		if w.Commit != "" {
+			refs = append(refs, w.Name+":"+w.Commit)
+		}
+		return s.installFrom(ctx, w, src, replace, s.From, refs, "the bundle", "")
 	}
 	if src.Kind == registry.SourceOCI {
 		return s.installExactOCI(ctx, w, src, replace)
@@ -224,6 +231,15 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	fe, err := in.newFetcher(src)
 	if err != nil {
 		return err
+	}
+	if o, ok := fe.(*ociFetcher); ok && o.origin != nil {
+		// Through an OCI mirror: the artifact mirror tagged with the
+		// commit, which must hash as recorded.
+		t, err := o.repo(ctx)
+		if err != nil {
+			return err
+		}
+		return s.installFrom(ctx, w, src, replace, t, []string{w.Commit}, "its mirror "+o.src.URL, o.src.URL)
 	}
 	if err := in.checkSource(w.Name, fe.identity("")); err != nil {
 		return err

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"oras.land/oras-go/v2"
+
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
+	"github.com/corvidlabs/fledge-go/treehash"
 )
 
 // ociSyncSource is where a synced OCI entry is fetched from: its url,
@@ -63,45 +66,39 @@ func fetchedRevision(f *fetched) string {
 	return "commit " + short(f.commit)
 }
 
-// installFrom installs w from s.From, an image layout of fledge
-// artifacts: the artifact its oci_digest names, else the one tagged
-// "<name>:<commit>" (as Mirror tags a layout). The tree must hash to the
-// recorded source hash and name the recorded commit; the record reads as
-// the file's (its source, kind and digest), since it is the same tree.
-func (s *Syncer) installFrom(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool) (err error) {
+// installFrom installs w from target, a store of fledge artifacts (a
+// bundle's image layout, or the origin's OCI mirror), by the first of refs
+// it holds. The tree must hash to the recorded source hash and name the
+// recorded commit; the record reads as the file's (its source, kind and
+// digest), since it is the same tree. where names target in messages;
+// mirror is recorded as the mirror fetched from, when target is one.
+func (s *Syncer) installFrom(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool, target oras.ReadOnlyTarget, refs []string, where, mirror string) (err error) {
 	if w.SourceHash == "" {
-		return fmt.Errorf("%s %w: no source_hash is recorded to check the bundle's tree against", w.Name, ErrNotReproducible)
+		return fmt.Errorf("%s %w: no source_hash is recorded to check the tree from %s against", w.Name, ErrNotReproducible, where)
 	}
 	in := *s.Installer
 	in.Force = replace
+	// The tree is the origin's (its hash is checked), so the origin is what
+	// the policy judges and what the record names.
 	fe, err := in.newFetcher(src)
 	if err != nil {
 		return err
 	}
-	// The tree is the origin's (its hash is checked), so the origin is what
-	// the policy judges.
 	if err := in.checkSource(w.Name, fe.identity("")); err != nil {
 		return err
 	}
 	if err := in.checkPin(w.Name, w.RefKind, w.PinnedRef); err != nil {
 		return err
 	}
-	var refs []string
-	if w.OCIDigest != "" {
-		refs = append(refs, w.OCIDigest)
-	}
-	if w.Commit != "" {
-		refs = append(refs, w.Name+":"+w.Commit)
-	}
 	ref := ""
 	for _, r := range refs {
-		if _, err := s.From.Resolve(ctx, r); err == nil {
+		if _, err := target.Resolve(ctx, r); err == nil {
 			ref = r
 			break
 		}
 	}
 	if ref == "" {
-		return fmt.Errorf("%s %w: the bundle holds neither %v", w.Name, ErrNotReproducible, refs)
+		return fmt.Errorf("%s %w: %s holds none of %v", w.Name, ErrNotReproducible, where, refs)
 	}
 	stage, cleanup, err := newStage(in.Paths, "sync")
 	if err != nil {
@@ -109,17 +106,27 @@ func (s *Syncer) installFrom(ctx context.Context, w lockfile.Plugin, src registr
 	}
 	defer cleanup()
 	defer func() { err = hideStaging(err, stage) }()
-	in.logf("Installing %s from the bundle (%s)...\n", termsafe.Escape(w.Name), termsafe.Escape(ref))
-	o := &ociFetcher{in: &in, src: src, target: s.From}
+	in.logf("Fetching %s at %s from %s...\n", termsafe.Escape(w.Name), termsafe.Escape(short(ref)), termsafe.Escape(where))
+	o := &ociFetcher{in: &in, src: src, target: target}
 	f, err := o.checkout(ctx, gitfetch.Revision{Ref: ref, Kind: RefDigest}, filepath.Join(stage, "tree"))
 	if err != nil {
 		return err
 	}
 	if w.Commit != "" && f.commit != w.Commit {
-		return fmt.Errorf("%s %w: the bundle's artifact names the commit %q, not the recorded %s", w.Name, ErrNotReproducible, f.commit, w.Commit)
+		return fmt.Errorf("%s %w: %s serves commit %q for it, and the file records %s", w.Name, ErrNotReproducible, where, f.commit, w.Commit)
+	}
+	if h, err := treehash.Hash(f.dir, treehash.Options{}); err != nil || h.Hash != w.SourceHash {
+		got := "an unreadable tree"
+		if err == nil {
+			got = "a tree hashing to " + h.Hash
+		}
+		return fmt.Errorf("%s %w: %s serves %s (%s), not the recorded %s", w.Name, ErrNotReproducible, where, got, ref, w.SourceHash)
 	}
 	f.tier = fe.tier(in.trust())
-	f.kind, f.ociDigest, f.origin = lockfile.KindOf(w.Kind).Kind, w.OCIDigest, w.Origin
+	f.kind, f.ociDigest, f.origin, f.mirror = lockfile.KindOf(w.Kind).Kind, w.OCIDigest, w.Origin, w.Mirror
+	if mirror != "" {
+		f.mirror = mirror
+	}
 	f.src.Ref, f.refKind, f.tag = w.PinnedRef, w.RefKind, w.Tag
 	return s.finishExact(ctx, &in, w, f)
 }

@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -34,24 +35,37 @@ func (u *Updater) checkOCI(ctx context.Context, pl *plan, o *ociFetcher) {
 		refs[i] = plumbing.NewHashReference(plumbing.NewTagReferenceName(n), plumbing.ZeroHash)
 	}
 	lim := ociartifact.Limits{MaxTreeBytes: u.Installer.Git.MaxTreeBytes, MaxTreeFiles: u.Installer.Git.MaxTreeFiles}
+	// What names a revision: the manifest's digest, or for a git source
+	// fetched through its OCI mirror the commit the artifact names.
+	installed := p.OCIDigest
+	if o.origin != nil {
+		installed = p.Commit
+	}
 	digestOf := func(ref string) (string, bool) {
 		r, err := ociartifact.Resolve(ctx, t, ref, lim)
 		if err != nil {
 			fail(pl, &FetchError{Source: o.src.String(), Err: registry.RedactError(err)})
 			return "", false
 		}
+		if o.origin != nil {
+			return r.Info.Commit, true
+		}
 		return r.Digest, true
 	}
 	target := ""
 	switch p.RefKind {
-	case RefDigest, string(gitfetch.KindTag):
+	case RefDigest, string(gitfetch.KindCommit), string(gitfetch.KindTag):
 		if p.RefKind == string(gitfetch.KindTag) {
-			d, ok := digestOf(p.PinnedRef)
+			tag := p.PinnedRef
+			if o.origin != nil && !slices.Contains(names, tag) {
+				tag = trimV(tag) // the mirror tags versions without a v
+			}
+			d, ok := digestOf(tag)
 			if !ok {
 				return
 			}
-			if p.OCIDigest != "" && d != p.OCIDigest {
-				fail(pl, &TagMovedError{Plugin: p.Name, Tag: p.PinnedRef, From: p.OCIDigest, To: d})
+			if installed != "" && d != installed {
+				fail(pl, &TagMovedError{Plugin: p.Name, Tag: p.PinnedRef, From: installed, To: d})
 				return
 			}
 		}
@@ -74,7 +88,7 @@ func (u *Updater) checkOCI(ctx context.Context, pl *plan, o *ociFetcher) {
 		if !ok {
 			return
 		}
-		if d == p.OCIDigest {
+		if d == installed {
 			pl.res.Status = StatusUpToDate
 			return
 		}

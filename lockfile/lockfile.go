@@ -100,6 +100,10 @@ type Plugin struct {
 	// not where it was fetched: the git source an OCI artifact names in
 	// its annotations, or the source a mirror rule rewrote.
 	Origin string `toml:"origin,omitempty"`
+	// Mirror is where the tree was fetched from when a mirror rule (the
+	// policy's [mirrors]) sent the fetch of Source elsewhere: an oci://
+	// repository or a git URL, without credentials.
+	Mirror string `toml:"mirror,omitempty"`
 	// SourceHash is the content hash of the fetched tree before building:
 	// the same on every machine that installs this commit.
 	SourceHash string `toml:"source_hash,omitempty"`

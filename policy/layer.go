@@ -71,7 +71,9 @@ type fileRules struct {
 	Trust *struct {
 		Owners *[]string `toml:"owners"`
 	} `toml:"trust"`
-	Tools       *toolRules `toml:"tools"`
+	Tools *toolRules `toml:"tools"`
+	// Mirrors maps source patterns to mirrors (mirrors.go).
+	Mirrors     map[string]string `toml:"mirrors"`
 	Confinement *struct {
 		Require  *bool `toml:"require"`
 		AllowOff *bool `toml:"allow_off"`
@@ -129,6 +131,8 @@ type Layer struct {
 	// allow_off (nil: not set).
 	confineRequire  *bool
 	confineAllowOff *bool
+	// mirrors are [mirrors] (mirrors.go), the most specific first.
+	mirrors []mirrorRule
 	// raw is the file's bytes (or the [policy] table's), for Digest.
 	raw []byte
 }
@@ -283,6 +287,9 @@ func (l *Layer) load(r *fileRules) error {
 		l.confineRequire, l.confineAllowOff = c.Require, c.AllowOff
 	}
 	if err := l.loadTools(r.Tools); err != nil {
+		return err
+	}
+	if err := l.loadMirrors(r.Mirrors); err != nil {
 		return err
 	}
 	if t := r.Trust; t != nil && t.Owners != nil {

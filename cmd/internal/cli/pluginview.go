@@ -51,11 +51,13 @@ type pluginJSON struct {
 	Granted  capsJSON `json:"granted"`
 	Hooks    []string `json:"hooks"`
 	TreeHash string   `json:"tree_hash"`
-	// OCIDigest is the OCI manifest installed and Origin where its tree
-	// came from first (an oci:// install, or a source fetched through a
-	// mirror); both absent otherwise.
-	OCIDigest   string `json:"oci_digest,omitempty"`
-	Origin      string `json:"origin,omitempty"`
+	// OCIDigest is the OCI manifest installed (an oci:// install, or a
+	// source fetched through an OCI mirror) and Origin the source an
+	// oci:// artifact names; both absent otherwise.
+	OCIDigest string `json:"oci_digest,omitempty"`
+	Origin    string `json:"origin,omitempty"`
+	// Mirror is where a mirror rule had the tree fetched from.
+	Mirror      string `json:"mirror,omitempty"`
 	Description string `json:"description"`
 	// Confinement is how the kernel confines a native plugin's own code
 	// here (absent for wasm): see confinementOf.
@@ -117,7 +119,7 @@ func toPluginJSON(p *lockfile.Plugin, g settings.Grants, off string) pluginJSON 
 		PinnedRef: optional(p.PinnedRef), RefKind: p.RefKind, Installed: installDate(p.Installed),
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
 		Capabilities: toCapsJSON(p.Capabilities), Granted: toCapsJSON(g.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
-		OCIDigest: p.OCIDigest, Origin: p.Origin, Description: p.Description, CommandDetails: toCommandsJSON(p),
+		OCIDigest: p.OCIDigest, Origin: p.Origin, Mirror: p.Mirror, Description: p.Description, CommandDetails: toCommandsJSON(p),
 	}
 }
 
