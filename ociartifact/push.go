@@ -31,6 +31,9 @@ func Push(ctx context.Context, dst oras.Target, dir string, info Info, tags []st
 		return ocispec.Descriptor{}, err
 	}
 	ldesc := content.NewDescriptorFromBytes(LayerMediaType, layer)
+	// A title makes oras pull (which skips untitled layers) save the tree
+	// as NAME.tar.gz.
+	ldesc.Annotations = map[string]string{ocispec.AnnotationTitle: info.Name + ".tar.gz"}
 	if err := pushBlob(ctx, dst, ldesc, layer); err != nil {
 		return ocispec.Descriptor{}, fmt.Errorf("push layer: %w", err)
 	}

@@ -17,7 +17,7 @@ type entry struct {
 	typ              byte
 }
 
-func layerOf(t *testing.T, entries ...entry) []byte {
+func layerOf(t testing.TB, entries ...entry) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
