@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/errcode"
 )
 
 // ErrNotPlugin is wrapped when a reference names something other than a
@@ -19,6 +22,26 @@ var ErrNotPlugin = errors.New("not a fledge plugin artifact")
 
 // ErrNotFound is wrapped when a tag or digest names nothing.
 var ErrNotFound = errors.New("not found")
+
+// ErrCredentials is wrapped when the registry wants credentials it was
+// not given or refused those it was.
+var ErrCredentials = errors.New("the registry wants other credentials")
+
+// classify marks err with ErrCredentials or ErrNotFound when the registry
+// said so.
+func classify(err error) error {
+	var resp *errcode.ErrorResponse
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, auth.ErrBasicCredentialNotFound),
+		errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden):
+		return fmt.Errorf("%w: %w", ErrCredentials, err)
+	case errors.Is(err, errdef.ErrNotFound), errors.As(err, &resp) && resp.StatusCode == http.StatusNotFound:
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	return err
+}
 
 // Pulled is an artifact written to a directory.
 type Pulled struct {
@@ -33,11 +56,13 @@ type Pulled struct {
 // manifest and layer are checked against their digests: a layer that does
 // not match is refused (dir is then the caller's to remove).
 func Pull(ctx context.Context, src oras.ReadOnlyTarget, reference, dir string, l Limits) (*Pulled, error) {
+	p, err := pull(ctx, src, reference, dir, l)
+	return p, classify(err)
+}
+
+func pull(ctx context.Context, src oras.ReadOnlyTarget, reference, dir string, l Limits) (*Pulled, error) {
 	desc, err := src.Resolve(ctx, reference)
 	if err != nil {
-		if errors.Is(err, errdef.ErrNotFound) {
-			return nil, fmt.Errorf("%s: %w", reference, ErrNotFound)
-		}
 		return nil, err
 	}
 	m, err := readManifest(ctx, src, desc, l)
@@ -83,14 +108,11 @@ func drainVerify(vr *content.VerifyReader) error {
 func Resolve(ctx context.Context, src oras.ReadOnlyTarget, reference string, l Limits) (*Pulled, error) {
 	desc, err := src.Resolve(ctx, reference)
 	if err != nil {
-		if errors.Is(err, errdef.ErrNotFound) {
-			return nil, fmt.Errorf("%s: %w", reference, ErrNotFound)
-		}
-		return nil, err
+		return nil, classify(err)
 	}
 	m, err := readManifest(ctx, src, desc, l)
 	if err != nil {
-		return nil, err
+		return nil, classify(err)
 	}
 	return &Pulled{Digest: desc.Digest.String(), Info: infoOf(m.Annotations)}, nil
 }
@@ -139,5 +161,5 @@ func Tags(ctx context.Context, src oras.ReadOnlyTarget) ([]string, error) {
 		}
 		return nil
 	})
-	return tags, err
+	return tags, classify(err)
 }

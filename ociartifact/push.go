@@ -21,6 +21,11 @@ import (
 // tree. One tree with one info always makes the same manifest, so pushing
 // it again changes nothing.
 func Push(ctx context.Context, dst oras.Target, dir string, info Info, tags []string, l Limits) (ocispec.Descriptor, error) {
+	d, err := push(ctx, dst, dir, info, tags, l)
+	return d, classify(err)
+}
+
+func push(ctx context.Context, dst oras.Target, dir string, info Info, tags []string, l Limits) (ocispec.Descriptor, error) {
 	tree, err := treehash.Hash(dir, treehash.Options{})
 	if err != nil {
 		return ocispec.Descriptor{}, err

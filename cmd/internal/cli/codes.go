@@ -14,6 +14,7 @@ import (
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
@@ -186,6 +187,14 @@ func sourceHint(err error) string {
 	case errors.Is(err, transport.ErrRepositoryNotFound), errors.Is(err, transport.ErrAuthenticationRequired),
 		errors.Is(err, transport.ErrAuthorizationFailed):
 		return "check the source's spelling (owner/repo is looked up under FLEDGE_GITHUB_URL, https://github.com by default); for a private GitHub repository, set GITHUB_TOKEN or GH_TOKEN"
+	case errors.Is(err, ociartifact.ErrCredentials):
+		return "log in to the registry with docker login HOST or oras login HOST: fledge reads the credentials (and credential helpers) of the docker configuration"
+	case errors.Is(err, ociartifact.ErrNotFound):
+		return "check the repository, tag or digest (oras repo tags HOST/REPO lists the tags)"
+	case errors.Is(err, ociartifact.ErrNotPlugin):
+		return "that reference is not a fledge plugin: fledge plugins mirror pushes plugins in fledge's format"
+	case errors.Is(err, ociartifact.ErrBadLayer):
+		return "the registry served a tree that does not match its digest or is not a plain plugin tree: tell whoever runs it"
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return "push the plugin's files to it first"
 	case errors.Is(err, gitfetch.ErrRefNotFound):

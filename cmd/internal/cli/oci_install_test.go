@@ -117,7 +117,7 @@ func TestInstallFromOCIFailsCleanly(t *testing.T) {
 
 	os.Remove(filepath.Join(e.work, "home", ".docker", "config.json"))
 	r := e.run("plugins", "install", src, "--yes")
-	if r.code == 0 || !strings.Contains(string(r.err), reg.Host) || !strings.Contains(string(r.err), "credential") {
+	if r.code == 0 || !strings.Contains(string(r.err), reg.Host) || !strings.Contains(string(r.err), "docker login") {
 		t.Fatalf("install without credentials\n%v", r)
 	}
 	reg.Stop()
