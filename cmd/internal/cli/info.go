@@ -145,6 +145,15 @@ func printInfo(out io.Writer, p *lockfile.Plugin, info infoJSON) {
 	if info.Commit != "" {
 		row("commit", termsafe.Escape(info.Commit))
 	}
+	if info.Origin != "" {
+		row("origin", termsafe.Escape(info.Origin))
+	}
+	if info.Mirror != "" {
+		row("fetched from", termsafe.Escape(info.Mirror)+" (a mirror)")
+	}
+	if info.OCIDigest != "" {
+		row("oci digest", termsafe.Escape(info.OCIDigest))
+	}
 	row("installed", termsafe.Escape(info.Installed))
 	proto := info.Protocol
 	if proto == "" {

@@ -70,6 +70,9 @@ func TestInstallFromOCIRegistry(t *testing.T) {
 		t.Fatalf("the installed command printed %q", r.out)
 	}
 	e.ok("plugins", "verify", "oc")
+	if r := e.ok("plugins", "info", "oc"); !strings.Contains(string(r.out), info.Source) || !strings.Contains(string(r.out), d1) {
+		t.Errorf("info does not show the origin and the digest\n%v", r)
+	}
 
 	// A newer version tag is reported, and taken when pins move.
 	info2 := info
