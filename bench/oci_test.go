@@ -152,7 +152,7 @@ func installEach(b *testing.B, src string) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		c := e.cmd(fledgeBin, "plugins", "install", src, "--yes")
+		c := e.cmd(fledgeBin, "plugins", "install", src, "--grant", "exec,store,metadata")
 		c.Env = append(c.Env, "FLEDGE_HOME="+filepath.Join(e.root, "homes", strconv.Itoa(i)))
 		b.StartTimer()
 		run(b, c)

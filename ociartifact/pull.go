@@ -95,6 +95,9 @@ func pull(ctx context.Context, src oras.ReadOnlyTarget, reference, dir string, l
 // and checks its digest.
 func drainVerify(vr *content.VerifyReader) error {
 	if _, err := io.Copy(io.Discard, vr); err != nil {
+		if errors.Is(err, ErrIdle) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("fetch layer: %w", err)
+		}
 		return fmt.Errorf("%w: the layer does not match its digest or size: %v", ErrBadLayer, err)
 	}
 	if err := vr.Verify(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -31,9 +32,9 @@ type Remote struct {
 	// http. A loopback registry is always tried over HTTPS first and falls
 	// back to http when it answers in plain text, as docker does.
 	PlainHTTP []string
-	// Timeout bounds connecting and waiting for a response's headers
-	// (0: DefaultTimeout); a transfer that keeps moving is not cut off,
-	// and the context cancels everything.
+	// Timeout bounds connecting, waiting for a response and any pause in
+	// its body (0: DefaultTimeout); a transfer that keeps moving is not cut
+	// off, and the context cancels everything.
 	Timeout time.Duration
 }
 
@@ -82,7 +83,74 @@ func (r *Remote) client() *http.Client {
 		tr.TLSHandshakeTimeout, tr.ResponseHeaderTimeout = t, t
 		base = &http.Client{Transport: tr}
 	}
-	return base
+	c := *base
+	next := c.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	c.Transport = &idleTransport{next: next, idle: r.timeout()}
+	return &c
+}
+
+func (r *Remote) timeout() time.Duration {
+	if r.Timeout > 0 {
+		return r.Timeout
+	}
+	return DefaultTimeout
+}
+
+// ErrIdle is wrapped when a registry stops sending a response for longer
+// than Remote.Timeout.
+var ErrIdle = errors.New("the registry sent nothing")
+
+// idleTransport cancels a request whose response body sends nothing for
+// idle: a registry that stalls mid-blob fails, one that keeps sending
+// never does.
+type idleTransport struct {
+	next http.RoundTripper
+	idle time.Duration
+}
+
+func (t *idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx, cancel := context.WithCancelCause(req.Context())
+	timer := time.AfterFunc(t.idle, func() { cancel(fmt.Errorf("%w for %v", ErrIdle, t.idle)) })
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		timer.Stop()
+		cancel(nil)
+		if c := context.Cause(ctx); errors.Is(c, ErrIdle) {
+			return nil, c
+		}
+		return nil, err
+	}
+	resp.Body = &idleBody{ReadCloser: resp.Body, ctx: ctx, timer: timer, idle: t.idle, cancel: cancel}
+	return resp, nil
+}
+
+type idleBody struct {
+	io.ReadCloser
+	ctx    context.Context
+	timer  *time.Timer
+	idle   time.Duration
+	cancel context.CancelCauseFunc
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	b.timer.Reset(b.idle)
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		if c := context.Cause(b.ctx); errors.Is(c, ErrIdle) {
+			return n, c
+		}
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
 }
 
 // speaksPlainHTTP reports whether the loopback registry at host answers
