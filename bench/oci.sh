@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 benchtime=${1:-10x}
 base=${2:-main}
 echo "# load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)" >&2
-out=$(go test -tags bench -run '^$' -bench '^BenchmarkOCI' -benchtime "$benchtime" -count 1 -timeout 30m ./bench/)
+out=$(go test -tags bench -run '^$' -bench '^BenchmarkOCI' -benchtime "$benchtime" -count 1 -timeout 30m ./bench/) || { echo "$out" >&2; exit 1; }
 echo "$out" | grep '^Benchmark' >&2
 echo "$out" | awk '
 /^Benchmark/ { name = $1; sub(/-[0-9]+$/, "", name); sub(/^BenchmarkOCI/, "", name); ns[name] = $3 }

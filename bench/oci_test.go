@@ -27,6 +27,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 
+	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/ociartifact/ocitest"
 )
@@ -256,7 +257,21 @@ var (
 
 func fiftySetup(b *testing.B) *env {
 	fiftyOnce.Do(func() {
-		e := newEnv(b)
+		// Not newEnv: the installs outlive the benchmark's first run,
+		// whose TempDir is removed after it.
+		root, err := os.MkdirTemp(tmpRoot, "fifty")
+		if err != nil {
+			b.Fatal(err)
+		}
+		paths, err := home.New(filepath.Join(root, "fledge"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(root, "home"), 0o755)
+		e := &env{root: root, paths: paths, vars: []string{
+			"PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(root, "home"), "FLEDGE_HOME=" + paths.Root(),
+			"LANG=C", "NO_COLOR=1", "GIT_CONFIG_NOSYSTEM=1",
+		}}
 		for i := 0; i < 50; i++ {
 			name := fmt.Sprintf("fledge-plugin-m%02d", i)
 			url := pluginRepo(b, filepath.Join(e.root, "repos", name), name, 1)
