@@ -106,7 +106,7 @@ func BenchmarkStartupFaults(b *testing.B) {
 }
 
 // BenchmarkBefore: the run path's figures for the -base revision's fledge
-// and this tree's, run alternately in one environment (ms-base, ms-head:
+// and this tree's, run alternately (ms-base, ms-head:
 // median wall-clock milliseconds): --version, fledge <command> outside a
 // repository and in the 5,000-file project, streaming 1M messages,
 // list --json at 1,000 plugins, and fledge mcp's spawn to its first
@@ -138,12 +138,18 @@ func BenchmarkBefore(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			e := c.setup(b)
+			// A home for each side: the derived files are keyed on the
+			// binary, and two binaries sharing one would take turns
+			// replacing them.
+			envs := map[string]*env{}
+			for _, s := range sides {
+				envs[s.name] = c.setup(b)
+			}
 			wall := map[string][]float64{}
 			for i := 0; i < b.N; i++ {
 				for _, s := range sides {
 					start := time.Now()
-					c.run(b, e, s.fledge)
+					c.run(b, envs[s.name], s.fledge)
 					wall[s.name] = append(wall[s.name], float64(time.Since(start))/1e6)
 				}
 			}
