@@ -40,8 +40,10 @@ import (
 //     gitlink's mode (00 00 e0 00), as every submodule's entry does: a
 //     submodule's own config is then inspected as before (a chance match
 //     elsewhere in the index only costs the full inspection);
-//   - git status failing for any reason: the full inspection then says
-//     why, or that there is no work tree.
+//   - git status failing: the full inspection then says why, or that
+//     there is no work tree. A status that gave no answer in time (or
+//     whose run was stopped) fails closed at once instead: asking again
+//     would only wait again.
 //
 // Measured with bench/all.sh ("fledge <command> in a 5,000-file repo"
 // and "git processes" rows): one process in place of four.
@@ -112,7 +114,14 @@ func openFast(ctx context.Context, bin, dir, root string, opts Options) (*Repo, 
 		r.addConfig(&c)
 	}
 	st, err := r.status(ctx)
-	if err != nil {
+	var ge *Error
+	switch {
+	case errors.As(err, &ge) && ge.Code == -1:
+		// No answer in time, or the run was stopped: asking again would
+		// only wait again. The state fails closed, as the full
+		// inspection's would.
+		return &Repo{Root: root, g: r.g, failure: err}, true
+	case err != nil:
 		return nil, false
 	}
 	r.first = &st

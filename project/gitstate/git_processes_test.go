@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // gitShim puts a git first on PATH that logs each invocation's arguments,
@@ -169,4 +170,31 @@ func readFile(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// A git status that does not answer in time fails closed at once: the
+// one-process path does not ask again through the full inspection.
+func TestStateTimeoutFailsClosedOnce(t *testing.T) {
+	log := gitShim(t)
+	env := testEnv(t)
+	dir := newRepo(t, env)
+	// A clean filter that never ends, from the user's own config (which
+	// fledge leaves in force, as for every git status the user runs): the
+	// status waits for it past the timeout.
+	home := strings.TrimPrefix(env[1], "HOME=")
+	write(t, filepath.Join(home, ".gitconfig"), "[filter \"slow\"]\n\tclean = sleep 3\n")
+	write(t, filepath.Join(dir, ".gitattributes"), "*.txt filter=slow\n")
+	write(t, filepath.Join(dir, "a.txt"), "changed\n")
+	calls(t, log)
+	r := Open(context.Background(), dir, Options{Env: env, Timeout: 300 * time.Millisecond})
+	if r == nil {
+		t.Fatal("Open = nil")
+	}
+	st := r.State(context.Background())
+	if !st.Dirty || !strings.Contains(st.Warning, "no answer within") {
+		t.Errorf("State = %+v", st)
+	}
+	if got := calls(t, log); len(got) != 1 {
+		t.Errorf("git ran %d times: %q; want once", len(got), got)
+	}
 }
