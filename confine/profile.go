@@ -56,7 +56,7 @@ type Places struct {
 }
 
 // Profile is what the kernel lets a confined plugin do, as lists of real
-// paths. It is what the trampoline applies.
+// paths. It is what Start applies.
 type Profile struct {
 	// Scope is the table row it was drawn from.
 	Scope Scope `json:"scope"`
@@ -77,9 +77,8 @@ type Profile struct {
 
 // Grants are the effective grants a profile is drawn from: what
 // plugins.toml records, narrowed by the admin policy (package settings),
-// as manifest.Capabilities holds them. confine does not import manifest,
-// so that the trampoline, which runs before package main, waits for as
-// few package initialisations as possible.
+// as manifest.Capabilities holds them. confine does not import manifest:
+// it stays a leaf.
 type Grants struct {
 	// Filesystem is the granted scope ("" or "none": none).
 	Filesystem string
