@@ -47,11 +47,18 @@ run() {
 for v in "${variants[@]}"; do run "$v"; done # warm the page cache
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs), $rounds rounds"
 n=${#variants[@]}
+# Wall time per run; with perf, also the CPU time (task-clock) of the run
+# and all it starts, which a busy machine's waiting does not inflate.
+perf=; command -v perf >/dev/null && perf stat -e task-clock true 2>/dev/null && perf=1
 for ((r = 0; r < rounds; r++)); do
   for ((i = 0; i < n; i++)); do
     v=${variants[$(((i + r) % n))]}
     t=$EPOCHREALTIME; run "$v"; u=$EPOCHREALTIME
     echo "$v ${t/./} ${u/./}"
+    if [ -n "$perf" ]; then
+      perf stat -x, -e task-clock -o "$T/perf" bash -c "$(declare -f run); T='$T' bin='$bin' old='$old' run $v"
+      awk -F, -v v="$v" '$3 == "task-clock" { printf "cpu:%s 0 %d\n", v, $1 * 1000 }' "$T/perf"
+    fi
   done
 done >"$T/samples"
 echo "load after:  $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -64,18 +71,23 @@ function median(v,   k, i, j, t, a) {
 }
 function pair(label, a, b) {
   if (!(a in c) || !(b in c)) return
-  printf "%-36s median %.2fx (%+.2f ms)   mean %.2fx (%+.2f ms)\n", label, med[a] / med[b], med[a] - med[b], mean[a] / mean[b], mean[a] - mean[b]
+  printf "%-46s median %.2fx (%+.2f ms)   mean %.2fx (%+.2f ms)\n", label, med[a] / med[b], med[a] - med[b], mean[a] / mean[b], mean[a] - mean[b]
 }
 END {
   for (v in c) { med[v] = median(v); mean[v] = sum[v] / c[v] }
   split("confined off direct old-confined old-off", order, " ")
-  for (i = 1; i <= 5; i++) if (order[i] in c) printf "%-14s median %6.2f ms   mean %6.2f ms\n", order[i], med[order[i]], mean[order[i]]
-  pair("confinement (confined vs off):", "confined", "off")
-  pair("fledge (off vs direct):", "off", "direct")
-  pair("confined vs direct:", "confined", "direct")
-  pair("old confinement (old-confined vs old-off):", "old-confined", "old-off")
-  pair("this build vs old, confined:", "confined", "old-confined")
-  pair("this build vs old, off:", "off", "old-off")
+  for (k = 0; k <= 1; k++) {
+    pre = k ? "cpu:" : ""
+    if (k && !(("cpu:" order[1]) in c)) break
+    print k ? "CPU time (task-clock of the run and its children):" : "wall time:"
+    for (i = 1; i <= 5; i++) if ((pre order[i]) in c) printf "  %-14s median %6.2f ms   mean %6.2f ms\n", order[i], med[pre order[i]], mean[pre order[i]]
+    pair("  confinement (confined vs off):", pre "confined", pre "off")
+    pair("  fledge (off vs direct):", pre "off", pre "direct")
+    pair("  confined vs direct:", pre "confined", pre "direct")
+    pair("  old confinement (old-confined vs old-off):", pre "old-confined", pre "old-off")
+    pair("  this build vs old, confined:", pre "confined", pre "old-confined")
+    pair("  this build vs old, off:", pre "off", pre "old-off")
+  }
 }' "$T/samples"
 
 if command -v strace >/dev/null; then

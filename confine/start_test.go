@@ -257,3 +257,43 @@ func TestStartRefusesWhatItCannotConfine(t *testing.T) {
 		t.Error("the command ran")
 	}
 }
+
+// A granted file gets file rights, a granted directory directory rights
+// (moving files within it, the "refer" right, included), and nothing
+// else is reachable.
+func TestStartGrantsFilesAndDirectories(t *testing.T) {
+	if s := Detect(); !s.Files {
+		t.Skipf("the kernel cannot confine: %s", s.Reason)
+	}
+	root := t.TempDir()
+	file, dir, secret := filepath.Join(root, "file"), filepath.Join(root, "dir"), filepath.Join(root, "secret")
+	for _, f := range []string{file, secret} {
+		if err := os.WriteFile(f, []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := confinedStartProfile()
+	p.Write = []string{file, dir, filepath.Join(root, "gone")}
+	cmd := exec.Command("/bin/sh", "-c", `echo y >"$1" && echo z >"$2/a" && mkdir "$2/d" && mv "$2/a" "$2/d/b" && cat "$2/d/b" && ! cat "$3" 2>/dev/null && ! touch "$4/new" 2>/dev/null && echo ok`,
+		"sh", file, dir, secret, root)
+	out, err := startOutput(cmd, &p)
+	if err != nil || strings.TrimSpace(out) != "z\nok" {
+		t.Fatalf("confined sh: %q, %v", out, err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "y\n" {
+		t.Errorf("the granted file holds %q", b)
+	}
+}
+
+func startOutput(cmd *exec.Cmd, p *Profile) (string, error) {
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := Start(cmd, p); err != nil {
+		return "", err
+	}
+	err := cmd.Wait()
+	return out.String(), err
+}
