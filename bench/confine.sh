@@ -35,15 +35,16 @@ old=${FLEDGE_OLD:-}
 
 variants=(confined off direct)
 [ -n "$old" ] && variants+=(old-confined old-off)
-run() {
+argv() { # the variant's command, through env so that every one is a plain exec
   case $1 in
-    confined) "$T/fledge" plain ;;
-    off) FLEDGE_CONFINE=off "$T/fledge" plain 2>/dev/null ;;
-    direct) "$bin" ;;
-    old-confined) "$old" plain ;;
-    old-off) FLEDGE_CONFINE=off "$old" plain 2>/dev/null ;;
+    confined) cmd=(env "$T/fledge" plain) ;;
+    off) cmd=(env FLEDGE_CONFINE=off "$T/fledge" plain) ;;
+    direct) cmd=(env "$bin") ;;
+    old-confined) cmd=(env "$old" plain) ;;
+    old-off) cmd=(env FLEDGE_CONFINE=off "$old" plain) ;;
   esac
 }
+run() { argv "$1"; "${cmd[@]}" 2>/dev/null; }
 for v in "${variants[@]}"; do run "$v"; done # warm the page cache
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs), $rounds rounds"
 n=${#variants[@]}
@@ -56,7 +57,7 @@ for ((r = 0; r < rounds; r++)); do
     t=$EPOCHREALTIME; run "$v"; u=$EPOCHREALTIME
     echo "$v ${t/./} ${u/./}"
     if [ -n "$perf" ]; then
-      perf stat -x, -e task-clock -o "$T/perf" bash -c "$(declare -f run); T='$T' bin='$bin' old='$old' run $v"
+      argv "$v"; perf stat -x, -e task-clock -o "$T/perf" "${cmd[@]}" 2>/dev/null
       awk -F, -v v="$v" '$3 == "task-clock" { printf "cpu:%s 0 %d\n", v, $1 * 1000 }' "$T/perf"
     fi
   done
