@@ -105,6 +105,21 @@ func TestStartConfinesTheChildAlone(t *testing.T) {
 	}
 	p := confinedStartProfile()
 
+	// Collect garbage all along, so that restricted threads do GC work
+	// (assists, stop-the-world) which signals the other threads.
+	stopGC := make(chan struct{})
+	gcDone := make(chan struct{})
+	go func() {
+		defer close(gcDone)
+		for {
+			select {
+			case <-stopGC:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
 	const starts = 64
 	var wg sync.WaitGroup
 	errs := make(chan error, starts)
@@ -132,6 +147,8 @@ func TestStartConfinesTheChildAlone(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	close(stopGC)
+	<-gcDone
 	close(errs)
 	for err := range errs {
 		t.Error(err)
