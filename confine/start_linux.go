@@ -76,7 +76,11 @@ func startOnOwnThread(cmd *exec.Cmd, r *restriction) error {
 // /dev/null for the streams cmd leaves nil, and has package os check once
 // for this process whether pidfds work (os.StartProcess asks the first
 // time; a check refused under the profile would turn pidfds off for the
-// whole process). restore puts cmd's streams back and closes what it
+// whole process). The rest of cmd.Start needs nothing Landlock or the
+// socket filter refuses: exec.Command looked the program up already,
+// pipes for other streams are pipe2, os.StartProcess's check of cmd.Dir
+// is a stat (which Landlock does not confine), and the fork is what the
+// profile is for. restore puts cmd's streams back and closes what it
 // opened, once cmd has started (the child holds its own copies).
 func prepare(cmd *exec.Cmd) (restore func(), err error) {
 	checkPidfd()
