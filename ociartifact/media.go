@@ -3,6 +3,7 @@ package ociartifact
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -62,13 +63,7 @@ var tagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[
 // Tag is version as a tag: the distribution spec allows no '+', which a
 // semver version may hold, so it becomes '_' (as helm does).
 func Tag(version string) (string, error) {
-	t := ""
-	for _, r := range version {
-		if r == '+' {
-			r = '_'
-		}
-		t += string(r)
-	}
+	t := strings.ReplaceAll(version, "+", "_")
 	if !tagRe().MatchString(t) {
 		return "", fmt.Errorf("version %q cannot be an OCI tag (letters, digits, '_', '.', '-'; at most 128)", version)
 	}

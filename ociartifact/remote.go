@@ -57,8 +57,10 @@ func (r *Remote) Repository(ctx context.Context, host, name string) (*remote.Rep
 	if !repo.PlainHTTP && registry.IsLoopbackHost(hostname(repo.Reference.Registry)) {
 		repo.PlainHTTP = speaksPlainHTTP(ctx, client, repo.Reference.Registry)
 	}
-	store, err := credentials.NewStore(r.DockerConfig, credentials.StoreOptions{})
-	if r.DockerConfig == "" {
+	var store credentials.Store
+	if r.DockerConfig != "" {
+		store, err = credentials.NewStore(r.DockerConfig, credentials.StoreOptions{})
+	} else {
 		store, err = credentials.NewStoreFromDocker(credentials.StoreOptions{})
 	}
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -187,6 +188,8 @@ func sourceHint(err error) string {
 	case errors.Is(err, transport.ErrRepositoryNotFound), errors.Is(err, transport.ErrAuthenticationRequired),
 		errors.Is(err, transport.ErrAuthorizationFailed):
 		return "check the source's spelling (owner/repo is looked up under FLEDGE_GITHUB_URL, https://github.com by default); for a private GitHub repository, set GITHUB_TOKEN or GH_TOKEN"
+	case errors.Is(err, http.ErrSchemeMismatch):
+		return "the registry speaks plain http, which anyone on the network can tamper with; if this network is yours, list it in config.toml: [oci] plain_http = [\"HOST:PORT\"]"
 	case errors.Is(err, ociartifact.ErrCredentials):
 		return "log in to the registry with docker login HOST or oras login HOST: fledge reads the credentials (and credential helpers) of the docker configuration"
 	case errors.Is(err, ociartifact.ErrNotFound):
