@@ -7,7 +7,6 @@ import (
 
 	"github.com/Masterminds/semver/v3"
 	"github.com/go-git/go-git/v5/plumbing"
-	"oras.land/oras-go/v2"
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -29,7 +28,7 @@ const RefDigest = "digest"
 type ociFetcher struct {
 	in     *Installer
 	src    registry.Source
-	target oras.ReadOnlyTarget
+	target ociartifact.Source
 	origin *registry.Source
 }
 
@@ -63,7 +62,7 @@ func (o *ociFetcher) mirror() string {
 
 func (o *ociFetcher) remote() bool { return true }
 
-func (o *ociFetcher) repo(ctx context.Context) (oras.ReadOnlyTarget, error) {
+func (o *ociFetcher) repo(ctx context.Context) (ociartifact.Source, error) {
 	if o.target != nil {
 		return o.target, nil
 	}

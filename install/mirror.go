@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"oras.land/oras-go/v2"
-
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/ociartifact"
@@ -17,7 +15,7 @@ import (
 // A Destination is where Mirror pushes one plugin: a registry repository
 // (PREFIX/<name>, tags as they are) or an image layout (one store, tags
 // prefixed with "<name>:"). Where names it for people.
-type Destination func(ctx context.Context, name string) (target oras.Target, tagPrefix, where string, err error)
+type Destination func(ctx context.Context, name string) (target ociartifact.Target, tagPrefix, where string, err error)
 
 // MirrorResult is what Mirror did with one plugin.
 type MirrorResult struct {

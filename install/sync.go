@@ -6,12 +6,11 @@ import (
 	"path/filepath"
 	"sort"
 
-	"oras.land/oras-go/v2"
-
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -47,7 +46,7 @@ type Syncer struct {
 	// source: an OCI image layout written by Mirror (fledge plugins
 	// bundle). Nothing is contacted; what it holds must hash as the file
 	// records.
-	From oras.ReadOnlyTarget
+	From ociartifact.Source
 }
 
 // ErrNotReproducible is wrapped when an entry cannot be installed exactly.

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"oras.land/oras-go/v2"
-
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 	"github.com/corvidlabs/fledge-go/treehash"
@@ -72,7 +71,7 @@ func fetchedRevision(f *fetched) string {
 // recorded commit; the record reads as the file's (its source, kind and
 // digest), since it is the same tree. where names target in messages;
 // mirror is recorded as the mirror fetched from, when target is one.
-func (s *Syncer) installFrom(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool, target oras.ReadOnlyTarget, refs []string, where, mirror string) (err error) {
+func (s *Syncer) installFrom(ctx context.Context, w lockfile.Plugin, src registry.Source, replace bool, target ociartifact.Source, refs []string, where, mirror string) (err error) {
 	if w.SourceHash == "" {
 		return fmt.Errorf("%s %w: no source_hash is recorded to check the tree from %s against", w.Name, ErrNotReproducible, where)
 	}

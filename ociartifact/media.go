@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
 )
 
 // Media types of a fledge plugin artifact.
@@ -68,4 +69,19 @@ func Tag(version string) (string, error) {
 		return "", fmt.Errorf("version %q cannot be an OCI tag (letters, digits, '_', '.', '-'; at most 128)", version)
 	}
 	return t, nil
+}
+
+// Target is where artifacts are pushed: a registry repository
+// (Remote.Repository) or an image layout. It is oras.Target, spelled out so
+// that fledge does not link oras-go's root package, whose init compiles a
+// regular expression every command would pay for.
+type Target interface {
+	content.Storage
+	content.TagResolver
+}
+
+// Source is where artifacts are read from (oras.ReadOnlyTarget).
+type Source interface {
+	content.ReadOnlyStorage
+	content.Resolver
 }

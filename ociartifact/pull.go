@@ -9,7 +9,6 @@ import (
 	"net/http"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote/auth"
@@ -55,12 +54,12 @@ type Pulled struct {
 // and the tree are each bounded by l before they are read, and the
 // manifest and layer are checked against their digests: a layer that does
 // not match is refused (dir is then the caller's to remove).
-func Pull(ctx context.Context, src oras.ReadOnlyTarget, reference, dir string, l Limits) (*Pulled, error) {
+func Pull(ctx context.Context, src Source, reference, dir string, l Limits) (*Pulled, error) {
 	p, err := pull(ctx, src, reference, dir, l)
 	return p, classify(err)
 }
 
-func pull(ctx context.Context, src oras.ReadOnlyTarget, reference, dir string, l Limits) (*Pulled, error) {
+func pull(ctx context.Context, src Source, reference, dir string, l Limits) (*Pulled, error) {
 	desc, err := src.Resolve(ctx, reference)
 	if err != nil {
 		return nil, err
@@ -108,7 +107,7 @@ func drainVerify(vr *content.VerifyReader) error {
 
 // Resolve is the digest and the self-description of the artifact
 // reference names, without its tree.
-func Resolve(ctx context.Context, src oras.ReadOnlyTarget, reference string, l Limits) (*Pulled, error) {
+func Resolve(ctx context.Context, src Source, reference string, l Limits) (*Pulled, error) {
 	desc, err := src.Resolve(ctx, reference)
 	if err != nil {
 		return nil, classify(err)
@@ -120,7 +119,7 @@ func Resolve(ctx context.Context, src oras.ReadOnlyTarget, reference string, l L
 	return &Pulled{Digest: desc.Digest.String(), Info: infoOf(m.Annotations)}, nil
 }
 
-func readManifest(ctx context.Context, src oras.ReadOnlyTarget, desc ocispec.Descriptor, l Limits) (*ocispec.Manifest, error) {
+func readManifest(ctx context.Context, src Source, desc ocispec.Descriptor, l Limits) (*ocispec.Manifest, error) {
 	if desc.MediaType != ocispec.MediaTypeImageManifest {
 		return nil, fmt.Errorf("%s is a %s: %w", desc.Digest, desc.MediaType, ErrNotPlugin)
 	}
@@ -150,7 +149,7 @@ func readManifest(ctx context.Context, src oras.ReadOnlyTarget, desc ocispec.Des
 }
 
 // Tags lists the tags of src.
-func Tags(ctx context.Context, src oras.ReadOnlyTarget) ([]string, error) {
+func Tags(ctx context.Context, src Source) ([]string, error) {
 	lister, ok := src.(interface {
 		Tags(ctx context.Context, last string, fn func([]string) error) error
 	})

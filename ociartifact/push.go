@@ -9,7 +9,6 @@ import (
 
 	"github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 
@@ -20,12 +19,12 @@ import (
 // it to dst and tags it with each of tags. info.TreeHash is set from the
 // tree. One tree with one info always makes the same manifest, so pushing
 // it again changes nothing.
-func Push(ctx context.Context, dst oras.Target, dir string, info Info, tags []string, l Limits) (ocispec.Descriptor, error) {
+func Push(ctx context.Context, dst Target, dir string, info Info, tags []string, l Limits) (ocispec.Descriptor, error) {
 	d, err := push(ctx, dst, dir, info, tags, l)
 	return d, classify(err)
 }
 
-func push(ctx context.Context, dst oras.Target, dir string, info Info, tags []string, l Limits) (ocispec.Descriptor, error) {
+func push(ctx context.Context, dst Target, dir string, info Info, tags []string, l Limits) (ocispec.Descriptor, error) {
 	tree, err := treehash.Hash(dir, treehash.Options{})
 	if err != nil {
 		return ocispec.Descriptor{}, err
@@ -68,7 +67,7 @@ func push(ctx context.Context, dst oras.Target, dir string, info Info, tags []st
 	return mdesc, nil
 }
 
-func pushBlob(ctx context.Context, dst oras.Target, desc ocispec.Descriptor, data []byte) error {
+func pushBlob(ctx context.Context, dst Target, desc ocispec.Descriptor, data []byte) error {
 	if ok, err := dst.Exists(ctx, desc); err == nil && ok {
 		return nil
 	}

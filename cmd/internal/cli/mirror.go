@@ -5,10 +5,10 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content/oci"
 
 	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -93,7 +93,7 @@ func mirrorRun(ctx context.Context, f *Factory, opts *mirrorOptions) error {
 		if err != nil {
 			return fmt.Errorf("--out %s: %w", opts.Out, err)
 		}
-		dst = func(_ context.Context, name string) (oras.Target, string, string, error) {
+		dst = func(_ context.Context, name string) (ociartifact.Target, string, string, error) {
 			return store, name + ":", opts.Out, nil
 		}
 	} else {
@@ -101,7 +101,7 @@ func mirrorRun(ctx context.Context, f *Factory, opts *mirrorOptions) error {
 		if err != nil || to.Kind != registry.SourceOCI || to.Ref != "" {
 			return usageErrorf("--to %q: want oci://HOST[:PORT]/PREFIX (no tag: each plugin goes to PREFIX/<name>)", opts.To)
 		}
-		dst = func(ctx context.Context, name string) (oras.Target, string, string, error) {
+		dst = func(ctx context.Context, name string) (ociartifact.Target, string, string, error) {
 			where := to.URL + "/" + name
 			repo, err := registry.ParseSource(where, "")
 			if err != nil {
