@@ -135,69 +135,61 @@ func gitRepoOf(b *testing.B, tree, dir string) string {
 	return dir
 }
 
-// BenchmarkOCIHelloRegistry: fledge plugins install of the hello example
-// from the loopback registry into an empty FLEDGE_HOME.
-func BenchmarkOCIHelloRegistry(b *testing.B) {
+// BenchmarkOCIHello installs the hello example, in turn (so the machine's
+// drift hits all alike), from the loopback registry and from a file://
+// git repository into empty FLEDGE_HOMEs, and pulls the same artifact with
+// the oras CLI (it saves the layer as fledge-plugin-hello.tar.gz) and
+// tar -xzf (the files on disk, nothing checked, approved or recorded), and
+// with oras-go in this process (copy to memory, untar: a floor without a
+// process start). It reports each as ms/registry, ms/git, ms/oras-pull and
+// ms/oras-go.
+func BenchmarkOCIHello(b *testing.B) {
 	h := helloSetup(b)
-	installEach(b, "oci://"+h.ociRef)
-}
-
-// BenchmarkOCIHelloGit: the same tree from a file:// git repository.
-func BenchmarkOCIHelloGit(b *testing.B) {
-	h := helloSetup(b)
-	installEach(b, h.gitURL)
-}
-
-func installEach(b *testing.B, src string) {
 	e := newEnv(b)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		c := e.cmd(fledgeBin, "plugins", "install", src, "--grant", "exec,store,metadata")
-		c.Env = append(c.Env, "FLEDGE_HOME="+filepath.Join(e.root, "homes", strconv.Itoa(i)))
-		b.StartTimer()
-		run(b, c)
-	}
-}
-
-// BenchmarkOCIHelloOrasPull: oras pull of the same artifact (it saves the
-// layer as fledge-plugin-hello.tar.gz) and tar -xzf of it: the files on
-// disk, and nothing checked, approved or recorded.
-func BenchmarkOCIHelloOrasPull(b *testing.B) {
-	h := helloSetup(b)
-	if h.oras == "" {
-		b.Skip(h.orasErr)
-	}
-	e := newEnv(b)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		dir := filepath.Join(e.root, "pulls", strconv.Itoa(i))
-		run(b, e.cmd(h.oras, "pull", "--plain-http", "-o", dir, h.ociRef))
-		tree := filepath.Join(dir, "tree")
-		os.Mkdir(tree, 0o755)
-		run(b, e.cmd("tar", "-xzf", filepath.Join(dir, "fledge-plugin-hello.tar.gz"), "-C", tree))
-	}
-}
-
-// BenchmarkOCIHelloOrasGo: oras-go's copy into memory and an untar, in
-// this process: the floor, without a process start.
-func BenchmarkOCIHelloOrasGo(b *testing.B) {
-	h := helloSetup(b)
 	repo, err := remote.NewRepository(strings.TrimSuffix(h.ociRef, ":0.1.0"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	repo.PlainHTTP, repo.Client = true, &auth.Client{Client: h.reg.HTTP}
-	root := b.TempDir()
+	install := func(i int, src string) time.Duration {
+		c := e.cmd(fledgeBin, "plugins", "install", src, "--grant", "exec,store,metadata")
+		c.Env = append(c.Env, "FLEDGE_HOME="+filepath.Join(e.root, "homes", strconv.Itoa(i)))
+		t := time.Now()
+		run(b, c)
+		return time.Since(t)
+	}
+	var reg, git, pull, orasGo time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		reg += install(3*i, "oci://"+h.ociRef)
+		git += install(3*i+1, h.gitURL)
+		if h.oras != "" {
+			dir := filepath.Join(e.root, "pulls", strconv.Itoa(i))
+			t := time.Now()
+			run(b, e.cmd(h.oras, "pull", "--plain-http", "-o", dir, h.ociRef))
+			tree := filepath.Join(dir, "tree")
+			os.Mkdir(tree, 0o755)
+			run(b, e.cmd("tar", "-xzf", filepath.Join(dir, "fledge-plugin-hello.tar.gz"), "-C", tree))
+			pull += time.Since(t)
+		}
+		t := time.Now()
 		mem := memory.New()
 		desc, err := oras.Copy(context.Background(), repo, "0.1.0", mem, "", oras.DefaultCopyOptions)
 		if err != nil {
 			b.Fatal(err)
 		}
-		untarLayer(b, mem, desc, filepath.Join(root, strconv.Itoa(i)))
+		untarLayer(b, mem, desc, filepath.Join(e.root, "orasgo", strconv.Itoa(i)))
+		orasGo += time.Since(t)
 	}
+	n := float64(b.N)
+	b.ReportMetric(float64(reg.Microseconds())/1e3/n, "ms/registry")
+	b.ReportMetric(float64(git.Microseconds())/1e3/n, "ms/git")
+	if h.oras != "" {
+		b.ReportMetric(float64(pull.Microseconds())/1e3/n, "ms/oras-pull")
+	} else {
+		b.Log(h.orasErr)
+	}
+	b.ReportMetric(float64(orasGo.Microseconds())/1e3/n, "ms/oras-go")
 }
 
 func untarLayer(b *testing.B, mem *memory.Store, desc ocispec.Descriptor, dir string) {
@@ -286,33 +278,33 @@ func fiftySetup(b *testing.B) *env {
 	return fiftyEnv
 }
 
-// BenchmarkOCIMirror50: fledge plugins mirror of 50 installed plugins to
-// a new prefix of the loopback registry (every blob new).
+// BenchmarkOCIMirror50 pushes the 50 installed plugins, in turn, with
+// fledge plugins mirror and with oras push of the same trees as tarballs
+// (one oras process each, as a script would), each to a new prefix of the
+// loopback registry (every blob new). It reports ms/mirror and
+// ms/oras-push.
 func BenchmarkOCIMirror50(b *testing.B) {
-	h := helloSetup(b)
-	e := fiftySetup(b)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		run(b, e.cmd(fledgeBin, "plugins", "mirror", "--to", fmt.Sprintf("oci://%s/fledge-%d-%d", h.reg.Host, time.Now().UnixNano(), i)))
-	}
-}
-
-// BenchmarkOCIOrasPush50: oras push of the same 50 trees as tarballs, one
-// oras process each (as a script would), to a new prefix.
-func BenchmarkOCIOrasPush50(b *testing.B) {
 	h := helloSetup(b)
 	if h.oras == "" {
 		b.Skip(h.orasErr)
 	}
 	e := fiftySetup(b)
+	var mirror, push time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		t := time.Now()
+		run(b, e.cmd(fledgeBin, "plugins", "mirror", "--to", fmt.Sprintf("oci://%s/fledge-%d-%d", h.reg.Host, time.Now().UnixNano(), i)))
+		mirror += time.Since(t)
 		prefix := fmt.Sprintf("%s/oras-%d-%d", h.reg.Host, time.Now().UnixNano(), i)
+		t = time.Now()
 		for _, tgz := range fiftyTars {
 			name := strings.TrimSuffix(filepath.Base(tgz), ".tar.gz")
 			c := e.cmd(h.oras, "push", "--plain-http", "--artifact-type", ociartifact.ArtifactType, prefix+"/"+name+":0.1.0", filepath.Base(tgz)+":"+ociartifact.LayerMediaType)
 			c.Dir = filepath.Dir(tgz)
 			run(b, c)
 		}
+		push += time.Since(t)
 	}
+	b.ReportMetric(float64(mirror.Microseconds())/1e3/float64(b.N), "ms/mirror")
+	b.ReportMetric(float64(push.Microseconds())/1e3/float64(b.N), "ms/oras-push")
 }
