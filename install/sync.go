@@ -215,6 +215,11 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 		if w.Commit != "" {
 			refs = append(refs, w.Name+":"+w.Commit)
 		}
+		// Any artifact will do that hashes as recorded: an OCI plugin
+		// without a commit, bundled under another digest, by its version.
+		if t, err := ociartifact.Tag(w.Version); err == nil {
+			refs = append(refs, w.Name+":"+t)
+		}
 		return s.installFrom(ctx, w, src, replace, s.From, refs, "the bundle", "")
 	}
 	if src.Kind == registry.SourceOCI {
