@@ -146,6 +146,14 @@ func Build(file *lockfile.File, s *settings.Settings, installed func(plugin stri
 	c := &Catalog{Tools: []*Tool{}, Collisions: []Collision{}, Skipped: []Skipped{}}
 	for i := range file.Plugins {
 		p := &file.Plugins[i]
+		if p.IsDisabled() {
+			// Off means off: no tool, and no name taken from another
+			// plugin's tool.
+			for _, name := range p.Commands {
+				c.Skipped = append(c.Skipped, Skipped{Plugin: p.Name, Command: name, Reason: "its plugin is disabled by " + p.Disabled()})
+			}
+			continue
+		}
 		c.addPlugin(p, s.Grants(p), installed)
 	}
 	c.name()

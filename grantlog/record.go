@@ -24,6 +24,10 @@ const (
 	// off for the plugin (fledge plugins unconfine), or back on.
 	ActionUnconfine = "unconfine"
 	ActionConfine   = "confine"
+	// ActionDisable and ActionEnable: the plugin was disabled (fledge
+	// plugins disable: no entry point of it is reachable), or enabled.
+	ActionDisable = "disable"
+	ActionEnable  = "enable"
 	// ActionPolicyDenial: the admin policy denied, at run time, something
 	// plugins.toml grants.
 	ActionPolicyDenial = "policy_denial"

@@ -170,6 +170,10 @@ func (u *Updater) Update(ctx context.Context, names []string) ([]UpdateResult, e
 	var results []UpdateResult
 	if len(names) == 0 {
 		for _, p := range file.Plugins {
+			if p.IsDisabled() {
+				results = append(results, UpdateResult{Name: p.Name, Status: StatusSkipped, Detail: "disabled by " + p.Disabled() + ": not updated while disabled"})
+				continue
+			}
 			plans = append(plans, &plan{entry: p})
 		}
 	}
@@ -178,6 +182,10 @@ func (u *Updater) Update(ctx context.Context, names []string) ([]UpdateResult, e
 		p, err := file.Resolve(n)
 		if err != nil {
 			results = append(results, UpdateResult{Name: n, Status: StatusFailed, Detail: err.Error(), Err: err})
+			continue
+		}
+		if err := p.DisabledErr("it is not updated while disabled"); err != nil {
+			results = append(results, UpdateResult{Name: p.Name, Status: StatusFailed, Detail: err.Error(), Err: err})
 			continue
 		}
 		if !seen[p.Name] { // "a" and "fledge-plugin-a" are one plugin

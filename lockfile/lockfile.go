@@ -115,6 +115,11 @@ type Plugin struct {
 	// (RFC 3339); the grant log records the change too.
 	UnconfinedBy string `toml:"unconfined_by,omitempty"`
 	UnconfinedAt string `toml:"unconfined_at,omitempty"`
+	// DisabledBy, when set, is the user who disabled the plugin (fledge
+	// plugins disable), at DisabledAt (RFC 3339): it then has no entry
+	// point (disabled.go); the grant log records the change too.
+	DisabledBy string `toml:"disabled_by,omitempty"`
+	DisabledAt string `toml:"disabled_at,omitempty"`
 }
 
 // Unconfined says who turned kernel confinement off for this plugin and

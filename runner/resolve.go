@@ -101,6 +101,10 @@ func resolveIn(paths home.Paths, plugin, command string) (*Target, error) {
 		return nil, errorf(CodeStateCorrupt, "plugins.toml names plugin %s: %s", entry.Name, msg)
 	}
 	t := &Target{Command: command, Entry: *entry}
+	// Off means off: nothing of a disabled plugin is read or started.
+	if err := entry.DisabledErr(fmt.Sprintf("command %q does not run", command)); err != nil {
+		return t, &Error{Code: CodePluginDisabled, Err: err}
+	}
 
 	dir := paths.PluginDir(entry.Name)
 	root, err := filepath.EvalSymlinks(dir)

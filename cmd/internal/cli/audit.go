@@ -86,6 +86,9 @@ type auditEntry struct {
 	// PolicyDenied lists what the admin policy refuses it now: granted
 	// capabilities or hooks (denied at run time), its source, its pin.
 	PolicyDenied []string `json:"policy_denied"`
+	// Disabled and DisabledBy are as in list (fledge plugins disable).
+	Disabled   bool   `json:"disabled"`
+	DisabledBy string `json:"disabled_by"`
 }
 
 // confinementJSON is confine.Status: the profile's row, whether it may
@@ -189,6 +192,7 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants, off st
 		HasLifecycleHooks: au.HasLifecycleHooks, URL: p.URL, Kind: kindOf(p), Commit: p.Commit,
 		PinnedRef: optional(p.PinnedRef), Granted: toCapsJSON(g.Capabilities), Requested: toCapsJSON(au.Requested),
 		Hooks: map[string]string{}, Warnings: au.Warnings, PolicyDenied: []string{},
+		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(),
 	}
 	maps.Copy(a.Hooks, p.Hooks)
 	// The library finds; the words a person acts on are added here.
@@ -226,6 +230,9 @@ func printAudit(f *Factory, a auditEntry) {
 		fmt.Fprintf(w, "  runtime:   %s, %s\n", termsafe.Line(a.Runtime), a.Confinement.text())
 	} else {
 		fmt.Fprintf(w, "  runtime:   %s, unsandboxed: its code runs with your privileges\n", termsafe.Line(a.Runtime))
+	}
+	if a.Disabled {
+		fmt.Fprintf(w, "  disabled:  by %s: nothing of it runs until %s\n", termsafe.Line(a.DisabledBy), commandLine("plugins", "enable", a.Name))
 	}
 	fmt.Fprintf(w, "  granted:   %s\n", capsText(a.Granted))
 	fmt.Fprintf(w, "  requested: %s\n", capsText(a.Requested))

@@ -146,6 +146,9 @@ func printInfo(out io.Writer, p *lockfile.Plugin, info infoJSON) {
 		row("commit", termsafe.Escape(info.Commit))
 	}
 	row("installed", termsafe.Escape(info.Installed))
+	if info.Disabled {
+		row("disabled", "by "+termsafe.Line(info.DisabledBy)+": nothing of it runs until "+commandLine("plugins", "enable", info.Name))
+	}
 	proto := info.Protocol
 	if proto == "" {
 		proto = "none (runs with the terminal, no host operations)"

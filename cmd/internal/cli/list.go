@@ -23,8 +23,8 @@ type listOptions struct {
 	JSON  bool
 }
 
-// listCacheKind names list's document among derived files.
-const listCacheKind = "plugins list --json"
+// listCacheKind names list's document among derived files (v2: disabled).
+const listCacheKind = "plugins list --json v2"
 
 func newListCmd(f *Factory) *cobra.Command {
 	opts := &listOptions{}
@@ -130,8 +130,12 @@ func listRun(f *Factory, opts *listOptions) error {
 		if p.PinnedRef != nil {
 			src += "@" + *p.PinnedRef
 		}
+		cmds := termsafe.Escape(strings.Join(p.Commands, ", "))
+		if p.Disabled {
+			cmds = "(disabled) " + cmds
+		}
 		rows = append(rows, []tableCell{{termsafe.Escape(p.Name), st.Bold}, plain(termsafe.Escape(p.Version)), {p.TrustTier, st.Tier},
-			plain(termsafe.Escape(strings.Join(p.Commands, ", "))), plain(termsafe.Escape(src))})
+			plain(cmds), plain(termsafe.Escape(src))})
 	}
 	if err := writeTable(f.IO.Out, rows); err != nil {
 		return err

@@ -58,6 +58,10 @@ type pluginJSON struct {
 	// CommandDetails carries what agents need to call each command as a
 	// tool: its description, typed positional args and dangerous flag.
 	CommandDetails []commandJSON `json:"command_details"`
+	// Disabled is true for a plugin fledge plugins disable turned off
+	// (no entry point of it is reachable); DisabledBy says who and when.
+	Disabled   bool   `json:"disabled"`
+	DisabledBy string `json:"disabled_by"`
 }
 
 type commandJSON struct {
@@ -113,6 +117,7 @@ func toPluginJSON(p *lockfile.Plugin, g settings.Grants, off string) pluginJSON 
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
 		Capabilities: toCapsJSON(p.Capabilities), Granted: toCapsJSON(g.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
 		Description: p.Description, CommandDetails: toCommandsJSON(p),
+		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(),
 	}
 }
 
