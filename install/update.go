@@ -256,7 +256,7 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 	// A source the policy now denies is not contacted, let alone updated:
 	// neither the record as the runner judges it nor the URL about to be
 	// fetched (for an owner/repo record, under FLEDGE_GITHUB_URL).
-	for _, s := range []policy.Source{EntrySource(p), fe.identity(p.RegistryName)} {
+	for _, s := range []policy.Source{pending(EntrySource(p)), pending(fe.identity(p.RegistryName))} {
 		if err := u.Installer.checkSource(p.Name, s); err != nil {
 			fail(pl, err)
 			return
@@ -342,6 +342,13 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 	if err := u.Installer.checkPin(p.Name, string(pl.rev.Kind), pl.pinnedRef()); err != nil {
 		fail(pl, err)
 		return
+	}
+	// A rule pinned to a commit judges the one about to be fetched.
+	for _, s := range []policy.Source{EntrySource(p), fe.identity(p.RegistryName)} {
+		if err := u.Installer.checkResolved(p.Name, s, listedCommit(pl.rev)); err != nil {
+			fail(pl, err)
+			return
+		}
 	}
 	pl.fetch = true
 	pl.res.To = &Rev{Commit: pl.rev.Commit, Ref: pl.pinnedRef()}
@@ -455,6 +462,10 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		f, err = fe.checkout(ctx, pl.rev, tree)
 	}
 	if err != nil {
+		fail(pl, err)
+		return
+	}
+	if err := in.checkResolved(p.Name, EntrySource(p), f.commit); err != nil {
 		fail(pl, err)
 		return
 	}

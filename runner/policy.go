@@ -14,6 +14,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/settings"
 )
 
 // CodePolicyDenied: the admin policy denies the plugin's source, so it
@@ -31,8 +32,7 @@ func (r *Runner) applyPolicy(t *Target) error {
 		return nil
 	}
 	e := &t.Entry
-	src := policy.RecordedSource(e.IsLocal(), e.URL, e.Source, e.RegistryName)
-	if d := pol.CheckSource(src); d != nil {
+	if d := pol.CheckSource(settings.RecordSource(e)); d != nil {
 		t.sourceDenial = d
 		return &Error{Code: CodePolicyDenied, Err: fmt.Errorf("plugin %s does not run: %w", e.Name, policy.Deny(e.Name, *d))}
 	}

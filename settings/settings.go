@@ -143,6 +143,16 @@ func RecordTier(p *lockfile.Plugin, t trust.Config) trust.Tier {
 	return t.OfSource(src.Path != "", src.URL)
 }
 
+// RecordSource is what the policy's source rules see of an installed
+// plugin's record (policy.RecordedSource), with the commit installed:
+// the one answer install, update, grant, audit and the runner judge a
+// record by, so a rule pinned to a commit holds at every run.
+func RecordSource(p *lockfile.Plugin) policy.Source {
+	src := policy.RecordedSource(p.IsLocal(), p.URL, p.Source, p.RegistryName)
+	src.Commit = p.Commit
+	return src
+}
+
 // Grants is what an installed plugin may do here, now.
 type Grants struct {
 	// Tier is its trust tier under the trust in force.
