@@ -76,6 +76,9 @@ type fileRules struct {
 		Require  *bool `toml:"require"`
 		AllowOff *bool `toml:"allow_off"`
 	} `toml:"confinement"`
+	Protection *struct {
+		Require *bool `toml:"require"`
+	} `toml:"protection"`
 }
 
 type tierLists struct {
@@ -129,6 +132,8 @@ type Layer struct {
 	// allow_off (nil: not set).
 	confineRequire  *bool
 	confineAllowOff *bool
+	// protectRequire is [protection] require (nil: not set; protect.go).
+	protectRequire *bool
 	// raw is the file's bytes (or the [policy] table's), for Digest.
 	raw []byte
 }
@@ -281,6 +286,9 @@ func (l *Layer) load(r *fileRules) error {
 	}
 	if c := r.Confinement; c != nil {
 		l.confineRequire, l.confineAllowOff = c.Require, c.AllowOff
+	}
+	if p := r.Protection; p != nil {
+		l.protectRequire = p.Require
 	}
 	if err := l.loadTools(r.Tools); err != nil {
 		return err

@@ -30,6 +30,9 @@ type Set struct {
 	// SystemFound whether it was there.
 	System      string
 	SystemFound bool
+	// SystemProtection says whether the system policy is where only root
+	// can change it (nil when there is none; see CheckProtected).
+	SystemProtection *Protection
 }
 
 // Inputs say where the layers come from.
@@ -62,6 +65,8 @@ func Load(in Inputs) (*Set, error) {
 			}
 			l.Scope = ScopeSystem
 			s.layers, s.SystemFound = append(s.layers, l), true
+			prot := CheckProtected(in.System)
+			s.SystemProtection = &prot
 		}
 	}
 	for _, f := range filepath.SplitList(in.Env) {
@@ -104,7 +109,7 @@ func mayHavePolicy(data []byte) bool {
 
 func (l *Layer) hasRules() bool {
 	return l.hasAllow || len(l.deny) > 0 || l.caps != nil || l.hooks != nil || l.require != "" || l.minAge > 0 || l.hasOwner ||
-		l.hasToolAllow || len(l.toolDeny) > 0 || l.confineRequire != nil || l.confineAllowOff != nil
+		l.hasToolAllow || len(l.toolDeny) > 0 || l.confineRequire != nil || l.confineAllowOff != nil || l.protectRequire != nil
 }
 
 // Layers lists the layers, system first.

@@ -131,6 +131,9 @@ type auditDoc struct {
 	// can); GrantLog is the grant log's check (see --verify-log).
 	PolicyError *string       `json:"policy_error"`
 	GrantLog    *grantLogJSON `json:"grant_log"`
+	// PolicyUnprotected says why the system policy is not protected (null
+	// when it is, or there is none; auditfleet.go).
+	PolicyUnprotected *string `json:"policy_unprotected"`
 }
 
 func auditRun(f *Factory, opts *auditOptions) error {
@@ -152,6 +155,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedFor(f, p)))
 	}
 	warnings := auditAdminChecks(paths, file, ap, set, &doc)
+	warnings += auditFleetChecks(ap, &doc)
 	if opts.JSON {
 		if err := writeJSON(f.IO.Out, doc); err != nil {
 			return err
@@ -166,6 +170,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	}
 	printExternals(f.IO.Out, doc.Externals)
 	printAuditAdmin(f.IO.Out, &doc)
+	printAuditFleet(f.IO.Out, &doc)
 	return auditStrict(f, opts, warnings)
 }
 

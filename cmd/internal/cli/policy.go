@@ -132,6 +132,15 @@ type policyDoc struct {
 		Require  *boolSettingJSON `json:"require"`
 		AllowOff *boolSettingJSON `json:"allow_off"`
 	} `json:"confinement"`
+	// Protected says whether the system policy is where only root can
+	// change it (null when there is none); UnprotectedReason says, when
+	// not, what is wrong and how to fix it. Protection is [protection]
+	// require: null when no layer sets it (policyfleet.go).
+	Protected         *bool  `json:"protected"`
+	UnprotectedReason string `json:"unprotected_reason"`
+	Protection        struct {
+		Require *boolSettingJSON `json:"require"`
+	} `json:"protection"`
 }
 
 type boolSettingJSON struct {
@@ -232,10 +241,12 @@ func policyRun(f *Factory, opts *policyOptions) error {
 	if a := e.ConfineAllowOff; a != nil {
 		doc.Confinement.AllowOff = &boolSettingJSON{Value: a.Value, From: originJSON(a.From)}
 	}
+	fleetPolicy(pol, e, &doc)
 	if opts.JSON {
 		return writeJSON(f.IO.Out, doc)
 	}
 	printPolicy(f.IO.Out, doc)
+	printFleetPolicy(f.IO.Out, doc)
 	return nil
 }
 
