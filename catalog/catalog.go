@@ -154,7 +154,14 @@ func Build(file *lockfile.File, s *settings.Settings, installed func(plugin stri
 			}
 			continue
 		}
-		c.addPlugin(p, s.Grants(p), installed)
+		g := s.Grants(p)
+		if r := g.Revoked; r != nil {
+			for _, name := range p.Commands {
+				c.Skipped = append(c.Skipped, Skipped{Plugin: p.Name, Command: name, Reason: "its plugin is " + r.Text() + " (" + r.List + ")"})
+			}
+			continue
+		}
+		c.addPlugin(p, g, installed)
 	}
 	c.name()
 	c.offer(s.Policy())

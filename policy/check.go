@@ -38,6 +38,9 @@ func (s *Set) CheckSource(src Source) *Denial {
 				Reason: fmt.Sprintf("denies %q, which matches %s", p.text, src)}
 		}
 	}
+	if d := s.checkRevoked(src); d != nil {
+		return d
+	}
 	for _, l := range s.Layers() {
 		if !l.hasAllow {
 			continue

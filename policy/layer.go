@@ -79,6 +79,7 @@ type fileRules struct {
 	Protection *struct {
 		Require *bool `toml:"require"`
 	} `toml:"protection"`
+	Revocation *revocationRules `toml:"revocation"`
 }
 
 type tierLists struct {
@@ -134,6 +135,8 @@ type Layer struct {
 	confineAllowOff *bool
 	// protectRequire is [protection] require (nil: not set; protect.go).
 	protectRequire *bool
+	// revocation is [revocation] (nil: none; revocation.go).
+	revocation *revocationList
 	// raw is the file's bytes (or the [policy] table's), for Digest.
 	raw []byte
 }
@@ -289,6 +292,9 @@ func (l *Layer) load(r *fileRules) error {
 	}
 	if p := r.Protection; p != nil {
 		l.protectRequire = p.Require
+	}
+	if err := l.loadRevocation(r.Revocation); err != nil {
+		return err
 	}
 	if err := l.loadTools(r.Tools); err != nil {
 		return err

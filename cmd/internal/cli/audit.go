@@ -89,6 +89,8 @@ type auditEntry struct {
 	// Disabled and DisabledBy are as in list (fledge plugins disable).
 	Disabled   bool   `json:"disabled"`
 	DisabledBy string `json:"disabled_by"`
+	// Revoked is as in list.
+	Revoked *revokedJSON `json:"revoked"`
 }
 
 // confinementJSON is confine.Status: the profile's row, whether it may
@@ -134,6 +136,9 @@ type auditDoc struct {
 	// PolicyUnprotected says why the system policy is not protected (null
 	// when it is, or there is none; auditfleet.go).
 	PolicyUnprotected *string `json:"policy_unprotected"`
+	// RevocationErrors are the revocation lists that cannot be read, and
+	// what that does (auditfleet.go).
+	RevocationErrors []string `json:"revocation_errors"`
 }
 
 func auditRun(f *Factory, opts *auditOptions) error {
@@ -150,7 +155,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(f, runner.Externals(paths, f.Getenv("PATH")), file)}
+	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, RevocationErrors: []string{}, Externals: externals(f, runner.Externals(paths, f.Getenv("PATH")), file)}
 	for _, p := range plugins {
 		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedFor(f, p)))
 	}
@@ -197,7 +202,7 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants, off st
 		HasLifecycleHooks: au.HasLifecycleHooks, URL: p.URL, Kind: kindOf(p), Commit: p.Commit,
 		PinnedRef: optional(p.PinnedRef), Granted: toCapsJSON(g.Capabilities), Requested: toCapsJSON(au.Requested),
 		Hooks: map[string]string{}, Warnings: au.Warnings, PolicyDenied: []string{},
-		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(),
+		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(), Revoked: toRevokedJSON(g),
 	}
 	maps.Copy(a.Hooks, p.Hooks)
 	// The library finds; the words a person acts on are added here.
@@ -235,6 +240,9 @@ func printAudit(f *Factory, a auditEntry) {
 		fmt.Fprintf(w, "  runtime:   %s, %s\n", termsafe.Line(a.Runtime), a.Confinement.text())
 	} else {
 		fmt.Fprintf(w, "  runtime:   %s, unsandboxed: its code runs with your privileges\n", termsafe.Line(a.Runtime))
+	}
+	if r := a.Revoked; r != nil {
+		fmt.Fprintf(w, "  revoked:   by %s on %s: %s (%s)\n", termsafe.Line(r.Issuer), termsafe.Line(r.Date), termsafe.Line(r.Reason), termsafe.Escape(r.List))
 	}
 	if a.Disabled {
 		fmt.Fprintf(w, "  disabled:  by %s: nothing of it runs until %s\n", termsafe.Line(a.DisabledBy), commandLine("plugins", "enable", a.Name))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -72,6 +73,11 @@ func loadAuditSettings(f *Factory, paths home.Paths) (*settings.Settings, auditP
 	set, polErr, err := describeSettings(f, paths)
 	if err != nil {
 		return nil, auditPolicy{}, err
+	}
+	if polErr == nil {
+		if set, err = refreshRevocations(context.Background(), f, paths, set); err != nil {
+			return nil, auditPolicy{}, err
+		}
 	}
 	return set, auditPolicy{pol: set.Policy(), err: polErr}, nil
 }

@@ -22,6 +22,14 @@ func auditFleetChecks(ap auditPolicy, doc *auditDoc) int {
 		doc.PolicyUnprotected = &msg
 		warnings++
 	}
+	for _, e := range ap.pol.RevocationErrors() {
+		what := "every source is refused until it can be read ([revocation] on_error = \"closed\")"
+		if e.Open {
+			what = "it is ignored ([revocation] on_error = \"open\")"
+		}
+		doc.RevocationErrors = append(doc.RevocationErrors, errorText(e.Err.Error())+": "+what)
+		warnings++
+	}
 	return warnings
 }
 
@@ -29,5 +37,8 @@ func auditFleetChecks(ap auditPolicy, doc *auditDoc) int {
 func printAuditFleet(w io.Writer, doc *auditDoc) {
 	if doc.PolicyUnprotected != nil {
 		fmt.Fprintf(w, "! the system policy is not protected (it still applies: it can only narrow): %s\n", termsafe.EscapeText(*doc.PolicyUnprotected))
+	}
+	for _, e := range doc.RevocationErrors {
+		fmt.Fprintf(w, "! a revocation list cannot be read: %s\n", termsafe.EscapeText(e))
 	}
 }

@@ -91,6 +91,11 @@ func listRun(f *Factory, opts *listOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", errorText(perr.Error()))
 		polOK = false
 	}
+	// Revocation lists are read from files the key does not hash: the
+	// document is not kept while the policy names any.
+	if set.Policy().HasRevocation() {
+		polOK = false
+	}
 	cfgRaw := set.ConfigData()
 	plugins, err := namedPlugins(file, opts.Names)
 	if err != nil {
@@ -133,6 +138,9 @@ func listRun(f *Factory, opts *listOptions) error {
 		cmds := termsafe.Escape(strings.Join(p.Commands, ", "))
 		if p.Disabled {
 			cmds = "(disabled) " + cmds
+		}
+		if p.Revoked != nil {
+			cmds = "(revoked) " + cmds
 		}
 		rows = append(rows, []tableCell{{termsafe.Escape(p.Name), st.Bold}, plain(termsafe.Escape(p.Version)), {p.TrustTier, st.Tier},
 			plain(cmds), plain(termsafe.Escape(src))})

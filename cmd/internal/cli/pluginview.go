@@ -62,6 +62,27 @@ type pluginJSON struct {
 	// (no entry point of it is reachable); DisabledBy says who and when.
 	Disabled   bool   `json:"disabled"`
 	DisabledBy string `json:"disabled_by"`
+	// Revoked is the revocation list entry that revokes it (null when
+	// none does): it does not install, update or run.
+	Revoked *revokedJSON `json:"revoked"`
+}
+
+// revokedJSON is a revocation list entry in list, info and audit.
+type revokedJSON struct {
+	Source string `json:"source"`
+	Commit string `json:"commit"`
+	Reason string `json:"reason"`
+	Issuer string `json:"issuer"`
+	Date   string `json:"date"`
+	List   string `json:"list"`
+}
+
+func toRevokedJSON(g settings.Grants) *revokedJSON {
+	r := g.Revoked
+	if r == nil {
+		return nil
+	}
+	return &revokedJSON{Source: r.Source, Commit: r.Commit, Reason: r.Reason, Issuer: r.Issuer, Date: r.Date, List: r.List}
 }
 
 type commandJSON struct {
@@ -117,7 +138,7 @@ func toPluginJSON(p *lockfile.Plugin, g settings.Grants, off string) pluginJSON 
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
 		Capabilities: toCapsJSON(p.Capabilities), Granted: toCapsJSON(g.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
 		Description: p.Description, CommandDetails: toCommandsJSON(p),
-		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(),
+		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(), Revoked: toRevokedJSON(g),
 	}
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +25,8 @@ const CodePolicyDenied = "policy_denied"
 // config.toml, the system policy (at the Factory's SystemPolicy path) and
 // the files FLEDGE_POLICY lists.
 func settingsInputs(f *Factory, paths home.Paths) settings.Inputs {
-	return settings.Inputs{ConfigFile: paths.ConfigFile(), SystemPolicy: f.SystemPolicy, EnvPolicy: f.Getenv(policy.EnvPolicy)}
+	return settings.Inputs{ConfigFile: paths.ConfigFile(), SystemPolicy: f.SystemPolicy, EnvPolicy: f.Getenv(policy.EnvPolicy),
+		RevocationCache: paths.CacheDir()}
 }
 
 // loadSettings reads config.toml and the admin policy, once per command.
@@ -193,6 +195,9 @@ func policyRun(f *Factory, opts *policyOptions) error {
 	}
 	set, err := loadSettings(f, paths)
 	if err != nil {
+		return err
+	}
+	if set, err = refreshRevocations(context.Background(), f, paths, set); err != nil {
 		return err
 	}
 	pol := set.Policy()
