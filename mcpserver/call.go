@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/corvidlabs/fledge-go/catalog"
+	"github.com/corvidlabs/fledge-go/events"
 	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
@@ -91,6 +92,7 @@ func (s *Server) call(ctx context.Context, kill <-chan struct{}, t *catalog.Tool
 	res, err := r.Run(ctx, runner.Request{
 		Command: t.Command, Plugin: t.Plugin, Args: argv,
 		NonInteractive: !elicit, Timeout: timeout, Capture: true, Kill: kill,
+		Actor: actorOf(r.Actor, req.Session),
 	})
 	return s.result(t, res, err)
 }
@@ -248,4 +250,20 @@ type jsonschemaObject struct {
 	Type       string         `json:"type"`
 	Properties map[string]any `json:"properties"`
 	Required   []string       `json:"required,omitempty"`
+}
+
+// actorOf is who asks for a tools/call, for the event trail: the MCP
+// client as it named itself in initialize, in its session, on behalf of
+// the user fledge runs as (user).
+func actorOf(user events.Actor, ss *mcp.ServerSession) *events.Actor {
+	a := user
+	a.Kind = "mcp"
+	if ss == nil {
+		return &a
+	}
+	a.Session = ss.ID()
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		a.Client, a.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
+	}
+	return &a
 }

@@ -35,6 +35,11 @@ func newAuditCmd(f *Factory) *cobra.Command {
 				return err
 			}
 			switch {
+			case opts.Events:
+				if len(args) > 0 {
+					return usageErrorf("--events reads the whole trail; name a plugin with --plugin")
+				}
+				return auditEventsRun(f, opts)
 			case opts.Format != "":
 				return auditSBOMRun(f, opts)
 			case opts.Log || opts.VerifyLog:

@@ -155,6 +155,30 @@ post_remove = "sh hook.sh remove"
 		t.Errorf("enabled again, MCP: tools %v, call error %q", names, callErr)
 	}
 
+	// The event trail has each run: the refused ones as denied, the MCP
+	// call with its client.
+	evs := hJSON(t, e.ok("plugins", "audit", "--events", "--plugin", "off", "--json"))
+	var denied, mcpOK, userOK bool
+	for _, ev := range hGet(evs, "events").([]any) {
+		switch {
+		case hStr(ev, "outcome") == "denied" && hStr(ev, "code") == "plugin_disabled" && hStr(ev, "denials", 0, "item") == "disabled" && hStr(ev, "actor", "kind") == "user":
+			denied = true
+		case hStr(ev, "kind") == "tool_call" && hStr(ev, "outcome") == "ok" && hStr(ev, "actor", "client") == "disable-test" && hStr(ev, "actor", "client_version") == "1":
+			mcpOK = true
+		case hStr(ev, "kind") == "run" && hStr(ev, "outcome") == "ok" && hGet(ev, "exit_code") != nil && len(hStr(ev, "commit")) == 40:
+			userOK = true
+		}
+		if hStr(ev, "plugin") != "fledge-plugin-off" {
+			t.Errorf("--plugin off shows another plugin's event: %v", ev)
+		}
+	}
+	if !denied || !mcpOK || !userOK {
+		t.Errorf("event trail: denied %v, MCP call %v, user run %v:\n%s", denied, mcpOK, userOK, hJSONString(evs))
+	}
+	if r := e.ok("plugins", "audit", "--events", "--since", "1h"); !strings.Contains(string(r.out), "plugin_disabled") {
+		t.Errorf("audit --events:\n%s", r.out)
+	}
+
 	e.ok("plugins", "disable", "off")
 	forget()
 	r := e.ok("plugins", "remove", "off")
