@@ -15,7 +15,7 @@ func BenchmarkAppend(b *testing.B) {
 	code := 0
 	e := Event{Kind: KindRun, Plugin: "fledge-plugin-hello", Commit: "0123456789abcdef0123456789abcdef01234567", Command: "hello",
 		Actor: Actor{Kind: "user", User: "me"}, Outcome: OutcomeOK, ExitCode: &code, DurationMS: 3,
-		Policy: &Policy{ID: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", Files: []string{"/etc/fledge/policy.toml"}},
+		Policy:      &Policy{ID: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", Files: []string{"/etc/fledge/policy.toml"}},
 		Confinement: "kernel: the project (read-write)"}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -86,4 +86,3 @@ func (r *Runner) confinementText(t *Target) string {
 	}
 	return "not confined: " + st.Reason
 }
-

@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/events"
+	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/runner"
