@@ -42,6 +42,9 @@ const (
 	ConsentSync        = "sync"        // proposed by a synced plugins.toml and approved
 	ConsentUpdate      = "update"      // approved before; an update carried it over
 	ConsentPolicy      = "policy"      // taken away (or refused) by the admin policy
+	// ConsentRequired: pre-approved by the admin policy's [[required]]
+	// entry (fledge plugins sync --policy), not by the user.
+	ConsentRequired = "policy_required"
 )
 
 // Record is one line of the log. The fields up to Note describe the change;

@@ -139,6 +139,10 @@ type Consent struct {
 	// Unasked says why Ask is nil, in the user's terms, when the reason is
 	// not the absence of a terminal (--ni on one, say).
 	Unasked string
+	// By, when set, is who approved Grant when it was not the user (a
+	// grantlog.Consent constant: ConsentRequired for the policy's
+	// [[required]] pre-approval), as the grant log records it.
+	By string
 }
 
 // riskyForUnverified reports whether item (a grant name) is approved for

@@ -158,6 +158,8 @@ func (c Consent) consentOf(d Decision, yesVia string) map[string]string {
 	out := map[string]string{}
 	for _, it := range d.items() {
 		switch {
+		case c.By != "":
+			out[it] = c.By
 		case c.Grant[it]:
 			out[it] = grantlog.ConsentGrant
 		case !c.Yes && c.Grant == nil:

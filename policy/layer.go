@@ -80,6 +80,7 @@ type fileRules struct {
 		Require *bool `toml:"require"`
 	} `toml:"protection"`
 	Revocation *revocationRules `toml:"revocation"`
+	Required   []requiredRule   `toml:"required"`
 }
 
 type tierLists struct {
@@ -137,6 +138,8 @@ type Layer struct {
 	protectRequire *bool
 	// revocation is [revocation] (nil: none; revocation.go).
 	revocation *revocationList
+	// required are the [[required]] plugins (required.go).
+	required []Required
 	// raw is the file's bytes (or the [policy] table's), for Digest.
 	raw []byte
 }
@@ -294,6 +297,9 @@ func (l *Layer) load(r *fileRules) error {
 		l.protectRequire = p.Require
 	}
 	if err := l.loadRevocation(r.Revocation); err != nil {
+		return err
+	}
+	if err := l.loadRequired(r.Required); err != nil {
 		return err
 	}
 	if err := l.loadTools(r.Tools); err != nil {

@@ -144,6 +144,9 @@ type auditDoc struct {
 	// RevocationErrors are the revocation lists that cannot be read, and
 	// what that does (auditfleet.go).
 	RevocationErrors []string `json:"revocation_errors"`
+	// Required are the policy's [[required]] plugins: ok, missing or
+	// drifted (auditfleet.go).
+	Required []requiredJSON `json:"required"`
 }
 
 func auditRun(f *Factory, opts *auditOptions) error {
@@ -160,12 +163,12 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, RevocationErrors: []string{}, Externals: externals(f, runner.Externals(paths, f.Getenv("PATH")), file)}
+	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, RevocationErrors: []string{}, Required: []requiredJSON{}, Externals: externals(f, runner.Externals(paths, f.Getenv("PATH")), file)}
 	for _, p := range plugins {
 		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedFor(f, p)))
 	}
 	warnings := auditAdminChecks(paths, file, ap, set, &doc)
-	warnings += auditFleetChecks(ap, &doc)
+	warnings += auditFleetChecks(f, file, ap, &doc)
 	if opts.JSON {
 		if err := writeJSON(f.IO.Out, doc); err != nil {
 			return err

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/corvidlabs/fledge-go/install"
+	"github.com/corvidlabs/fledge-go/lockfile"
+
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -12,10 +15,17 @@ import (
 
 // auditFleetChecks adds the fleet findings to doc and returns how many
 // warnings they are.
-func auditFleetChecks(ap auditPolicy, doc *auditDoc) int {
+func auditFleetChecks(f *Factory, file *lockfile.File, ap auditPolicy, doc *auditDoc) int {
 	warnings := 0
 	if ap.pol == nil {
 		return 0
+	}
+	for _, r := range ap.pol.Required() {
+		st := install.RequiredState(file, r, f.Getenv("FLEDGE_GITHUB_URL"))
+		doc.Required = append(doc.Required, toRequiredJSON(st))
+		if st.Status != install.RequiredOK {
+			warnings++
+		}
 	}
 	if p := ap.pol.SystemProtection; p != nil && !p.Protected {
 		msg := p.Reason
@@ -40,5 +50,17 @@ func printAuditFleet(w io.Writer, doc *auditDoc) {
 	}
 	for _, e := range doc.RevocationErrors {
 		fmt.Fprintf(w, "! a revocation list cannot be read: %s\n", termsafe.EscapeText(e))
+	}
+	for _, r := range doc.Required {
+		switch r.Status {
+		case install.RequiredMissing:
+			fmt.Fprintf(w, "! required by the policy (%s), not installed: %s; %s puts it in place\n", r.Rule, termsafe.Escape(r.Source), commandLine("plugins", "sync", "--policy"))
+		case install.RequiredDrifted:
+			fmt.Fprintf(w, "! required by the policy (%s) at %s, installed as %s at %s; %s moves it\n", r.Rule, termsafe.Escape(r.Source), termsafe.Escape(r.Plugin), termsafe.Escape(r.Ref), commandLine("plugins", "sync", "--policy"))
+		case install.RequiredFailed:
+			if r.Error != nil {
+				fmt.Fprintf(w, "! required by the policy (%s): %s: %s\n", r.Rule, termsafe.Escape(r.Source), termsafe.EscapeText(r.Error.Message))
+			}
+		}
 	}
 }
