@@ -13,8 +13,11 @@ import (
 // record writes the run to the event trail: who asked, what ran (or was
 // refused) under which policy, how it ended and what was denied. A trail
 // that cannot be written is warned about; the run's outcome stands.
+//
+// A command no installed plugin provides is not a run (the command layer
+// may go on to a fledge-<name> program on PATH): it is not recorded.
 func (r *Runner) record(req Request, res *Result, err error, took time.Duration) {
-	if r.Events == nil || res == nil {
+	if r.Events == nil || res == nil || res.Plugin == "" {
 		return
 	}
 	e := events.Event{Kind: events.KindRun, Plugin: res.Plugin, Commit: res.Commit, Command: req.Command, Actor: r.Actor,
