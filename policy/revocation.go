@@ -194,6 +194,47 @@ func (s *Set) RevocationURLs() []RevocationURL {
 	return out
 }
 
+// RevocationSource is one list a layer names, for `fledge plugins
+// policy`: its file or URL, the ttl of a URL's cache, on_error, and the
+// rule that names it.
+type RevocationSource struct {
+	List    string
+	URL     bool
+	TTL     time.Duration
+	OnError string
+	Origin  Origin
+}
+
+// RevocationSources lists every list the layers name, system first.
+func (s *Set) RevocationSources() []RevocationSource {
+	var out []RevocationSource
+	for _, l := range s.Layers() {
+		rl := l.revocation
+		if rl == nil {
+			continue
+		}
+		onError := "closed"
+		if rl.open {
+			onError = "open"
+		}
+		for _, f := range rl.files {
+			out = append(out, RevocationSource{List: f, OnError: onError, Origin: Origin{l.Where(), l.Rule("revocation", "files")}})
+		}
+		for _, u := range rl.urls {
+			out = append(out, RevocationSource{List: u, URL: true, TTL: rl.ttl, OnError: onError, Origin: Origin{l.Where(), l.Rule("revocation", "urls")}})
+		}
+	}
+	return out
+}
+
+// Revocations lists the entries read from every list.
+func (s *Set) Revocations() []Revocation {
+	if s == nil {
+		return nil
+	}
+	return s.revoked
+}
+
 // HasRevocation reports whether any layer names a revocation list.
 func (s *Set) HasRevocation() bool {
 	for _, l := range s.Layers() {

@@ -143,6 +143,14 @@ type policyDoc struct {
 	Protection        struct {
 		Require *boolSettingJSON `json:"require"`
 	} `json:"protection"`
+	// Required are the [[required]] plugins; Revocation the revocation
+	// lists named and the entries read from them (policyfleet.go).
+	Required   []requiredJSON `json:"required"`
+	Revocation struct {
+		Lists   []revocationListJSON `json:"lists"`
+		Revoked []revokedJSON        `json:"revoked"`
+		Errors  []string             `json:"errors"`
+	} `json:"revocation"`
 }
 
 type boolSettingJSON struct {

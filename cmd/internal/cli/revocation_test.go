@@ -113,6 +113,11 @@ func TestRevocationListOverHTTPSThenOffline(t *testing.T) {
 		}
 	}
 	check("fetched", 2*time.Hour)
+	var pd policyDoc
+	if _, out, _ := f.fledgeWith(at(2*time.Hour), "plugins", "policy", "--json"); json.Unmarshal([]byte(out), &pd) != nil ||
+		len(pd.Revocation.Lists) != 2 || pd.Revocation.Lists[1].TTL != "1h" || pd.Revocation.Lists[1].OnError != "closed" || len(pd.Revocation.Revoked) != 2 {
+		t.Errorf("policy --json does not show the lists and their entries: %s", out)
+	}
 
 	// Offline: the server is gone; the cache answers, with a warning.
 	srv.Close()

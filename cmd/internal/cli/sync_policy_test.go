@@ -45,6 +45,12 @@ func TestSyncPolicyRequiredPlugins(t *testing.T) {
 		t.Fatalf("audit before sync: exit %d\n%s", code, out)
 	}
 
+	var pd policyDoc
+	if _, out, _ := f.fledge("plugins", "policy", "--json"); json.Unmarshal([]byte(out), &pd) != nil || len(pd.Required) != 1 ||
+		pd.Required[0].Source != "acme/fledge-plugin-x@v1.0.0" || strings.Join(pd.Required[0].Grant, ",") != "store" || pd.Required[0].Rule != "[[required]] 1" {
+		t.Errorf("policy --json does not show the required plugin: %s", out)
+	}
+
 	var doc syncPolicyDoc
 	sync := func(want int) syncPolicyDoc {
 		t.Helper()
