@@ -158,7 +158,7 @@ post_remove = "sh hook.sh remove"
 	// The event trail has each run: the refused ones as denied, the MCP
 	// call with its client.
 	evs := hJSON(t, e.ok("plugins", "audit", "--events", "--plugin", "off", "--json"))
-	var denied, mcpOK, userOK bool
+	var denied, mcpOK, userOK, mcpRefused bool
 	for _, ev := range hGet(evs, "events").([]any) {
 		switch {
 		case hStr(ev, "outcome") == "denied" && hStr(ev, "code") == "plugin_disabled" && hStr(ev, "denials", 0, "item") == "disabled" && hStr(ev, "actor", "kind") == "user":
@@ -167,13 +167,15 @@ post_remove = "sh hook.sh remove"
 			mcpOK = true
 		case hStr(ev, "kind") == "run" && hStr(ev, "outcome") == "ok" && hGet(ev, "exit_code") != nil && len(hStr(ev, "commit")) == 40:
 			userOK = true
+		case hStr(ev, "kind") == "tool_call" && hStr(ev, "outcome") == "denied" && hStr(ev, "code") == "invalid_arguments" && hStr(ev, "actor", "client") == "disable-test":
+			mcpRefused = true
 		}
 		if hStr(ev, "plugin") != "fledge-plugin-off" {
 			t.Errorf("--plugin off shows another plugin's event: %v", ev)
 		}
 	}
-	if !denied || !mcpOK || !userOK {
-		t.Errorf("event trail: denied %v, MCP call %v, user run %v:\n%s", denied, mcpOK, userOK, hJSONString(evs))
+	if !denied || !mcpOK || !userOK || !mcpRefused {
+		t.Errorf("event trail: denied %v, MCP call %v, user run %v, MCP call refused %v:\n%s", denied, mcpOK, userOK, mcpRefused, hJSONString(evs))
 	}
 	if r := e.ok("plugins", "audit", "--events", "--since", "1h"); !strings.Contains(string(r.out), "plugin_disabled") {
 		t.Errorf("audit --events:\n%s", r.out)
@@ -227,6 +229,9 @@ func mcpCall(t *testing.T, env map[string]string, tool string) (names []string, 
 			}
 		}
 	}
+	// A call with arguments the schema refuses never reaches the runner;
+	// the event trail has it all the same.
+	cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"args": 5}})
 	cs.Close()
 	inW.Close()
 	select {
