@@ -77,6 +77,9 @@ type Runner struct {
 	// events.go).
 	Events *events.Log
 	Actor  events.Actor
+	// Seeds are read-only seed directories looked in for a command
+	// FLEDGE_HOME does not provide (FLEDGE_SEED_DIR; seed.go).
+	Seeds []string
 }
 
 // Timeouts bound the phases of a run.
@@ -287,7 +290,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 
 func (rr *Runner) run(ctx context.Context, req Request) (*Result, error) {
 	res := &Result{Command: req.Command, ExitCode: -1}
-	t, err := resolveIn(rr.Paths, req.Plugin, req.Command)
+	t, err := resolveSeeded(rr.Paths, rr.Seeds, req.Plugin, req.Command)
 	if t != nil {
 		res.Plugin = t.Entry.Name
 		res.Source, res.Commit = t.Entry.Source, t.Entry.Commit

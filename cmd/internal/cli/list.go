@@ -64,6 +64,11 @@ func listRun(f *Factory, opts *listOptions) error {
 	// What the kernel offers and FLEDGE_CONFINE decide each plugin's
 	// confinement.
 	confDigest := derived.Sum(fmt.Appendf(nil, "landlock %d, off %q", confine.Detect().ABI, unconfinedBy(f)))
+	// Seeds are read from directories the key does not hash.
+	seeds := seedDirs(f)
+	if len(seeds) > 0 {
+		polOK = false
+	}
 	if opts.JSON && len(opts.Names) == 0 && polOK {
 		pd, ok1 := derived.DigestFile(store.Path(), lockfile.MaxSize)
 		cd, ok2 := derived.DigestFile(paths.ConfigFile(), config.MaxSize)
@@ -104,6 +109,9 @@ func listRun(f *Factory, opts *listOptions) error {
 	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(plugins)), Externals: externals(f, rawExt, file)}
 	for _, p := range plugins {
 		doc.Plugins = append(doc.Plugins, toPluginJSON(p, set.Grants(p), unconfinedFor(f, p)))
+	}
+	if len(opts.Names) == 0 {
+		doc.Plugins = append(doc.Plugins, seededPlugins(f, seeds, file, set)...)
 	}
 	if opts.JSON && len(opts.Names) > 0 {
 		return writeJSON(f.IO.Out, doc)

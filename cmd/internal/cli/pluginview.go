@@ -65,6 +65,9 @@ type pluginJSON struct {
 	// Revoked is the revocation list entry that revokes it (null when
 	// none does): it does not install, update or run.
 	Revoked *revokedJSON `json:"revoked"`
+	// Seed is the read-only seed directory the plugin is installed in
+	// ("" for FLEDGE_HOME; FLEDGE_SEED_DIR).
+	Seed string `json:"seed"`
 }
 
 // revokedJSON is a revocation list entry in list, info and audit.

@@ -278,6 +278,7 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 		return nil, nil, err
 	}
 	r.Events, r.Actor = events.New(paths.EventsFile()), userActor()
+	r.Seeds = seedDirs(f)
 	if h, err := os.UserHomeDir(); err == nil {
 		r.UserHome = h
 	}
