@@ -28,7 +28,9 @@ const (
 type Actor struct {
 	// Kind is "user" or "mcp".
 	Kind string `json:"kind"`
-	// User and UID are the account fledge runs as.
+	// UID is the account fledge runs as; User its name (left for the
+	// reader to look up when the writer did not: a lookup costs more
+	// than the append).
 	User string `json:"user"`
 	UID  int    `json:"uid"`
 	// Client and ClientVersion are what the MCP client called itself in

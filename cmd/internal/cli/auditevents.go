@@ -34,6 +34,7 @@ func auditEventsRun(f *Factory, opts *auditOptions) error {
 	if err != nil {
 		return err
 	}
+	withUserNames(evs)
 	if opts.JSON {
 		return writeJSON(f.IO.Out, eventsDoc{SchemaVersion: SchemaVersion, Path: paths.EventsFile(), Events: evs, Unreadable: bad})
 	}
