@@ -27,11 +27,32 @@ import (
 // module's directory (moved or swapped there, damaged, or left by a crash
 // before its record) is deleted before wazero can read it, and the module
 // is compiled again. Checking costs a SHA-256 of the entries once per
-// process (under 50 ms of CPU for a Go plugin's 15 MB of native code).
+// process, and only once: binding after the compile hashes only what
+// wazero wrote since (a file that is not the one checked).
+//
+// The record is also the proof that the module passed the bounds scan
+// (bounds.go): it is written only after a compile that followed the scan,
+// in the directory named for the module's SHA-256, and it names the scan
+// and the bounds it held the module to (scannedLine). The scan is a
+// function of the module's bytes and those bounds alone, so a run that
+// finds the line for its module's SHA-256 skips it; any other record (none,
+// another module's, other bounds or another scan) means the scan runs.
 
 // bindingFile is the record in a module's cache directory: "module <sha>",
-// then "<sha> <path>" for each entry, paths relative to the directory.
+// then the scannedLine the module passed, if any, then "<sha> <path>" for
+// each entry, paths relative to the directory.
 const bindingFile = "binding"
+
+// scanRevision names what the bounds scan measures: raise it whenever
+// scanModule changes what it counts or refuses, so that no record written
+// by an older scan vouches for a module the new one would refuse.
+const scanRevision = 1
+
+// scannedLine is the record's line saying that its module passed the bounds
+// scan, as it is now, under the current Bounds.
+func scannedLine() string {
+	return fmt.Sprintf("scanned %d %+v", scanRevision, Bounds)
+}
 
 // moduleCache is one module's compilation cache.
 type moduleCache struct {
@@ -39,6 +60,19 @@ type moduleCache struct {
 	// dir is the module's directory ("" for an in-memory cache), id the
 	// SHA-256 of its bytes, in hex.
 	dir, id string
+
+	mu sync.Mutex
+	// checked are the entries this process found bound and kept, each
+	// with its SHA-256 and the file it read.
+	checked map[string]checkedEntry
+	// scanned is the scannedLine the module passed, as its record or this
+	// process saw it ("" if none).
+	scanned string
+}
+
+type checkedEntry struct {
+	sum string
+	fi  fs.FileInfo
 }
 
 // caches holds one compilation cache per directory for the life of the
@@ -71,7 +105,7 @@ func cacheFor(dir string, module []byte) (*moduleCache, error) {
 	if dir == "" {
 		c.cc = wazero.NewCompilationCache()
 	} else {
-		if err := unbound(dir, id); err != nil {
+		if err := c.unbound(); err != nil {
 			return nil, fmt.Errorf("wasm compilation cache %s: %w", dir, err)
 		}
 		var err error
@@ -86,10 +120,10 @@ func cacheFor(dir string, module []byte) (*moduleCache, error) {
 	return c, nil
 }
 
-// entries lists the cache entries under dir with their SHA-256: every
-// regular file but the record and wazero's temporary files.
-func entries(dir string) (map[string]string, error) {
-	found := map[string]string{}
+// entries lists the cache entries under dir: every regular file but the
+// record and wazero's temporary files, by path relative to dir.
+func entries(dir string) (map[string]fs.FileInfo, error) {
+	found := map[string]fs.FileInfo{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if os.IsNotExist(err) && path == dir {
@@ -101,79 +135,139 @@ func entries(dir string) (map[string]string, error) {
 		if d.IsDir() || rel == bindingFile || strings.HasSuffix(rel, ".tmp") {
 			return nil
 		}
-		f, err := os.Open(path)
+		fi, err := d.Info()
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return err
-		}
-		found[filepath.ToSlash(rel)] = hex.EncodeToString(h.Sum(nil))
+		found[filepath.ToSlash(rel)] = fi
 		return nil
 	})
 	return found, err
 }
 
-// record reads dir's record: the entries it binds, if it is id's.
-func record(dir, id string) map[string]string {
+// hashFile returns the SHA-256 of the file at path, and the file it read
+// (which may no longer be the one at path).
+func hashFile(path string) (string, fs.FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", nil, err
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", nil, err
+	}
+	return hex.EncodeToString(h.Sum(nil)), fi, nil
+}
+
+// binding is a module directory's record, read.
+type binding struct {
+	sums    map[string]string // path → SHA-256 of the entry
+	scanned string            // the scannedLine it holds, or ""
+}
+
+// record reads dir's record, if it is id's.
+func record(dir, id string) binding {
 	data, err := os.ReadFile(filepath.Join(dir, bindingFile))
 	if err != nil {
-		return nil
+		return binding{}
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	if !sc.Scan() || sc.Text() != "module "+id {
-		return nil
+		return binding{}
 	}
-	bound := map[string]string{}
+	b := binding{sums: map[string]string{}}
 	for sc.Scan() {
-		if sum, path, ok := strings.Cut(sc.Text(), " "); ok {
-			bound[path] = sum
+		line := sc.Text()
+		if strings.HasPrefix(line, "scanned ") {
+			b.scanned = line
+		} else if sum, path, ok := strings.Cut(line, " "); ok {
+			b.sums[path] = sum
 		}
 	}
-	return bound
+	return b
 }
 
-// unbound deletes each entry in dir that dir's record does not bind to id.
-func unbound(dir, id string) error {
-	found, err := entries(dir)
+// unbound deletes each entry in c's directory that its record does not
+// bind to c's module, and notes the ones it keeps and whether the record
+// vouches for the bounds scan.
+func (c *moduleCache) unbound() error {
+	found, err := entries(c.dir)
 	if err != nil {
 		return err
 	}
-	bound := record(dir, id)
-	for path, sum := range found {
-		if bound[path] != sum {
-			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(path))); err != nil && !os.IsNotExist(err) {
-				return err
-			}
+	rec := record(c.dir, c.id)
+	c.scanned = rec.scanned
+	c.checked = map[string]checkedEntry{}
+	for path := range found {
+		full := filepath.Join(c.dir, filepath.FromSlash(path))
+		sum, fi, err := hashFile(full)
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		if err == nil && rec.sums[path] == sum {
+			c.checked[path] = checkedEntry{sum, fi}
+			continue
+		}
+		if err := os.Remove(full); err != nil && !os.IsNotExist(err) {
+			return err
 		}
 	}
 	return nil
 }
 
-// bind records the entries in the module's directory, once it compiled:
-// what wazero just added, or what the record already binds.
+// bind records the entries in the module's directory, once it compiled
+// (after the bounds scan, or on the record's word that the module passed
+// it): what wazero just added, and what this process checked. Only files
+// this process has not hashed are hashed: the ones wazero added, each a
+// new file (it writes a temporary file and renames it into place).
 func (c *moduleCache) bind() error {
 	if c == nil || c.dir == "" {
 		return nil
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.scanned = scannedLine()
 	found, err := entries(c.dir)
 	if err != nil || len(found) == 0 {
 		return err
 	}
-	bound := record(c.dir, c.id)
-	same := len(bound) == len(found)
-	for path, sum := range found {
-		same = same && bound[path] == sum
+	rec := record(c.dir, c.id)
+	same := rec.scanned == scannedLine() && len(rec.sums) == len(found)
+	sums := make(map[string]string, len(found))
+	for path, fi := range found {
+		if e, ok := c.checked[path]; ok && os.SameFile(e.fi, fi) && e.fi.Size() == fi.Size() && e.fi.ModTime().Equal(fi.ModTime()) {
+			sums[path] = e.sum
+		} else {
+			sum, hashed, err := hashFile(filepath.Join(c.dir, filepath.FromSlash(path)))
+			if err != nil {
+				return err
+			}
+			c.checked[path] = checkedEntry{sum, hashed}
+			sums[path] = sum
+		}
+		same = same && rec.sums[path] == sums[path]
 	}
 	if same {
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString("module " + c.id + "\n")
-	for path, sum := range found {
+	b.WriteString("module " + c.id + "\n" + scannedLine() + "\n")
+	for path, sum := range sums {
 		b.WriteString(sum + " " + path + "\n")
 	}
 	return renameio.WriteFile(filepath.Join(c.dir, bindingFile), []byte(b.String()))
+}
+
+// needsScan says whether the module must be scanned before it is compiled:
+// unless its record, or this process, saw it pass the scan under the
+// current Bounds.
+func (c *moduleCache) needsScan() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.scanned == "" || c.scanned != scannedLine()
 }

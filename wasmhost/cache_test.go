@@ -2,6 +2,10 @@ package wasmhost
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -167,4 +171,68 @@ func TestCompilationCacheEntriesAreBound(t *testing.T) {
 	if ca, cb := runs(); ca != 3 || cb != 4 {
 		t.Errorf("with the module directories swapped, the modules exit %d and %d, want 3 and 4", ca, cb)
 	}
+}
+
+// The bounds scan is skipped only on the word of the module's own record,
+// which a fledge writes after the module passed the scan under the bounds
+// the record names: a module whose bytes differ, tighter bounds or another
+// scan revision are scanned again.
+func TestBoundsScanSkippedOnlyOnItsRecord(t *testing.T) {
+	old := Bounds
+	defer func() { Bounds = old }()
+	dir := t.TempDir()
+	ctx := context.Background()
+	mod := tu.WasmModule{MemPages: 1, Start: blocks(2000, true, nil)}.Bytes()
+	check := func(m []byte) error {
+		forgetCaches()
+		return Check(ctx, m, dir)
+	}
+	refused := func(what string, err error) {
+		t.Helper()
+		var me *ModuleError
+		if !errors.As(err, &me) || !me.Bound || !strings.Contains(me.Msg, "2000 blocks") {
+			t.Errorf("%s: err = %v, want the blocks bound", what, err)
+		}
+	}
+	sum := sha256.Sum256(mod)
+	modDir := filepath.Join(dir, WazeroVersion, hex.EncodeToString(sum[:]))
+	rec := filepath.Join(modDir, bindingFile)
+	setScanned := func(line string) {
+		t.Helper()
+		data, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		if !strings.HasPrefix(lines[1], "scanned ") {
+			t.Fatalf("the record has no scanned line:\n%s", data)
+		}
+		lines[1] = line
+		if err := os.WriteFile(rec, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if err := check(mod); err != nil {
+		t.Fatal(err)
+	}
+	Bounds.Blocks = 1000
+	refused("a record of looser bounds", check(mod))
+	// The line a fledge with these bounds writes after the scan.
+	setScanned(scannedLine())
+	if err := check(mod); err != nil {
+		t.Errorf("a record naming these bounds did not stand for the scan: %v", err)
+	}
+	setScanned(strings.Replace(scannedLine(), fmt.Sprint(scanRevision), fmt.Sprint(scanRevision-1), 1))
+	refused("a record of another scan revision", check(mod))
+
+	// The record and entries of a module, moved to the place of one whose
+	// bytes differ, vouch for nothing.
+	setScanned(scannedLine())
+	other := tu.WasmModule{MemPages: 2, Start: blocks(2000, true, nil)}.Bytes()
+	osum := sha256.Sum256(other)
+	if err := os.Rename(modDir, filepath.Join(dir, WazeroVersion, hex.EncodeToString(osum[:]))); err != nil {
+		t.Fatal(err)
+	}
+	refused("another module's record", check(other))
 }
