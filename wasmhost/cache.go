@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -26,9 +27,10 @@ import (
 // after wazero adds them. An entry that is not in the record of its
 // module's directory (moved or swapped there, damaged, or left by a crash
 // before its record) is deleted before wazero can read it, and the module
-// is compiled again. Checking costs a SHA-256 of the entries once per
-// process, and only once: binding after the compile hashes only what
-// wazero wrote since (a file that is not the one checked).
+// is compiled again. Checking costs a SHA-256 of the entries, less the
+// native code that wazero checks itself (entrySum), once per process:
+// binding after the compile hashes only what wazero wrote since (a file
+// that is not the one checked).
 //
 // The record is also the proof that the module passed the bounds scan
 // (bounds.go): it is written only after a compile that followed the scan,
@@ -145,9 +147,19 @@ func entries(dir string) (map[string]fs.FileInfo, error) {
 	return found, err
 }
 
-// hashFile returns the SHA-256 of the file at path, and the file it read
-// (which may no longer be the one at path).
-func hashFile(path string) (string, fs.FileInfo, error) {
+// entrySum returns the SHA-256 of the cache entry at path less its native
+// code, and the file it read (which may no longer be the one at path).
+//
+// The native code is nearly all of an entry (14 of 15 MB for a Go plugin),
+// and wazero checks it at every load against the CRC-32C the entry stores
+// after it, refusing the entry on a mismatch (compile then deletes the
+// module's entries and compiles it again). The SHA-256 covers the rest,
+// that CRC included: so every byte of an entry is still checked at every
+// run, one that another module's entry replaced or that was damaged is
+// still refused, and a run hashes a few KB instead of the 15 MB (9 ms of
+// CPU on the machine of bench/wasm.sh). An entry whose layout is not
+// wazero's (below) is hashed whole.
+func entrySum(path string) (string, fs.FileInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", nil, err
@@ -158,10 +170,56 @@ func hashFile(path string) (string, fs.FileInfo, error) {
 		return "", nil, err
 	}
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if skip, at, ok := codeSpan(f, fi.Size()); ok {
+		// Up to the code, then from its end: the CRC-32C and the tables.
+		if _, err := io.Copy(h, io.NewSectionReader(f, 0, at)); err != nil {
+			return "", nil, err
+		}
+		_, err = io.Copy(h, io.NewSectionReader(f, at+skip, fi.Size()-at-skip))
+	} else {
+		h.Write([]byte("whole\n"))
+		_, err = io.Copy(h, io.NewSectionReader(f, 0, fi.Size()))
+	}
+	if err != nil {
 		return "", nil, err
 	}
 	return hex.EncodeToString(h.Sum(nil)), fi, nil
+}
+
+// codeSpan finds the native code in a wazero cache entry of size bytes:
+// its length and where it starts. The layout is wazero's (v1.12.0,
+// internal/engine/wazevo/engine_cache.go, serializeCompiledModule):
+// "WAZEVO", the version's length (1 byte) and the version, the number of
+// functions (4 bytes, little-endian), 8 bytes of offset for each, the
+// code's length (8 bytes), the code, its CRC-32C (4 bytes), then the
+// source map and exception tables. ok is false for anything else.
+func codeSpan(f io.ReaderAt, size int64) (length, at int64, ok bool) {
+	const magic = "WAZEVO"
+	head := make([]byte, len(magic)+1+255+4)
+	n, _ := f.ReadAt(head, 0)
+	head = head[:n]
+	if n < len(magic)+1 || string(head[:len(magic)]) != magic {
+		return 0, 0, false
+	}
+	funcsAt := int64(len(magic) + 1 + int(head[len(magic)]))
+	if int64(n) < funcsAt+4 {
+		return 0, 0, false
+	}
+	lenAt := funcsAt + 4 + 8*int64(binary.LittleEndian.Uint32(head[funcsAt:]))
+	var b [8]byte
+	if lenAt+8 > size {
+		return 0, 0, false
+	}
+	if _, err := f.ReadAt(b[:], lenAt); err != nil {
+		return 0, 0, false
+	}
+	length, at = int64(binary.LittleEndian.Uint64(b[:])), lenAt+8
+	// The CRC-32C follows the code: an entry too short to hold it is not
+	// one to skip the code of.
+	if length < 0 || length > size-at-4 {
+		return 0, 0, false
+	}
+	return length, at, true
 }
 
 // binding is a module directory's record, read.
@@ -205,7 +263,7 @@ func (c *moduleCache) unbound() error {
 	c.checked = map[string]checkedEntry{}
 	for path := range found {
 		full := filepath.Join(c.dir, filepath.FromSlash(path))
-		sum, fi, err := hashFile(full)
+		sum, fi, err := entrySum(full)
 		if err != nil && !os.IsNotExist(err) {
 			return err
 		}
@@ -243,7 +301,7 @@ func (c *moduleCache) bind() error {
 		if e, ok := c.checked[path]; ok && os.SameFile(e.fi, fi) && e.fi.Size() == fi.Size() && e.fi.ModTime().Equal(fi.ModTime()) {
 			sums[path] = e.sum
 		} else {
-			sum, hashed, err := hashFile(filepath.Join(c.dir, filepath.FromSlash(path)))
+			sum, hashed, err := entrySum(filepath.Join(c.dir, filepath.FromSlash(path)))
 			if err != nil {
 				return err
 			}
@@ -270,4 +328,22 @@ func (c *moduleCache) needsScan() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.scanned == "" || c.scanned != scannedLine()
+}
+
+// drop deletes every entry of the module that this process kept, saying
+// whether there was one: for wazero refusing one when it loads it.
+func (c *moduleCache) drop() bool {
+	if c.dir == "" {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dropped := false
+	for path := range c.checked {
+		if os.Remove(filepath.Join(c.dir, filepath.FromSlash(path))) == nil {
+			dropped = true
+		}
+	}
+	c.checked = map[string]checkedEntry{}
+	return dropped
 }

@@ -1,6 +1,7 @@
 package wasmhost
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -235,4 +237,76 @@ func TestBoundsScanSkippedOnlyOnItsRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused("another module's record", check(other))
+}
+
+// A damaged entry is never run, wherever the damage is: in its native code
+// (which wazero checks against the entry's CRC-32C, and fledge then deletes
+// the entry and compiles again) or anywhere else (fledge's record refuses
+// it before wazero reads it).
+func TestCompilationCacheDamagedEntries(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mod := tu.WasmModule{Imports: []tu.WasmImport{fExit}, MemPages: 1, Start: seq(tu.I32Const(3), call(0))}.Bytes()
+	if err := Check(context.Background(), mod, dir); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(mod)
+	found, err := entries(filepath.Join(dir, WazeroVersion, hex.EncodeToString(sum[:])))
+	if err != nil || len(found) != 1 {
+		t.Fatalf("entries: %v, %v", found, err)
+	}
+	var entry string
+	for p := range found {
+		entry = filepath.Join(dir, WazeroVersion, hex.EncodeToString(sum[:]), filepath.FromSlash(p))
+	}
+	f, err := os.Open(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	length, at, ok := codeSpan(f, fi.Size())
+	f.Close()
+	if !ok || length == 0 {
+		t.Fatalf("the entry's native code was not found (is the layout still wazero's?)")
+	}
+	good, err := os.ReadFile(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what string
+		at   int64
+	}{
+		{"the native code's first byte", at},
+		{"the native code's last byte", at + length - 1},
+		{"the code's CRC-32C", at + length},
+		{"the function count", 6 + 1 + int64(good[6])},
+		{"a function's offset", at - 9},
+		{"the code's length", at - 1},
+	} {
+		bad := slices.Clone(good)
+		bad[tc.at] ^= 0x55
+		if err := os.WriteFile(entry, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		forgetCaches()
+		inst, err := Start(Config{Module: mod, CacheDir: dir, Args: []string{"cmd"}})
+		if err != nil {
+			t.Errorf("%s damaged: %v", tc.what, err)
+			continue
+		}
+		inst.Stdin().Close()
+		select {
+		case <-inst.Exited():
+		case <-time.After(20 * time.Second):
+			inst.Stop(true)
+			t.Fatalf("%s damaged: the instance did not end", tc.what)
+		}
+		if code, _, f := inst.Result(); code != 3 || f != nil {
+			t.Errorf("%s damaged: exit %d, %v; want 3", tc.what, code, f)
+		}
+		if now, _ := os.ReadFile(entry); bytes.Equal(now, bad) {
+			t.Errorf("%s damaged: the entry was kept", tc.what)
+		}
+	}
 }

@@ -130,6 +130,11 @@ func compile(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module 
 	cctx, cancel := context.WithTimeoutCause(experimental.WithCompilationWorkers(ctx, 2), CompileTimeout, errCompileTimeout)
 	defer cancel()
 	cm, err := rt.CompileModule(cctx, module)
+	if err != nil && cctx.Err() == nil && cache.drop() {
+		// wazero refused an entry of this module (its native code failed
+		// the entry's checksum, see entrySum): compile it afresh.
+		cm, err = rt.CompileModule(cctx, module)
+	}
 	if errors.Is(context.Cause(cctx), errCompileTimeout) {
 		return nil, &ModuleError{Msg: fmt.Sprintf("the module is too large to compile safely: it took more than %s", CompileTimeout), Bound: true}
 	}

@@ -109,8 +109,12 @@
 // binds each module's entries with a record of their SHA-256, and deletes
 // (and recompiles) any entry its module's record does not bind: one moved
 // or swapped in from another module, damaged, or left by a crash
-// (cache.go). The entries are hashed once per run, before wazero reads
-// them; binding after the compile hashes only the files wazero wrote since.
+// (cache.go). The record's hash of an entry leaves out its native code,
+// which wazero checks against the entry's CRC-32C at every load (the hash
+// covers that CRC); an entry wazero refuses is deleted and its module
+// compiled again. So every byte of an entry is checked at every run, and a
+// run hashes a few KB instead of 15 MB. Binding after the compile hashes
+// only the files wazero wrote since.
 // Everything in FLEDGE_HOME is trusted: an entry forged together with its
 // record would still run as native code.
 package wasmhost
