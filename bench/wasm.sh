@@ -9,7 +9,7 @@
 #   with REV     the same figures for REV's fledge and its sdkbench build
 #                (its own FLEDGE_HOME), and this tree's against them
 # Each figure is the median wall-clock time, and the median CPU time of fledge
-# (user + system), of the runs.
+# and its plugin (user + system), of the runs.
 # Usage: bench/wasm.sh [REV [runs]]   (default: no base revision, 15 runs)
 # e.g.   bench/wasm.sh 33d0dbb 21
 # Figures vary with the machine and its load: compare ratios, not times.

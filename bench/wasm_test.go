@@ -176,8 +176,9 @@ func BenchmarkWasmStream(b *testing.B) {
 //   - wasm-base, cold-base: with -base, the base revision's fledge and its
 //     sdkbench build, in a FLEDGE_HOME of their own.
 //
-// Each figure is the median wall-clock time (ms-<figure>) and CPU time of
-// fledge, user and system (cpu-ms-<figure>).
+// Each figure is the median wall-clock time (ms-<figure>) and CPU time,
+// user and system, of fledge and the processes it waited for: a native
+// plugin's are counted (cpu-ms-<figure>).
 func BenchmarkWasmStart(b *testing.B) {
 	type figure struct {
 		name   string
