@@ -310,3 +310,59 @@ func TestCompilationCacheDamagedEntries(t *testing.T) {
 		}
 	}
 }
+
+// Binding after a compile writes nothing when the entries are the ones
+// checked before it (a warm run), and hashes a file that replaced one of
+// them (wazero writes a new file and renames it into place) rather than
+// taking it for the one checked.
+func TestCompilationCacheBindHashesNewFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mod := tu.WasmModule{MemPages: 1, Start: append(tu.I32Const(5), tu.OpDrop)}.Bytes()
+	if err := Check(context.Background(), mod, dir); err != nil {
+		t.Fatal(err)
+	}
+	c, err := cacheFor(dir, mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(c.dir, bindingFile)
+	before, err := os.Stat(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.bind(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(rec); !os.SameFile(before, after) {
+		t.Error("binding the entries it had checked rewrote the record")
+	}
+	if len(c.checked) != 1 {
+		t.Fatalf("checked entries: %v", c.checked)
+	}
+	for rel := range c.checked {
+		path := filepath.Join(c.dir, filepath.FromSlash(rel))
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)-1] ^= 0x55 // past the native code: its hash changes
+		tmp := path + ".new"
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.bind(); err != nil {
+			t.Fatal(err)
+		}
+		sum, _, err := entrySum(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := record(c.dir, c.id).sums[rel]; got != sum {
+			t.Errorf("the record binds %s to %s, not the file now there (%s)", rel, got, sum)
+		}
+	}
+}
