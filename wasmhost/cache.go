@@ -186,6 +186,21 @@ func entrySum(path string) (string, fs.FileInfo, error) {
 	return hex.EncodeToString(h.Sum(nil)), fi, nil
 }
 
+// wholeSum is the SHA-256 of the file at path, whole: what records of a
+// fledge before entrySum bound ("" if it cannot be read).
+func wholeSum(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // codeSpan finds the native code in a wazero cache entry of size bytes:
 // its length and where it starts. The layout is wazero's (v1.12.0,
 // internal/engine/wazevo/engine_cache.go, serializeCompiledModule):
@@ -267,7 +282,9 @@ func (c *moduleCache) unbound() error {
 		if err != nil && !os.IsNotExist(err) {
 			return err
 		}
-		if err == nil && rec.sums[path] == sum {
+		if bound := rec.sums[path]; err == nil && bound != "" && (bound == sum || bound == wholeSum(full)) {
+			// Bound by this record, or by one of a fledge that hashed
+			// entries whole: bind rewrites that one.
 			c.checked[path] = checkedEntry{sum, fi}
 			continue
 		}

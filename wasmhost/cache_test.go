@@ -366,3 +366,63 @@ func TestCompilationCacheBindHashesNewFiles(t *testing.T) {
 		}
 	}
 }
+
+// A record of a fledge that hashed entries whole still binds them, once:
+// the module is not compiled again, and the record is rewritten as entrySum
+// hashes them, with the bounds scan it vouches for.
+func TestCompilationCacheWholeFileRecord(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mod := tu.WasmModule{MemPages: 1, Start: append(tu.I32Const(6), tu.OpDrop)}.Bytes()
+	if err := Check(context.Background(), mod, dir); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(mod)
+	modDir := filepath.Join(dir, WazeroVersion, hex.EncodeToString(sum[:]))
+	found, err := entries(modDir)
+	if err != nil || len(found) != 1 {
+		t.Fatalf("entries: %v, %v", found, err)
+	}
+	old := "module " + hex.EncodeToString(sum[:]) + "\n"
+	var entry string
+	for rel := range found {
+		entry = filepath.Join(modDir, filepath.FromSlash(rel))
+		old += wholeSum(entry) + " " + rel + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(modDir, bindingFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(entry)
+	c, err := cacheForFresh(dir, mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(entry); err != nil || !os.SameFile(before, after) {
+		t.Fatalf("the entry an older record bound was deleted: %v", err)
+	}
+	if !c.needsScan() {
+		t.Error("an older record, which names no scan, stood for one")
+	}
+	if err := Check(context.Background(), mod, dir); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(entry); !os.SameFile(before, after) {
+		t.Error("the module was compiled again")
+	}
+	rec := record(modDir, hex.EncodeToString(sum[:]))
+	es, _, _ := entrySum(entry)
+	if rel, _ := filepath.Rel(modDir, entry); rec.sums[filepath.ToSlash(rel)] != es || rec.scanned != scannedLine() {
+		t.Errorf("the record was not rewritten: %+v", rec)
+	}
+}
+
+// cacheForFresh is cacheFor as a new process runs it, for this directory
+// alone (forgetCaches would race with the other tests).
+func cacheForFresh(dir string, module []byte) (*moduleCache, error) {
+	sum := sha256.Sum256(module)
+	real, _ := filepath.EvalSymlinks(dir)
+	caches.Lock()
+	delete(caches.m, filepath.Join(real, WazeroVersion, hex.EncodeToString(sum[:])))
+	caches.Unlock()
+	return cacheFor(dir, module)
+}
