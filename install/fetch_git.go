@@ -78,10 +78,21 @@ func (g *gitFetcher) checkoutFrom(ctx context.Context, rev gitfetch.Revision, tr
 
 // fetchedTree is a checked-out revision in tree, without its .git.
 func (g *gitFetcher) fetchedTree(rev gitfetch.Revision, tree, commit string) (*fetched, error) {
+	// Who signed it is read from the fetch's own objects, before they go.
+	prov, notes, err := g.in.verifyCheckout(tree, rev, commit)
+	if err != nil {
+		return nil, &FetchError{Source: g.src.String(), Err: err}
+	}
+	at := short(commit)
+	if rev.RefName.IsTag() {
+		at = rev.RefName.Short() + " (" + at + ")"
+	}
+	g.in.logf("Provenance of %s: %s\n", at, describeProvenance(prov))
 	if err := gitfetch.RemoveGitDir(tree); err != nil {
 		return nil, err
 	}
-	f := &fetched{src: g.src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind), tier: g.tier(g.in.trust())}
+	f := &fetched{src: g.src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind), tier: g.tier(g.in.trust()),
+		prov: prov, provNotes: notes}
 	if rev.RefName.IsTag() {
 		f.tag = rev.RefName.Short()
 	}

@@ -62,7 +62,9 @@ type UpdateResult struct {
 	// ForcePushed is set when the branch followed was force-pushed: its
 	// new head does not descend from the installed commit.
 	ForcePushed bool
-	Err         error
+	// Provenance is who signed the new revision, once it was fetched.
+	Provenance *lockfile.Provenance
+	Err        error
 }
 
 // ErrTagMoved is wrapped when a pinned tag now names another commit.
@@ -367,6 +369,14 @@ func movedErr(p *lockfile.Plugin, tag, commit string) error {
 
 func short(c string) string { return c[:min(12, len(c))] }
 
+// revName names an installed revision in messages: "v1.2.0 (0123abcd4567)".
+func revName(p *lockfile.Plugin) string {
+	if p.Tag != "" {
+		return p.Tag + " (" + short(p.Commit) + ")"
+	}
+	return short(p.Commit)
+}
+
 // entrySource rebuilds a plugin's source from its record. githubBase
 // expands the owner/repo sources of records that carry no URL (written by
 // the Rust fledge); empty means https://github.com.
@@ -479,6 +489,12 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		}
 		pl.res.Detail = "branch " + pl.rev.RefName.Short() + " was force-pushed; followed, as the update was forced"
 	}
+	override, err := in.checkProvenance(c, recorded{p: p.Provenance, against: "the installed " + revName(p)})
+	if err != nil {
+		fail(pl, err)
+		return
+	}
+	pl.res.Provenance = f.prov
 
 	// What was approved before, and still requested, carries over.
 	baseline := p.Requested
@@ -543,7 +559,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 	}
 	f.src.Ref = pl.pinnedRef()
 	f.registry = p.RegistryName
-	j := journal{action: grantlog.ActionUpdate, consent: consent, policy: denied}
+	j := journal{action: grantlog.ActionUpdate, consent: consent, policy: denied, override: override}
 	if _, err := in.finish(ctx, c, granted, hooks, j); err != nil {
 		fail(pl, err)
 		return

@@ -68,11 +68,11 @@ require = "signed-tag"
 
 func TestProvenanceRulesFailClosed(t *testing.T) {
 	for body, want := range map[string]string{
-		"[provenance]\nrequire = \"sigend\"\n":                                   `[provenance] require = "sigend": want "signed"`,
-		"[provenance.tiers]\nteam = \"gpg\"\n":                                   `[provenance] tiers.team = "gpg"`,
-		"[[provenance.sources]]\nmatch = \"\"\nrequire = \"signed\"\n":           "an empty pattern",
-		"[provenance]\nallowed_signers = [\"\"]\n":                               "an empty path",
-		"[provenance]\nallowed_signer = [\"x\"]\n":                               "unknown key provenance.allowed_signer",
+		"[provenance]\nrequire = \"sigend\"\n":                                  `[provenance] require = "sigend": want "signed"`,
+		"[provenance.tiers]\nteam = \"gpg\"\n":                                  `[provenance] tiers.team = "gpg"`,
+		"[[provenance.sources]]\nmatch = \"\"\nrequire = \"signed\"\n":          "an empty pattern",
+		"[provenance]\nallowed_signers = [\"\"]\n":                              "an empty path",
+		"[provenance]\nallowed_signer = [\"x\"]\n":                              "unknown key provenance.allowed_signer",
 		"[[provenance.sources]]\nmatch = \"github.com/a/*\"\nrequire = \"x\"\n": `sources[0].require = "x"`,
 	} {
 		if _, err := Parse("p.toml", []byte(body)); err == nil || !strings.Contains(err.Error(), want) {
