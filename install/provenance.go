@@ -49,24 +49,7 @@ func (e *ProvenanceError) Unwrap() error {
 	return ErrSignerChanged
 }
 
-// describeProvenance says who signed, for messages: "a signed-tag by
-// SHA256:… (ann@example.com)", "unsigned".
-func describeProvenance(p *lockfile.Provenance) string {
-	if !p.Signed() {
-		return lockfile.LevelUnsigned
-	}
-	s := "a " + p.Level + " by " + p.Signer
-	if p.Principal != "" {
-		s += " (" + p.Principal + ")"
-	}
-	if p.VouchedBy == lockfile.VouchedFirstUse {
-		s += ", trusted on first use"
-	}
-	return s
-}
-
-// DescribeProvenance is describeProvenance for the command layer.
-func DescribeProvenance(p *lockfile.Provenance) string { return describeProvenance(p) }
+func describeProvenance(p *lockfile.Provenance) string { return p.Describe() }
 
 // verifyCheckout says who signed a revision checked out into tree (its
 // .git still there), against the trusted signers in force.
@@ -84,6 +67,16 @@ func (in *Installer) verifyCheckout(tree string, rev gitfetch.Revision, commit s
 		return nil, nil, err
 	}
 	return &res.Provenance, res.Notes, nil
+}
+
+// signatureOf is what the policy's [provenance] rules judge of p: a
+// first-use signer is vouched for by no file.
+func signatureOf(p *lockfile.Provenance) policy.Signature {
+	sig := policy.Signature{Level: p.LevelOf(), Signer: p.Signer}
+	if p.Trusted() {
+		sig.VouchedBy = p.VouchedBy
+	}
+	return sig
 }
 
 // recorded is a provenance a fetched revision is held to.
@@ -107,11 +100,7 @@ func (in *Installer) checkProvenance(c *candidate, against ...recorded) (string,
 	if err != nil {
 		return "", err
 	}
-	sig := policy.Signature{Level: got.LevelOf(), Signer: got.Signer}
-	if got.Trusted() {
-		sig.VouchedBy = got.VouchedBy
-	}
-	if d := in.policy().CheckProvenance(fe.identity(f.registry), string(f.tier), sig); d != nil {
+	if d := in.policy().CheckProvenance(fe.identity(f.registry), string(f.tier), signatureOf(got)); d != nil {
 		return "", policy.Deny(c.m.Plugin.Name, *d)
 	}
 	for _, r := range against {
@@ -161,9 +150,11 @@ func changed(plugin string, r recorded, got *lockfile.Provenance) *ProvenanceErr
 }
 
 // provenanceNote is the grant log's note of a change from before to
-// after (nil when who signed is unchanged).
+// after: nil when who signed is unchanged, and for an unsigned revision
+// where nothing was recorded before.
 func provenanceNote(before, after *lockfile.Provenance, override string) *grantlog.Provenance {
-	if after == nil || (before != nil && *before == *after && override == "") {
+	same := before != nil && after != nil && *before == *after || before == nil && !after.Signed()
+	if after == nil || same && override == "" {
 		return nil
 	}
 	return &grantlog.Provenance{From: logSigner(before), To: logSigner(after), Override: override}

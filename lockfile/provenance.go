@@ -70,3 +70,24 @@ func (p *Provenance) LevelOf() string {
 	}
 	return p.Level
 }
+
+// Describe says who signed, for people: "a signed-tag by SHA256:…
+// (ann@example.com), vouched for by FILE", "…, trusted on first use", or
+// "unsigned".
+func (p *Provenance) Describe() string {
+	if !p.Signed() {
+		return LevelUnsigned
+	}
+	s := "a " + p.Level + " by " + p.Signer
+	if p.Principal != "" {
+		s += " (" + p.Principal + ")"
+	}
+	switch p.VouchedBy {
+	case VouchedFirstUse:
+		s += ", trusted on first use"
+	case "":
+	default:
+		s += ", vouched for by " + p.VouchedBy
+	}
+	return s
+}

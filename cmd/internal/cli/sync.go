@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -15,9 +16,11 @@ import (
 
 type syncOptions struct {
 	consentFlags
-	File  string
-	Prune bool
-	JSON  bool
+	provenance provenanceFlag
+	flags      *pflag.FlagSet
+	File       string
+	Prune      bool
+	JSON       bool
 }
 
 func newSyncCmd(f *Factory) *cobra.Command {
@@ -39,6 +42,8 @@ as install. Nothing is removed unless --prune is given.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.File, "file", "", "the plugins.toml to match")
 	opts.consentFlags.register(fl)
+	opts.provenance.register(fl)
+	opts.flags = fl
 	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Prune, "prune", false, "remove installed plugins the file does not list")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
@@ -63,6 +68,9 @@ type syncDoc struct {
 func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 	in, _, err := newInstaller(ctx, f, opts.consentFlags, true)
 	if err != nil {
+		return err
+	}
+	if err := opts.provenance.apply(opts.flags, in); err != nil {
 		return err
 	}
 	if f.IO.ShowProgress() && !opts.JSON {

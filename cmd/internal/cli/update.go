@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -16,11 +17,13 @@ import (
 
 type updateOptions struct {
 	consentFlags
-	Names    []string
-	DryRun   bool
-	Defaults bool
-	Force    bool
-	JSON     bool
+	provenance provenanceFlag
+	flags      *pflag.FlagSet
+	Names      []string
+	DryRun     bool
+	Defaults   bool
+	Force      bool
+	JSON       bool
 }
 
 func newUpdateCmd(f *Factory) *cobra.Command {
@@ -54,6 +57,8 @@ A branch whose new head does not descend from the installed commit was force-pus
 	fl.BoolVar(&opts.Defaults, "defaults", false, "update only the curated default plugins, moving their pins to the newest release")
 	fl.BoolVar(&opts.Force, "force", false, "follow a branch that was force-pushed")
 	opts.consentFlags.register(fl)
+	opts.provenance.register(fl)
+	opts.flags = fl
 	registerGrantCompletion(cmd)
 	cmd.ValidArgsFunction = completePluginNames(f, true)
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
@@ -139,6 +144,9 @@ func rustStatus(r install.UpdateResult) string {
 func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 	in, _, err := newInstaller(ctx, f, opts.consentFlags, !opts.DryRun)
 	if err != nil {
+		return err
+	}
+	if err := opts.provenance.apply(opts.flags, in); err != nil {
 		return err
 	}
 	doc := updateDoc{SchemaVersion: SchemaVersion, Action: "update", Scope: "all", DryRun: opts.DryRun, Results: []updateResultJSON{}}
