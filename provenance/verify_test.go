@@ -15,7 +15,7 @@ import (
 )
 
 // objects reads what a fetch of tag (or of HEAD, for "") would verify.
-func objects(t *testing.T, dir, tag string) provenance.Signed {
+func objects(t testing.TB, dir, tag string) provenance.Signed {
 	t.Helper()
 	repo, err := git.PlainOpen(dir)
 	if err != nil {
