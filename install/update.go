@@ -62,7 +62,8 @@ type UpdateResult struct {
 	// ForcePushed is set when the branch followed was force-pushed: its
 	// new head does not descend from the installed commit.
 	ForcePushed bool
-	// Provenance is who signed the new revision, once it was fetched.
+	// Provenance is who signed the new revision, once it was fetched
+	// (also when the update was then refused).
 	Provenance *lockfile.Provenance
 	Err        error
 }
@@ -489,12 +490,12 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		}
 		pl.res.Detail = "branch " + pl.rev.RefName.Short() + " was force-pushed; followed, as the update was forced"
 	}
+	pl.res.Provenance = f.prov
 	override, err := in.checkProvenance(c, recorded{p: p.Provenance, against: "the installed " + revName(p)})
 	if err != nil {
 		fail(pl, err)
 		return
 	}
-	pl.res.Provenance = f.prov
 
 	// What was approved before, and still requested, carries over.
 	baseline := p.Requested

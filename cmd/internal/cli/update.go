@@ -98,7 +98,10 @@ type updateResultJSON struct {
 	Escalation        bool             `json:"escalation"`
 	NewerTags         []string         `json:"newer_tags"`
 	ForcePushed       bool             `json:"force_pushed"`
-	Error             *jsonError       `json:"error"`
+	// Provenance is who signed the revision fetched (null when nothing
+	// was fetched): list's object.
+	Provenance *provenanceJSON `json:"provenance"`
+	Error      *jsonError      `json:"error"`
 }
 
 // updateSummary counts results by Rust's status (total, updated, skipped,
@@ -206,6 +209,10 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 			j.HookChanges = append(j.HookChanges, hookChangeJSON{Name: h.Name, From: h.From, To: h.To})
 		}
 		j.NewerTags = append(j.NewerTags, r.NewerTags...)
+		if r.Provenance != nil {
+			pj := toProvenanceJSON(r.Provenance)
+			j.Provenance = &pj
+		}
 		if p := now[r.Name]; p != nil && r.Status == install.StatusSkipped && p.KindInfo().InstallFlag != "" {
 			j.Detail += "; to refresh it, reinstall it: " + reinstallCommand(p)
 		}
