@@ -115,6 +115,9 @@ func parseSignerLine(line string) (allowedSigner, error) {
 	if err != nil {
 		return allowedSigner{}, err
 	}
+	if strings.TrimSpace(principals) == "" {
+		return allowedSigner{}, errors.New(`the principals are empty: name who the key is, such as "ann@example.com"`)
+	}
 	if rest == "" {
 		return allowedSigner{}, errors.New(`want "principals [options] keytype key": the key is missing`)
 	}
