@@ -87,7 +87,7 @@ func (g *gitFetcher) fetchedTree(rev gitfetch.Revision, tree, commit string) (*f
 	if rev.RefName.IsTag() {
 		at = rev.RefName.Short() + " (" + at + ")"
 	}
-	g.in.logf("Provenance of %s: %s\n", at, describeProvenance(prov))
+	g.in.logf("Provenance of %s: %s\n", at, prov.Describe())
 	if err := gitfetch.RemoveGitDir(tree); err != nil {
 		return nil, err
 	}

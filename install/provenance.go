@@ -39,7 +39,7 @@ func (e *ProvenanceError) Error() string {
 		what = "signer changed"
 	}
 	return fmt.Sprintf("%s: %s: %s is %s, and the fetched commit %s is %s; fledge does not take a lower level or another signer silently",
-		e.Plugin, what, e.Against, describeProvenance(&e.Recorded), short(e.Commit), describeProvenance(&e.Got))
+		e.Plugin, what, e.Against, e.Recorded.Describe(), short(e.Commit), e.Got.Describe())
 }
 
 func (e *ProvenanceError) Unwrap() error {
@@ -48,8 +48,6 @@ func (e *ProvenanceError) Unwrap() error {
 	}
 	return ErrSignerChanged
 }
-
-func describeProvenance(p *lockfile.Provenance) string { return p.Describe() }
 
 // verifyCheckout says who signed a revision checked out into tree (its
 // .git still there), against the trusted signers in force.
