@@ -177,13 +177,19 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 	if err := in.checkTagAge(c.m.Plugin.Name, f); err != nil {
 		return nil, err
 	}
-	if _, err := in.checkProvenance(c); err != nil {
-		return nil, err
-	}
 	if in.Force {
 		if c.req.Installed, err = in.installed(c.m.Plugin.Name); err != nil {
 			return nil, err
 		}
+	}
+	// A reinstall is held to who signed what it replaces, as an update is.
+	var against []recorded
+	if cur := c.req.Installed; cur != nil {
+		against = append(against, recorded{p: cur.Provenance, against: "the installed " + short(cur.Commit)})
+	}
+	override, err := in.checkProvenance(c, against...)
+	if err != nil {
+		return nil, err
 	}
 	dec, denied, err := in.decide(c.req)
 	if err != nil {
@@ -195,7 +201,7 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 			hooks[h.Name] = h.Command
 		}
 	}
-	j := journal{action: grantlog.ActionInstall, consent: in.Consent.consentOf(dec, grantlog.ConsentYes), policy: denied}
+	j := journal{action: grantlog.ActionInstall, consent: in.Consent.consentOf(dec, grantlog.ConsentYes), policy: denied, override: override}
 	return in.finish(ctx, c, dec.Capabilities, hooks, j)
 }
 

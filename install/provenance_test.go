@@ -307,3 +307,37 @@ func TestSyncRefusesATagResignedByAnotherKey(t *testing.T) {
 		t.Error("installed anyway")
 	}
 }
+
+// A reinstall (--force) is held to who signed what it replaces, as an
+// update is: a tag re-signed by another key is refused until accepted.
+func TestReinstallIsHeldToTheInstalledSigner(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	keys := t.TempDir()
+	ann := provenancetest.NewSSHKey(t, keys, "ann")
+	bob := provenancetest.NewSSHKey(t, keys, "bob")
+	r, url := signedPlugin(t, "1.0.0")
+	r.SignWithSSH(ann)
+	r.Git("tag", "-s", "-m", "1.0.0", "v1.0.0")
+	e := newEnv(t)
+	in := e.installer(Consent{Yes: true})
+	ctx := context.Background()
+	if _, err := in.Install(ctx, url+"@v1.0.0"); err != nil {
+		t.Fatal(err)
+	}
+	r.SignWithSSH(bob)
+	r.Git("tag", "-f", "-s", "-m", "1.0.0 again", "v1.0.0")
+	in.Force = true
+	_, err := in.Install(ctx, url+"@v1.0.0")
+	var pe *ProvenanceError
+	if !errors.As(err, &pe) || pe.Downgrade || pe.Recorded.Signer != ann.Fingerprint || pe.Got.Signer != bob.Fingerprint {
+		t.Fatalf("reinstall: %v", err)
+	}
+	in.AcceptProvenance = "bob took over releases"
+	if _, err := in.Install(ctx, url+"@v1.0.0"); err != nil {
+		t.Fatalf("accepted reinstall: %v", err)
+	}
+	if got := sigEntry(t, e).Provenance; got.Signer != bob.Fingerprint {
+		t.Errorf("recorded %+v", got)
+	}
+}

@@ -94,23 +94,32 @@ func unconfinedBy(f *Factory) string {
 	return ""
 }
 
-// provenanceFlag is --accept-provenance, on update and sync.
+// provenanceFlag is --accept-provenance, on install (a reinstall), update
+// and sync: a pflag.Value, so it knows whether it was given at all.
 type provenanceFlag struct {
-	Accept string
+	reason string
+	given  bool
+}
+
+func (p *provenanceFlag) String() string { return p.reason }
+func (p *provenanceFlag) Type() string   { return "reason" }
+func (p *provenanceFlag) Set(v string) error {
+	p.reason, p.given = v, true
+	return nil
 }
 
 func (p *provenanceFlag) register(fl *pflag.FlagSet) {
-	fl.StringVar(&p.Accept, "accept-provenance", "", "accept a lower provenance or another signer than recorded, saying why (the grant log records it with who)")
+	fl.Var(p, "accept-provenance", "accept a lower provenance or another signer than recorded, saying why (the grant log records it with who)")
 }
 
 // apply checks the flag and gives it to in.
-func (p *provenanceFlag) apply(fl *pflag.FlagSet, in *install.Installer) error {
-	if !fl.Changed("accept-provenance") {
+func (p *provenanceFlag) apply(in *install.Installer) error {
+	if !p.given {
 		return nil
 	}
-	if strings.TrimSpace(p.Accept) == "" {
+	if strings.TrimSpace(p.reason) == "" {
 		return usageErrorf("--accept-provenance needs a reason, such as --accept-provenance \"the author moved to a new key\": the grant log records it")
 	}
-	in.AcceptProvenance = strings.TrimSpace(p.Accept)
+	in.AcceptProvenance = strings.TrimSpace(p.reason)
 	return nil
 }

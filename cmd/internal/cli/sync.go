@@ -7,7 +7,6 @@ import (
 	"io/fs"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -17,7 +16,6 @@ import (
 type syncOptions struct {
 	consentFlags
 	provenance provenanceFlag
-	flags      *pflag.FlagSet
 	File       string
 	Prune      bool
 	JSON       bool
@@ -43,7 +41,6 @@ as install. Nothing is removed unless --prune is given.`,
 	fl.StringVar(&opts.File, "file", "", "the plugins.toml to match")
 	opts.consentFlags.register(fl)
 	opts.provenance.register(fl)
-	opts.flags = fl
 	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Prune, "prune", false, "remove installed plugins the file does not list")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
@@ -70,7 +67,7 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := opts.provenance.apply(opts.flags, in); err != nil {
+	if err := opts.provenance.apply(in); err != nil {
 		return err
 	}
 	if f.IO.ShowProgress() && !opts.JSON {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -18,7 +17,6 @@ import (
 type updateOptions struct {
 	consentFlags
 	provenance provenanceFlag
-	flags      *pflag.FlagSet
 	Names      []string
 	DryRun     bool
 	Defaults   bool
@@ -58,7 +56,6 @@ A branch whose new head does not descend from the installed commit was force-pus
 	fl.BoolVar(&opts.Force, "force", false, "follow a branch that was force-pushed")
 	opts.consentFlags.register(fl)
 	opts.provenance.register(fl)
-	opts.flags = fl
 	registerGrantCompletion(cmd)
 	cmd.ValidArgsFunction = completePluginNames(f, true)
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
@@ -149,7 +146,7 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := opts.provenance.apply(opts.flags, in); err != nil {
+	if err := opts.provenance.apply(in); err != nil {
 		return err
 	}
 	doc := updateDoc{SchemaVersion: SchemaVersion, Action: "update", Scope: "all", DryRun: opts.DryRun, Results: []updateResultJSON{}}
