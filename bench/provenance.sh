@@ -56,9 +56,14 @@ for i in $(seq "$runs"); do
   for ref in ${orders[$((i % 3))]}; do # each variant goes first as often
     t=$(now); install "$ref" "$T/fh-x"; took[$ref]=$((took[$ref] + $(now) - t))
   done
-  for _ in 1 2 3 4 5; do
-    t=$(now); FLEDGE_HOME="$T/fh-signed" "$T/fledge" sig 2>/dev/null; rs=$((rs + $(now) - t))
-    t=$(now); FLEDGE_HOME="$T/fh-unsigned" "$T/fledge" sig 2>/dev/null; ru=$((ru + $(now) - t))
+  for j in 1 2 3 4 5; do # alternate which goes first
+    if (( (i + j) % 2 )); then
+      t=$(now); FLEDGE_HOME="$T/fh-signed" "$T/fledge" sig 2>/dev/null; rs=$((rs + $(now) - t))
+      t=$(now); FLEDGE_HOME="$T/fh-unsigned" "$T/fledge" sig 2>/dev/null; ru=$((ru + $(now) - t))
+    else
+      t=$(now); FLEDGE_HOME="$T/fh-unsigned" "$T/fledge" sig 2>/dev/null; ru=$((ru + $(now) - t))
+      t=$(now); FLEDGE_HOME="$T/fh-signed" "$T/fledge" sig 2>/dev/null; rs=$((rs + $(now) - t))
+    fi
   done
 done
 s=${took[signed]}; o=${took[openpgp]}; u=${took[unsigned]}
