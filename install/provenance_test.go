@@ -341,3 +341,21 @@ func TestReinstallIsHeldToTheInstalledSigner(t *testing.T) {
 		t.Errorf("recorded %+v", got)
 	}
 }
+
+// A trusted-signers file that cannot be read stops the install with an
+// error naming it, as the settings' problem, not the source's.
+func TestAMissingSignersFileStopsTheInstall(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	_, url := signedPlugin(t, "1.0.0")
+	e := newEnv(t)
+	in := e.installer(Consent{Yes: true})
+	missing := filepath.Join(t.TempDir(), "allowed_signers")
+	in.Settings = withSigners(missing)
+	_, err := in.Install(context.Background(), url)
+	var se *provenance.SignersError
+	var fe *FetchError
+	if !errors.As(err, &se) || errors.As(err, &fe) || se.File != missing || !strings.Contains(err.Error(), missing) {
+		t.Fatalf("got %v", err)
+	}
+}

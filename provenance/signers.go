@@ -51,19 +51,29 @@ func (s *Signers) Files() []string {
 // Empty reports whether s trusts no one.
 func (s *Signers) Empty() bool { return s == nil || len(s.ssh)+len(s.pgp) == 0 }
 
+// SignersError reports a trusted-signers file that cannot be read or
+// parsed; its message names the file (and the line).
+type SignersError struct {
+	File string
+	Err  error
+}
+
+func (e *SignersError) Error() string { return e.Err.Error() }
+func (e *SignersError) Unwrap() error { return e.Err }
+
 // Load reads each file: git's allowed-signers format, or an armored
-// OpenPGP public key block. A file that cannot be read or parsed is an
-// error naming it (and the line): a trusted key that silently does not
-// count would read as a downgrade later.
+// OpenPGP public key block. A file that cannot be read or parsed is a
+// *SignersError naming it (and the line): a trusted key that silently
+// does not count would read as a downgrade later.
 func Load(files []string) (*Signers, error) {
 	s := &Signers{}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("allowed signers %s: %w", f, err)
+			return nil, &SignersError{File: f, Err: fmt.Errorf("allowed signers %s: %w", f, err)}
 		}
 		if err := s.add(f, data); err != nil {
-			return nil, err
+			return nil, &SignersError{File: f, Err: err}
 		}
 	}
 	return s, nil

@@ -171,6 +171,8 @@ func hintFor(err error) string {
 		return "ask the plugin's author whether the change is theirs (a new release key, a release made without signing): an account takeover looks the same; to accept it, run the same command on a terminal, or with --accept-provenance \"<why>\" (the grant log records who and why)"
 	case errors.As(err, new(*provenance.BadSignatureError)):
 		return "do not install it: what was signed has been changed since; tell the plugin's author"
+	case errors.As(err, new(*provenance.SignersError)):
+		return "fix that file, or take it out of [provenance] allowed_signers (in config.toml, or the policy that names it)"
 	case errors.As(err, &notReq):
 		return "see what it requests and is granted: " + commandLine("plugins", "info", notReq.Plugin)
 	case errors.As(err, &man) && man.Changed:
