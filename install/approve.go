@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
 )
@@ -44,6 +45,12 @@ type Request struct {
 	// Installed is the plugin as installed now when this replaces it (a
 	// reinstall): what an approval form starts from.
 	Installed *Installed
+	// Provenance is who signed the revision (nil: a source without
+	// signatures); a signer no trusted file vouches for is pinned by
+	// this install (trust on first use). ProvenanceNotes say which
+	// signatures were found and not accepted.
+	Provenance      *lockfile.Provenance
+	ProvenanceNotes []string
 }
 
 // Installed is what is installed of a plugin that a request replaces.
@@ -53,6 +60,8 @@ type Installed struct {
 	// they were approved (empty in records the Rust fledge wrote).
 	Grants    Grants
 	Requested manifest.Capabilities
+	// Provenance is who signed the installed revision (nil: not recorded).
+	Provenance *lockfile.Provenance
 }
 
 // Current reports whether item (a grant name) is granted now and, for
@@ -143,6 +152,10 @@ type Consent struct {
 	// grantlog.Consent constant: ConsentRequired for the policy's
 	// [[required]] pre-approval), as the grant log records it.
 	By string
+	// ConfirmProvenance asks a human whether to accept a revision signed
+	// at a lower level, or by another signer, than recorded; nil when no
+	// terminal is available (update and sync then refuse it).
+	ConfirmProvenance func(*ProvenanceError) (bool, error)
 }
 
 // riskyForUnverified reports whether item (a grant name) is approved for

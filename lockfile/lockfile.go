@@ -120,6 +120,10 @@ type Plugin struct {
 	// point (disabled.go); the grant log records the change too.
 	DisabledBy string `toml:"disabled_by,omitempty"`
 	DisabledAt string `toml:"disabled_at,omitempty"`
+	// Provenance is who signed the installed revision, as verified at
+	// install (nil: not verified, as in records written before fledge
+	// verified signatures, or by the Rust fledge).
+	Provenance *Provenance `toml:"provenance,omitempty"`
 }
 
 // Unconfined says who turned kernel confinement off for this plugin and

@@ -45,6 +45,20 @@ type Effective struct {
 	// ProtectRequire is [protection] require (true when any layer says
 	// true); nil when no layer sets it.
 	ProtectRequire *Setting[bool]
+	// Signers lists each allowed-signers file a layer names (Pattern is
+	// its path); ProvenanceRequire every [provenance] require rule: each
+	// applies where it says.
+	Signers           []PatternRule
+	ProvenanceRequire []ProvenanceRule
+}
+
+// ProvenanceRule is one [provenance] require rule: the level it wants of
+// the sources it applies to ("every source", "tier team", or a source
+// pattern).
+type ProvenanceRule struct {
+	Origin
+	AppliesTo string
+	Level     string
 }
 
 // LayerInfo is one layer's file and scope.
@@ -136,6 +150,22 @@ func (s *Set) Effective() Effective {
 		}
 		if r := l.protectRequire; r != nil && (e.ProtectRequire == nil || *r && !e.ProtectRequire.Value) {
 			e.ProtectRequire = &Setting[bool]{Value: *r, From: Origin{l.Where(), l.Rule("protection", "require")}}
+		}
+		if pl := l.provenance; pl != nil {
+			for _, f := range pl.signers {
+				e.Signers = append(e.Signers, PatternRule{Origin: Origin{l.Where(), l.Rule("provenance", "allowed_signers")}, Pattern: f})
+			}
+			if pl.require != "" {
+				e.ProvenanceRequire = append(e.ProvenanceRequire, ProvenanceRule{Origin{l.Where(), l.Rule("provenance", "require")}, "every source", pl.require})
+			}
+			for _, tier := range tiers() {
+				if v, ok := pl.tiers[tier]; ok {
+					e.ProvenanceRequire = append(e.ProvenanceRequire, ProvenanceRule{Origin{l.Where(), l.Rule("provenance.tiers", tier)}, "tier " + tier, v})
+				}
+			}
+			for _, sr := range pl.sources {
+				e.ProvenanceRequire = append(e.ProvenanceRequire, ProvenanceRule{Origin{l.Where(), l.Rule("provenance", "sources")}, sr.p.text, sr.require})
+			}
 		}
 		if l.hasOwner {
 			o := Origin{l.Where(), l.Rule("trust", "owners")}

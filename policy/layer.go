@@ -81,6 +81,7 @@ type fileRules struct {
 	} `toml:"protection"`
 	Revocation *revocationRules `toml:"revocation"`
 	Required   []requiredRule   `toml:"required"`
+	Provenance *provenanceRules `toml:"provenance"`
 }
 
 type tierLists struct {
@@ -140,6 +141,8 @@ type Layer struct {
 	revocation *revocationList
 	// required are the [[required]] plugins (required.go).
 	required []Required
+	// provenance is [provenance] (provenance.go).
+	provenance *provenanceLayer
 	// raw is the file's bytes (or the [policy] table's), for Digest.
 	raw []byte
 }
@@ -300,6 +303,9 @@ func (l *Layer) load(r *fileRules) error {
 		return err
 	}
 	if err := l.loadRequired(r.Required); err != nil {
+		return err
+	}
+	if err := l.loadProvenance(r.Provenance); err != nil {
 		return err
 	}
 	if err := l.loadTools(r.Tools); err != nil {

@@ -89,13 +89,20 @@ type auditEntry struct {
 	// here (absent for wasm).
 	Confinement *confinementJSON `json:"confinement,omitempty"`
 	// PolicyDenied lists what the admin policy refuses it now: granted
-	// capabilities or hooks (denied at run time), its source, its pin.
+	// capabilities or hooks (denied at run time), its source, its pin,
+	// its provenance.
 	PolicyDenied []string `json:"policy_denied"`
 	// Disabled and DisabledBy are as in list (fledge plugins disable).
 	Disabled   bool   `json:"disabled"`
 	DisabledBy string `json:"disabled_by"`
 	// Revoked is as in list.
 	Revoked *revokedJSON `json:"revoked"`
+	// Provenance is who signed the installed revision (list's object).
+	Provenance provenanceJSON `json:"provenance"`
+	// VouchedBy is the allowed-signers file that vouched for the signer,
+	// "first-use" when it was pinned by its first install, "" when
+	// unsigned.
+	VouchedBy string `json:"vouched_by"`
 }
 
 // confinementJSON is confine.Status: the profile's row, whether it may
@@ -211,6 +218,10 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants, off st
 		PinnedRef: optional(p.PinnedRef), Granted: toCapsJSON(g.Capabilities), Requested: toCapsJSON(au.Requested),
 		Hooks: map[string]string{}, Warnings: au.Warnings, PolicyDenied: []string{},
 		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(), Revoked: toRevokedJSON(g),
+		Provenance: toProvenanceJSON(p.Provenance),
+	}
+	if p.Provenance.Signed() {
+		a.VouchedBy = p.Provenance.VouchedBy
 	}
 	maps.Copy(a.Hooks, p.Hooks)
 	// The library finds; the words a person acts on are added here.
@@ -242,6 +253,8 @@ func printAudit(f *Factory, a auditEntry) {
 	if a.Commit != "" {
 		fmt.Fprintf(w, "  commit:    %s\n", termsafe.Escape(a.Commit))
 	}
+	fmt.Fprintf(w, "  signed:    %s\n", provenanceText(&lockfile.Provenance{Level: a.Provenance.Level,
+		Signer: a.Provenance.Signer, Principal: a.Provenance.Principal, VouchedBy: a.VouchedBy}))
 	if a.Sandboxed {
 		fmt.Fprintf(w, "  runtime:   wasm (sandboxed): its own code reaches %s\n", a.Sandbox)
 	} else if a.Confinement != nil {

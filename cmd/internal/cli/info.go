@@ -152,6 +152,7 @@ func printInfo(out io.Writer, p *lockfile.Plugin, info infoJSON) {
 	if info.Disabled {
 		row("disabled", "by "+termsafe.Line(info.DisabledBy)+": nothing of it runs until "+commandLine("plugins", "enable", info.Name))
 	}
+	row("provenance", provenanceText(p.Provenance))
 	proto := info.Protocol
 	if proto == "" {
 		proto = "none (runs with the terminal, no host operations)"
@@ -225,4 +226,10 @@ func hooksNote(p *lockfile.Plugin) string {
 		return ""
 	}
 	return "; hooks approved"
+}
+
+// provenanceText is who signed an installed revision, for a terminal:
+// the level, the signer and principal, and the file that vouched.
+func provenanceText(p *lockfile.Provenance) string {
+	return termsafe.Escape(p.Describe())
 }
