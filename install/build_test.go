@@ -209,7 +209,7 @@ func TestRunHookScriptInDir(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "build.sh"), "#!/bin/sh\necho \"direct:$1:$(pwd)\"\n", 0o755)
 	writeFile(t, filepath.Join(dir, "scripts", "setup"), "echo \"via-sh:$FLEDGE_PLUGIN_DIR\"\n", 0o644) // not executable
 	in := Installer{Env: []string{"PATH=" + os.Getenv("PATH")}}
-	env := in.hookEnv(dir)
+	env := in.hookEnv("p", dir, nil, nil)
 
 	// "build.sh" is not on PATH, so only running it directly works.
 	var out bytes.Buffer

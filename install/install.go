@@ -9,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/rogpeppe/go-internal/lockedfile"
 	"github.com/rogpeppe/go-internal/renameio"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
@@ -268,7 +271,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 				hin = in.forPlugin(p)
 			}
 		}
-		if err := hin.runHook(ctx, "build", c.buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
+		if err := hin.runHook(ctx, "build", c.buildCmd, f.dir, hin.hookEnv(name, f.dir, granted.Environment, m.Capabilities.Environment), in.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -369,12 +372,35 @@ func (in *Installer) now() time.Time {
 	return in.Now()
 }
 
-func (in *Installer) hookEnv(dir string) []string {
+// hookEnv is the environment of a hook or build command run in dir for a
+// plugin granted the environment variables granted and declaring declared
+// (its manifest's): the base environment and what is granted
+// (confine.Environment), or fledge's whole environment where confinement
+// is turned off (Unconfined), plus FLEDGE_PLUGIN_DIR. Declared variables
+// withheld are named in one note in the log, with the command that grants
+// them, never with their values.
+func (in *Installer) hookEnv(name, dir string, granted, declared []string) []string {
 	env := in.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	return append(append([]string(nil), env...), "FLEDGE_PLUGIN_DIR="+dir)
+	env = slices.Clone(env)
+	if in.Unconfined == "" {
+		var withheld []string
+		env, withheld, _ = confine.Environment(env, granted)
+		var wanted, items []string
+		for _, v := range withheld {
+			if confine.MatchAny(declared, v) && manifest.CheckEnvName(v) == "" {
+				wanted = append(wanted, v)
+				items = append(items, manifest.EnvItem(v))
+			}
+		}
+		if len(wanted) > 0 && in.Log != nil {
+			fmt.Fprintf(in.Log, "  note: the hooks of %s are not given %s (it declares them, they are not granted): fledge plugins grant %s %s\n",
+				name, strings.Join(wanted, ", "), name, strings.Join(items, " "))
+		}
+	}
+	return confine.SetEnv(env, "FLEDGE_PLUGIN_DIR", dir)
 }
 
 // makeBinariesExecutable sets the executable bits of command binaries in a
@@ -471,7 +497,9 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	}
 	if hook, ok := entry.Hooks[manifest.HookPostInstall]; ok {
 		in.logf("Running post_install for %s: %s\n", entry.Name, termsafe.Escape(hook))
-		if err := in.forPlugin(entry).runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), in.hookEnv(finalDir(final, f)), in.Log); err != nil {
+		hin := in.forPlugin(entry)
+		env := hin.hookEnv(entry.Name, finalDir(final, f), in.Settings.Grants(entry).Capabilities.Environment, m.Capabilities.Environment)
+		if err := hin.runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), env, in.Log); err != nil {
 			return false, err
 		}
 	}

@@ -298,7 +298,7 @@ func TestCapabilitiesParsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Capabilities{Exec: true, Store: true, Network: true, Filesystem: "project"}
-	if m.Capabilities != want {
+	if !m.Capabilities.Equal(want) {
 		t.Errorf("capabilities = %+v, want %+v", m.Capabilities, want)
 	}
 	if got := JoinCapabilities(m.Capabilities.List()); got != "exec, store, network, filesystem" {

@@ -120,7 +120,7 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), err error) {
 		return done, fmt.Errorf("create a temporary directory: %w", err)
 	}
 	done = func() { _ = os.RemoveAll(tmp) }
-	cmd.Env = setEnv(cmd.Env, "TMPDIR", tmp)
+	cmd.Env = confine.SetEnv(cmd.Env, "TMPDIR", tmp)
 	c := r.confinement(t, tmp)
 	for _, d := range c.Profile.Dropped {
 		fmt.Fprintf(r.Stderr, "fledge: plugin %s is not given %s\n", t.Entry.Name, termsafe.Line(d))
