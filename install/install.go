@@ -176,6 +176,7 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 			return nil, err
 		}
 	}
+	c.req.Unconfined = in.unconfinedFor(c.m.Plugin.Name)
 	dec, denied, err := in.decide(c.req)
 	if err != nil {
 		return nil, err
@@ -265,12 +266,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		in.logf("Building %s: %s\n", name, termsafe.Escape(c.buildCmd))
 		// An update or reinstall builds as its installed record says:
 		// unconfined when fledge plugins unconfine turned it off.
-		hin := in
-		if file, err := in.Store.Load(); err == nil {
-			if p, ok := file.Get(name); ok {
-				hin = in.forPlugin(p)
-			}
-		}
+		hin := in.forName(name)
 		if err := hin.runHook(ctx, "build", c.buildCmd, f.dir, hin.hookEnv(name, f.dir, granted.Environment, m.Capabilities.Environment), in.Log); err != nil {
 			return nil, err
 		}
@@ -328,6 +324,35 @@ func (in *Installer) preflight(m *manifest.Manifest) error {
 		return err
 	}
 	return checkSlot(file, m, in.Force)
+}
+
+// unconfinedFor says who turned kernel confinement off for the plugin
+// named name: Unconfined (FLEDGE_CONFINE=off, or the switch for every
+// plugin), else its record's switch; "" when it is on.
+func (in *Installer) unconfinedFor(name string) string {
+	if in.Unconfined != "" {
+		return in.Unconfined
+	}
+	file, err := in.Store.Load()
+	if err != nil {
+		return ""
+	}
+	if p, ok := file.Get(name); ok {
+		return p.Unconfined()
+	}
+	return file.Unconfined()
+}
+
+// forName is in for the hooks of the plugin named name: with
+// confinement off when unconfinedFor says it is.
+func (in *Installer) forName(name string) *Installer {
+	off := in.unconfinedFor(name)
+	if off == in.Unconfined {
+		return in
+	}
+	cp := *in
+	cp.Unconfined = off
+	return &cp
 }
 
 // installed describes the installed plugin named name, or nil.
@@ -497,7 +522,7 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	}
 	if hook, ok := entry.Hooks[manifest.HookPostInstall]; ok {
 		in.logf("Running post_install for %s: %s\n", entry.Name, termsafe.Escape(hook))
-		hin := in.forPlugin(entry)
+		hin := in.forName(entry.Name)
 		env := hin.hookEnv(entry.Name, finalDir(final, f), in.Settings.Grants(entry).Capabilities.Environment, m.Capabilities.Environment)
 		if err := hin.runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), env, in.Log); err != nil {
 			return false, err

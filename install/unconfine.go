@@ -80,3 +80,51 @@ func (in *Installer) SetConfinement(name string, off bool) (*ConfinementChange, 
 	}
 	return res, nil
 }
+
+// SetConfinementAll turns kernel confinement off for every native plugin
+// (off), or back on, in plugins.toml, and writes the change to the grant
+// log (who and when). It applies from each plugin's next run and to its
+// hooks, until turned back on; a plugin's own switch (SetConfinement)
+// stays as it was. Turning it off is refused where the admin policy's
+// [confinement] allow_off is false; turning it back on never is.
+func (in *Installer) SetConfinementAll(off bool) (*ConfinementChange, error) {
+	if off {
+		if d := in.policy().CheckOff("fledge plugins unconfine --all"); d != nil {
+			return nil, policy.Deny("", *d)
+		}
+	}
+	unlock, err := lockedfile.MutexAt(in.Paths.TreeLock()).Lock()
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", in.Paths.TreeLock(), err)
+	}
+	defer unlock()
+	if err := recoverLocked(in.Paths, in.Store); err != nil {
+		return nil, err
+	}
+	res := &ConfinementChange{}
+	err = updateLogged(in.Store, in.Journal, func(file *lockfile.File) error {
+		if off == (file.UnconfinedBy != "") {
+			res.Unconfined = file.Unconfined()
+			return errNoChange
+		}
+		file.UnconfinedBy, file.UnconfinedAt = "", ""
+		if off {
+			user, uid := grantlog.CurrentUser()
+			if user == "" {
+				user = fmt.Sprintf("uid %d", uid)
+			}
+			file.UnconfinedBy, file.UnconfinedAt = user, in.now().UTC().Format(time.RFC3339)
+		}
+		res.Unconfined, res.Changed = file.Unconfined(), true
+		return nil
+	}, func() []grantlog.Record {
+		if off {
+			return []grantlog.Record{{Action: grantlog.ActionUnconfine, Note: "kernel confinement turned off for every plugin (fledge plugins unconfine --all)"}}
+		}
+		return []grantlog.Record{{Action: grantlog.ActionConfine, Note: "kernel confinement turned back on for every plugin (fledge plugins confine --all)"}}
+	})
+	if err != nil && !errors.Is(err, errNoChange) {
+		return nil, err
+	}
+	return res, nil
+}

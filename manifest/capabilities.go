@@ -43,6 +43,15 @@ func ParseEnvItem(item string) (name string, ok bool) {
 	return strings.CutPrefix(item, EnvItemPrefix)
 }
 
+// ItemCapability is the capability a grant name belongs to: the
+// capability itself, or CapEnvironment for an env: item.
+func ItemCapability(item string) Capability {
+	if _, ok := ParseEnvItem(item); ok {
+		return CapEnvironment
+	}
+	return Capability(item)
+}
+
 // GrantHooks is the grant name that approves a plugin's hooks and build
 // command: not a capability, but named beside them in --grant lists, the
 // approval form, policy rules and the grant log.

@@ -179,6 +179,7 @@ func askGrantChange(ctx context.Context, f *Factory, in *install.Installer, name
 	now := install.Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}
 	r.Installed = &install.Installed{Version: p.Version, Commit: p.Commit, Grants: now, Requested: requested}
 	r.Source = entrySourceArg(p)
+	r.Unconfined = unconfinedFor(f, p)
 	showRequest(f.IO.ErrOut, r)
 	fmt.Fprintf(f.IO.ErrOut, "  granted now: %s\n", itemsText(now.Items()))
 	review := hookLines("Its hooks (granting hooks lets them run, exactly as shown):", r.Hooks)
