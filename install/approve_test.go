@@ -320,7 +320,7 @@ func TestUnverifiedItems(t *testing.T) {
 			t.Errorf("%s %v: %q, want %q", tc.r.Tier, tc.r.Items(), got, tc.want)
 		}
 	}
-	if got := UnverifiedGrants(); !slices.Equal(got, []string{"exec", "network", "hooks"}) {
+	if got := UnverifiedGrants(); !slices.Equal(got, []string{"exec", "network", "environment", "hooks"}) {
 		t.Errorf("UnverifiedGrants() = %q", got)
 	}
 }

@@ -93,6 +93,10 @@ func TestConfinementProbes(t *testing.T) {
 			if c.declares != "" {
 				m += "\n[capabilities]\n" + c.declares + "\n"
 			}
+			// The probe reads where to probe from PROBE_*: granted by
+			// name, as a user grants a variable to a plugin that
+			// declares none.
+			c.grants.Environment = []string{"PROBE_*"}
 			e.install(plugin{name: "fledge-plugin-probe", manifest: m, commands: map[string]string{"probe": bin},
 				copies: map[string]string{bin: src}, grants: c.grants, protocol: c.protocol})
 			before, err := os.ReadFile(e.paths.PluginsFile())
