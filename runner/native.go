@@ -92,8 +92,9 @@ func (r *Runner) noteWithheld(t *Target, withheld, secret []string) {
 // may have wanted, and says why: those its approved manifest lists under
 // environment and are not granted; for a plugin whose manifest lists none
 // (every plugin the Rust fledge published), those its program names
-// (confine.NamedIn: the command's file, read up to 256 KiB). Only names
-// a grant can spell are kept.
+// (confine.NamedIn: the command's file, read up to 256 KiB), of three
+// characters or more (the shell's "_" is no setting). Only names a grant
+// can spell are kept.
 func (r *Runner) wantedEnv(t *Target, withheld []string) (wanted []string, why string) {
 	var valid []string
 	for _, n := range withheld {
@@ -109,6 +110,7 @@ func (r *Runner) wantedEnv(t *Target, withheld []string) (wanted []string, why s
 		}
 		return wanted, "it declares them, they are not granted"
 	}
+	valid = slices.DeleteFunc(valid, func(n string) bool { return len(n) < 3 })
 	return confine.NamedIn(t.Binary, valid), "its program names them"
 }
 
