@@ -64,9 +64,10 @@
 // needs beyond the base ([capabilities] environment = ["GITHUB_TOKEN",
 // "AWS_*"]: names, or prefixes ending in '*'); the user grants it all
 // ("environment") or one by one ("env:GITHUB_TOKEN"); the admin policy
-// judges both as the capability environment. A base entry whose name or
-// value Secret holds for a secret (a proxy URL with a password,
-// FLEDGE_GITHUB_TOKEN) is withheld like any other.
+// judges both as the capability environment. A base entry whose name
+// Secret holds for a secret (FLEDGE_GITHUB_TOKEN), or whose value does in
+// a row that may carry a credential (a proxy URL with a password; the
+// rows from EDITOR down, EnvRow.Values), is withheld like any other.
 //
 //	variables                                      why
 //	LANG LANGUAGE LC_* TZ                          locale and time zone
