@@ -135,14 +135,3 @@ func SetEnv(environ []string, name, value string) []string {
 	}
 	return append(out, name+"="+value)
 }
-
-// Getenv is the value of name in environ (the last entry wins), "" when
-// it has none.
-func Getenv(environ []string, name string) string {
-	for i := len(environ) - 1; i >= 0; i-- {
-		if k, v, ok := strings.Cut(environ[i], "="); ok && k == name {
-			return v
-		}
-	}
-	return ""
-}
