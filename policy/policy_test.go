@@ -295,3 +295,19 @@ func TestParseAge(t *testing.T) {
 		}
 	}
 }
+
+// An env: item is judged as the capability environment, and a denial
+// names the item asked for.
+func TestAllowsEnvItems(t *testing.T) {
+	l, err := Parse("p.toml", []byte("[capabilities]\nunverified = [\"store\"]\nteam = [\"store\", \"environment\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Set{layers: []*Layer{l}}
+	if d := s.Allows("unverified", "env:GITHUB_TOKEN"); d == nil || d.Item != "env:GITHUB_TOKEN" {
+		t.Errorf("unverified env:GITHUB_TOKEN: %+v", d)
+	}
+	if d := s.Allows("team", "env:GITHUB_TOKEN"); d != nil {
+		t.Errorf("team env:GITHUB_TOKEN: %+v", d)
+	}
+}
