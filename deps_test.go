@@ -64,7 +64,7 @@ func TestImportRules(t *testing.T) {
 		{"wasmhost", []string{module + "/runner", module + "/install", module + "/lockfile", module + "/home", module + "/manifest", module + "/registry"}, "the wasm sandbox speaks only the wire protocol; grants are the engine's"},
 		{"pluginsdk", []string{module + "/runner", module + "/install", module + "/lockfile", module + "/home", module + "/manifest"}, "the SDK needs only the wire types"},
 		{"project", []string{module + "/"}, "project is a leaf"},
-		{"confine", []string{module + "/"}, "confine is a leaf: its init diverts the trampoline before the rest of fledge initialises, so it waits on as few packages as possible"},
+		{"confine", []string{module + "/"}, "confine is a leaf: it draws and applies profiles from what the runner and install give it"},
 		{"repourl", []string{module + "/"}, "the one git-URL parser is a leaf that registry, policy and install share"},
 		{"binfmt", []string{module + "/"}, "binfmt is a leaf"},
 		{"agenthosts", []string{module + "/"}, "wiring fledge into agent hosts' files is a leaf: the command layer says what to run"},

@@ -1,8 +1,8 @@
 package confine
 
 import (
+	"errors"
 	"fmt"
-	"os"
 
 	"golang.org/x/sys/unix"
 
@@ -15,64 +15,121 @@ const (
 	fileBits = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSReadFile | ll.AccessFSIoctlDev)
 )
 
-// Apply confines the calling thread, and everything it execs from now on,
-// to p: the trampoline locks its goroutine to its thread, applies the
-// profile and execs the plugin from that thread, so only it needs the
-// rules (restricting every thread of a Go process, as go-landlock's
-// Restrict does before ABI 8, signals each of them and costs milliseconds).
-// It leaves the thread unable to undo it (no_new_privs is set, as Landlock
-// and seccomp require). Call runtime.LockOSThread first.
+// restriction is a profile made ready for the kernel: a Landlock ruleset
+// holding its paths, and whether the socket filter goes with it. Making it
+// (opening each path) works on any thread and binds none; restrict binds
+// the calling thread alone.
+type restriction struct {
+	fd      int // the ruleset; -1 when Landlock has nothing to handle
+	flags   uint32
+	sockets bool // load the socket filter (the network is not granted)
+}
+
+// compile makes p ready to restrict a thread with.
 //
 // Landlock runs best effort: on a kernel whose ABI lacks a right (the
-// network before ABI 4, device ioctls before ABI 5) that right is left
-// unconfined, exactly as Detect reports it, rather than refusing to run a
-// plugin whose files can still be confined. A kernel without Landlock is
-// an error here: the runner never starts the trampoline there.
-func Apply(p Profile) error {
+// network before ABI 4, device ioctls before ABI 5, moving files between
+// directories before ABI 2) that right is left unconfined, exactly as
+// Detect reports it, rather than refusing to run a plugin whose files can
+// still be confined. A kernel without Landlock is an error here: the
+// runner never asks to confine there.
+//
+// Each path costs three system calls (open O_PATH, landlock_add_rule,
+// close), and a file a fourth: a rule with directory rights on a file is
+// refused (EINVAL) and added again with file rights, which spares a stat
+// per path. go-landlock's rules would do the same work, but would drop the
+// whole ruleset on an ABI 1 kernel for a rule asking "refer".
+func compile(p Profile) (*restriction, error) {
+	abi, _ := landlockABI()
+	if abi < 1 {
+		return nil, fmt.Errorf("the kernel has no Landlock")
+	}
 	cfg := landlock.V7.BestEffort()
 	if p.Network {
 		cfg = landlock.Config{HandledAccessFS: landlock.V7.HandledAccessFS, Scoped: landlock.V7.Scoped}.BestEffort()
 	}
-	var rules []landlock.Rule
-	add := func(access landlock.AccessFSSet, refer bool, paths []string) {
+	// What the ruleset handles here: the rights the kernel's ABI knows.
+	handled := cfg.HandledAccessFS & abiFS[min(abi, len(abiFS))-1]
+	fd, flags, err := cfg.NewRulesetFD()
+	if err != nil {
+		return nil, fmt.Errorf("landlock: %w", err)
+	}
+	if fd < 0 {
+		return nil, fmt.Errorf("landlock: the kernel handles none of the profile's rights")
+	}
+	r := &restriction{fd: fd, flags: flags, sockets: !p.Network}
+	add := func(access landlock.AccessFSSet, paths []string) error {
+		a := access & handled
 		for _, path := range paths {
-			fi, err := os.Stat(path)
+			pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
 			if err != nil {
 				continue // gone since the profile was drawn: nothing to grant
 			}
-			a := access
-			if !fi.IsDir() {
-				a &= fileBits
+			err = addRule(fd, pfd, a)
+			if errors.Is(err, unix.EINVAL) { // not a directory
+				err = addRule(fd, pfd, a&fileBits)
 			}
-			// A directory another process removes meanwhile is no error.
-			r := landlock.PathAccess(a, path).IgnoreIfMissing()
-			if refer && fi.IsDir() {
-				r = r.WithRefer()
+			_ = unix.Close(pfd)
+			if err != nil {
+				return fmt.Errorf("landlock: grant %s: %w", path, err)
 			}
-			rules = append(rules, r)
+		}
+		return nil
+	}
+	for _, g := range []struct {
+		access landlock.AccessFSSet
+		paths  []string
+	}{
+		{landlock.AccessFSSet(ll.AccessFSExecute) | readOnly, p.ReadExec},
+		{readOnly, p.Read},
+		{readWrite | landlock.AccessFSSet(ll.AccessFSRefer), p.Write},
+		{readWrite | landlock.AccessFSSet(ll.AccessFSIoctlDev), p.Devices},
+	} {
+		if err := add(g.access, g.paths); err != nil {
+			r.close()
+			return nil, err
 		}
 	}
-	add(landlock.AccessFSSet(ll.AccessFSExecute)|readOnly, false, p.ReadExec)
-	add(readOnly, false, p.Read)
-	add(readWrite, true, p.Write)
-	add(readWrite|landlock.AccessFSSet(ll.AccessFSIoctlDev), false, p.Devices)
-	if abi, _ := landlockABI(); abi < 1 {
-		return fmt.Errorf("the kernel has no Landlock")
+	return r, nil
+}
+
+// abiFS are the file rights Landlock's ABI versions 1 to 7 handle.
+var abiFS = []landlock.AccessFSSet{landlock.V1.HandledAccessFS, landlock.V2.HandledAccessFS, landlock.V3.HandledAccessFS,
+	landlock.V4.HandledAccessFS, landlock.V5.HandledAccessFS, landlock.V6.HandledAccessFS, landlock.V7.HandledAccessFS}
+
+// addRule grants access beneath the file pfd opens (O_PATH); no right
+// left (a file's share of directory rights on an old ABI) is no rule.
+func addRule(ruleset, pfd int, access landlock.AccessFSSet) error {
+	if access == 0 {
+		return nil
 	}
-	fd, flags, err := cfg.NewRulesetFD(rules...)
-	if err != nil {
-		return fmt.Errorf("landlock: %w", err)
+	return ll.LandlockAddPathBeneathRule(ruleset, &ll.PathBeneathAttr{ParentFd: pfd, AllowedAccess: uint64(access)}, 0)
+}
+
+// close releases the ruleset; threads restricted with it stay restricted.
+func (r *restriction) close() {
+	if r.fd >= 0 {
+		_ = unix.Close(r.fd)
 	}
-	if fd >= 0 {
-		defer unix.Close(fd)
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			return fmt.Errorf("no_new_privs: %w", err)
-		}
-		if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(fd), uintptr(flags), 0); errno != 0 {
+}
+
+// restrict confines the calling thread, and every process it starts from
+// now on, and leaves it unable to undo that (no_new_privs is set, as
+// Landlock and seccomp require). Only this thread: restricting every
+// thread of a Go process, as go-landlock's Restrict does before ABI 8,
+// signals each of them and costs milliseconds, and would confine fledge
+// itself. The caller holds the thread with runtime.LockOSThread and never
+// lets it go (see Start).
+func (r *restriction) restrict() error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if r.fd >= 0 {
+		if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(r.fd), uintptr(r.flags), 0); errno != 0 {
 			return fmt.Errorf("landlock_restrict_self: %w", errno)
 		}
 	}
-	if !p.Network {
+	if r.sockets {
 		if err := denySockets(); err != nil {
 			return fmt.Errorf("seccomp: %w", err)
 		}

@@ -25,23 +25,24 @@ var (
 // reach, as for a plugin.
 func DeriveBuild(dir string, at Places) Profile {
 	p := Profile{Scope: ScopeBuild, Network: true}
-	hidden := at.hidden()
+	rs := resolver{}
+	hidden := at.hidden(rs)
 	for _, s := range ToolSecrets {
 		for _, h := range []string{at.Home, at.UserHome} {
 			if h != "" {
-				hidden = append(hidden, real(filepath.Join(h, s)))
+				hidden = append(hidden, rs.real(filepath.Join(h, s)))
 			}
 		}
 	}
 	add := func(dst *[]string, paths ...string) {
 		for _, path := range paths {
-			*dst = appendNew(*dst, allowed(path, hidden, &p.Dropped)...)
+			*dst = appendNew(*dst, allowed(rs, path, hidden, &p.Dropped)...)
 		}
 	}
 	add(&p.ReadExec, SystemDirs...)
 	add(&p.Read, "/proc")
 	add(&p.Devices, "/dev")
-	add(&p.ReadExec, toolDirs(at.Path)...)
+	add(&p.ReadExec, toolDirs(rs, at.Path)...)
 	add(&p.Read, homeFiles(at.Home)...)
 	for _, h := range []string{at.Home, at.UserHome} {
 		if h == "" {
@@ -56,7 +57,7 @@ func DeriveBuild(dir string, at Places) Profile {
 	}
 	add(&p.Write, at.Tools...)
 	add(&p.Write, dir, at.Temp, "/tmp", "/var/tmp")
-	if root := buildWorkTree(dir, at); root != "" {
+	if root := buildWorkTree(rs, dir, at); root != "" {
 		add(&p.Read, root)
 	}
 	return p
@@ -71,9 +72,9 @@ func DeriveBuild(dir string, at Places) Profile {
 // home directory or FLEDGE_HOME: read access is never widened to those (a
 // work tree that is a home directory itself is dropped by allowed, and
 // the build sees what it always did).
-func buildWorkTree(dir string, at Places) string {
-	d := real(dir)
-	if at.FledgeHome != "" && under(real(at.FledgeHome), d) {
+func buildWorkTree(rs resolver, dir string, at Places) string {
+	d := rs.real(dir)
+	if at.FledgeHome != "" && under(rs.real(at.FledgeHome), d) {
 		return ""
 	}
 	for {
@@ -86,10 +87,10 @@ func buildWorkTree(dir string, at Places) string {
 		}
 		d = parent
 	}
-	if d == "/" || d == real(dir) {
+	if d == "/" || d == rs.real(dir) {
 		return ""
 	}
-	for _, h := range at.hidden() {
+	for _, h := range at.hidden(rs) {
 		if h != d && under(d, h) {
 			return ""
 		}

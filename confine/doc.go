@@ -1,16 +1,16 @@
 // Package confine turns what a native plugin was granted into what the
 // kernel lets its process, and everything that process starts, do: a
 // Profile of paths and a network switch, applied with Landlock (and a
-// small seccomp filter for what Landlock's ABI does not reach) by a
-// trampoline inside the fledge binary.
+// small seccomp filter for what Landlock's ABI does not reach) by Start,
+// where the plugin, hook or build is started.
 //
-// Go cannot run code between fork and exec, so the runner starts the
-// plugin as fledge itself (/proc/self/exe) under the argv[0] Marker; this
-// package's init hands such a process to Trampoline before package main
-// and fledge's heavier packages are initialised, and it restricts its
-// thread and execs the plugin. In any other process that init only
-// compares argv[0]. Every binary that links confine (fledge, and the test
-// binaries of the packages that start plugins) is its own trampoline.
+// Go cannot run code between fork and exec, so Start puts the profile on
+// the thread that forks: a goroutine locked to a thread of its own
+// restricts that thread alone (Landlock's restrict_self, no_new_privs and
+// seccomp all bind the calling thread), starts the command from it, which
+// inherits all three, and ends, taking the thread with it. fledge's other
+// threads, and those the runtime makes later, stay unconfined (see Start
+// for why). No second fledge process is started.
 //
 // # The profile table
 //

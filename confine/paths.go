@@ -3,7 +3,9 @@ package confine
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 )
 
 // maxSplit bounds how many entries allowed lists while carving a hidden
@@ -18,18 +20,13 @@ const maxSplit = 4096
 // grant inside a hidden tree is an explicit exception and kept; a grant
 // that is a hidden tree is dropped. path is resolved first (a grant of a
 // symlink is a grant of its target); a missing path gives nothing.
-func allowed(path string, hidden []string, dropped *[]string) []string {
+func allowed(rs resolver, path string, hidden []string, dropped *[]string) []string {
 	if path == "" {
 		return nil
 	}
-	r, err := filepath.EvalSymlinks(path)
+	r, err := rs.eval(path)
 	if err != nil {
 		return nil
-	}
-	if !filepath.IsAbs(r) {
-		if r, err = filepath.Abs(r); err != nil {
-			return nil
-		}
 	}
 	budget := maxSplit
 	return split(r, hidden, dropped, &budget, true)
@@ -85,12 +82,89 @@ func under(root, p string) bool {
 
 // real is p with symlinks resolved, or p made absolute when it does not
 // exist.
-func real(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
+func (rs resolver) real(p string) string {
+	if r, err := rs.eval(p); err == nil {
 		return r
 	}
 	if a, err := filepath.Abs(p); err == nil {
 		return a
 	}
 	return p
+}
+
+// resolver resolves paths as filepath.EvalSymlinks does, but remembers
+// every directory it resolved: a profile is drawn from dozens of paths
+// under the same few directories (home, PATH's), and EvalSymlinks stats
+// each component of each path again (most of Derive's time). One lives
+// for one drawing, so it sees the filesystem as it is then.
+type resolver map[string]resolved
+
+type resolved struct {
+	real string
+	err  error
+}
+
+// maxLinks bounds the symbolic links followed in one resolution, as the
+// kernel's ELOOP does.
+const maxLinks = 40
+
+// eval is filepath.EvalSymlinks(p), made absolute.
+func (rs resolver) eval(p string) (string, error) {
+	if slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
+		// ".." after a link means the link target's parent: leave that to
+		// EvalSymlinks, which resolves in order.
+		r, err := filepath.EvalSymlinks(p)
+		if err == nil && !filepath.IsAbs(r) {
+			r, err = filepath.Abs(r)
+		}
+		return r, err
+	}
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	links := 0
+	return rs.walk(a, &links)
+}
+
+// walk resolves a, a clean absolute path, parent first.
+func (rs resolver) walk(a string, links *int) (string, error) {
+	if a == "/" {
+		return a, nil
+	}
+	if r, ok := rs[a]; ok {
+		return r.real, r.err
+	}
+	r, err := rs.step(a, links)
+	rs[a] = resolved{r, err}
+	return r, err
+}
+
+func (rs resolver) step(a string, links *int) (string, error) {
+	dir, err := rs.walk(filepath.Dir(a), links)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, filepath.Base(a))
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return "", err
+	}
+	if fi.Mode()&os.ModeSymlink == 0 {
+		return p, nil
+	}
+	if *links++; *links > maxLinks {
+		return "", &os.PathError{Op: "resolve", Path: a, Err: syscall.ELOOP}
+	}
+	target, err := os.Readlink(p)
+	if err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	if slices.Contains(strings.Split(filepath.ToSlash(target), "/"), "..") {
+		return filepath.EvalSymlinks(target)
+	}
+	return rs.walk(filepath.Clean(target), links)
 }

@@ -56,7 +56,7 @@ type Places struct {
 }
 
 // Profile is what the kernel lets a confined plugin do, as lists of real
-// paths. It is what the trampoline applies.
+// paths. It is what Start applies.
 type Profile struct {
 	// Scope is the table row it was drawn from.
 	Scope Scope `json:"scope"`
@@ -77,9 +77,8 @@ type Profile struct {
 
 // Grants are the effective grants a profile is drawn from: what
 // plugins.toml records, narrowed by the admin policy (package settings),
-// as manifest.Capabilities holds them. confine does not import manifest,
-// so that the trampoline, which runs before package main, waits for as
-// few package initialisations as possible.
+// as manifest.Capabilities holds them. confine does not import manifest:
+// it stays a leaf.
 type Grants struct {
 	// Filesystem is the granted scope ("" or "none": none).
 	Filesystem string
@@ -111,15 +110,16 @@ func ScopeOf(declared string, effective Grants) Scope {
 func Derive(declared string, effective Grants, at Places) Profile {
 	scope := ScopeOf(declared, effective)
 	p := Profile{Scope: scope}
-	hidden := at.hidden()
+	rs := resolver{}
+	hidden := at.hidden(rs)
 	for _, s := range ToolSecrets {
 		if at.Home != "" {
-			hidden = append(hidden, real(filepath.Join(at.Home, s)))
+			hidden = append(hidden, rs.real(filepath.Join(at.Home, s)))
 		}
 	}
 	addExcept := func(dst *[]string, except []string, paths ...string) {
 		for _, path := range paths {
-			for _, r := range allowed(path, append(except, hidden...), &p.Dropped) {
+			for _, r := range allowed(rs, path, append(except, hidden...), &p.Dropped) {
 				if !slices.Contains(*dst, r) {
 					*dst = append(*dst, r)
 				}
@@ -136,7 +136,7 @@ func Derive(declared string, effective Grants, at Places) Profile {
 		addExcept(&p.Devices, []string{"/dev/shm"}, "/dev")
 	}
 	add(&p.ReadExec, at.PluginRoot)
-	add(&p.ReadExec, toolDirs(at.Path)...)
+	add(&p.ReadExec, toolDirs(rs, at.Path)...)
 	add(&p.ReadExec, at.Tools...)
 	for _, h := range []string{at.Home, at.UserHome} {
 		for _, d := range ToolHomes {
@@ -189,13 +189,13 @@ var personal = map[string]bool{".ssh": true, ".aws": true, ".gnupg": true, ".con
 // (~/.pyenv/shims, ~/.cargo/bin, ~/.nvm/…/bin), whose programs read the
 // rest of their tree: the whole hidden directory is granted, unless it is
 // a personal one (~/.local/bin, ~/.config/…/bin are granted alone).
-func toolDirs(path []string) []string {
+func toolDirs(rs resolver, path []string) []string {
 	var out []string
 	for _, d := range path {
 		if d == "" || !filepath.IsAbs(d) {
 			continue // a relative entry means wherever the plugin stands
 		}
-		r := real(d)
+		r := rs.real(d)
 		parts := strings.Split(r, string(filepath.Separator))
 		grant := r
 		for i, part := range parts {
@@ -223,11 +223,11 @@ func homeFiles(home string) []string {
 }
 
 // hidden are the trees no broad grant may include: home and FLEDGE_HOME.
-func (at Places) hidden() []string {
+func (at Places) hidden(rs resolver) []string {
 	var out []string
 	for _, h := range []string{at.Home, at.UserHome, at.FledgeHome} {
 		if h != "" {
-			out = append(out, real(h))
+			out = append(out, rs.real(h))
 		}
 	}
 	return out

@@ -65,7 +65,7 @@ func TestDeriveHidesHomeAndState(t *testing.T) {
 }
 
 func TestToolDirs(t *testing.T) {
-	got := toolDirs([]string{"/nonexistent/u/.pyenv/shims", "/nonexistent/u/.local/bin", "/usr/bin", "relative/bin", ""})
+	got := toolDirs(resolver{}, []string{"/nonexistent/u/.pyenv/shims", "/nonexistent/u/.local/bin", "/usr/bin", "relative/bin", ""})
 	want := []string{"/nonexistent/u/.pyenv", "/nonexistent/u/.local/bin", "/usr/bin"}
 	if !slices.Equal(got, want) {
 		t.Errorf("toolDirs = %v, want %v", got, want)
@@ -146,5 +146,51 @@ func TestEnforces(t *testing.T) {
 	}
 	if st := StatusOf("", Grants{}, old, ""); !st.Enforced {
 		t.Errorf("undeclared on ABI 3 (network allowed): %+v", st)
+	}
+}
+
+// The resolver gives what filepath.EvalSymlinks gives, made absolute,
+// for every kind of path a profile is drawn from: plain, through
+// relative, absolute and chained links, to files, missing, and in a loop.
+func TestResolverMatchesEvalSymlinks(t *testing.T) {
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"a/b/c", "x/y"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "a/b/c/f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{
+		"rel":      "a/b",
+		"abs":      filepath.Join(root, "x"),
+		"chain":    "rel",
+		"file":     "a/b/c/f",
+		"a/up":     "../x/y",
+		"dangling": "nowhere",
+		"loop1":    "loop2",
+		"loop2":    "loop1",
+		"x/y/back": "../../a",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs := resolver{}
+	for _, p := range []string{"a", "a/b/c", "rel", "rel/c", "rel/c/f", "abs/y", "chain/c", "file", "a/up", "a/up/back/b",
+		"dangling", "loop1/x", "missing", "a/missing/deeper", "rel/../x", "chain/c/f/x", "/", "/usr/bin"} {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		want, werr := filepath.EvalSymlinks(p)
+		got, gerr := rs.eval(p)
+		if (werr == nil) != (gerr == nil) || got != want {
+			t.Errorf("eval(%s) = %q, %v; EvalSymlinks: %q, %v", p, got, gerr, want, werr)
+		}
 	}
 }

@@ -5,6 +5,7 @@ package confine
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/net/bpf"
@@ -25,24 +26,32 @@ import (
 // default action, which for a filter that allows by default would let a
 // 32-bit socketcall(2) through.
 func denySockets() error {
-	prog, err := bpf.Assemble(socketFilter())
+	prog, err := socketProgram()
 	if err != nil {
 		return err
+	}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return err
+	}
+	// This thread only: it is the one that starts the plugin (see Start).
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(prog))); errno != 0 {
+		return fmt.Errorf("load the socket filter: %w", errno)
+	}
+	return nil
+}
+
+// socketProgram is the filter assembled for the kernel, once per process.
+var socketProgram = sync.OnceValues(func() (*unix.SockFprog, error) {
+	prog, err := bpf.Assemble(socketFilter())
+	if err != nil {
+		return nil, err
 	}
 	filters := make([]unix.SockFilter, len(prog))
 	for i, in := range prog {
 		filters[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
 	}
-	fprog := unix.SockFprog{Len: uint16(len(filters)), Filter: &filters[0]}
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return err
-	}
-	// This thread only: it is the one that execs the plugin (see Apply).
-	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
-		return fmt.Errorf("load the socket filter: %w", errno)
-	}
-	return nil
-}
+	return &unix.SockFprog{Len: uint16(len(filters)), Filter: &filters[0]}, nil
+})
 
 const (
 	retAllow = unix.SECCOMP_RET_ALLOW

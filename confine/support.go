@@ -8,9 +8,9 @@ type Support struct {
 	ABI int
 	// Files: paths are confined (Landlock ABI 1). Network: TCP bind and
 	// connect are confined (ABI 4; UDP and other sockets by a seccomp
-	// filter the trampoline adds). Devices: ioctl on devices is confined
-	// (ABI 5). Scoped: signals and abstract UNIX sockets stay inside the
-	// sandbox (ABI 6).
+	// filter Start adds). Devices: ioctl on devices is confined (ABI 5).
+	// Scoped: signals and abstract UNIX sockets stay inside the sandbox
+	// (ABI 6 with its erratum 2 fixed).
 	Files, Network, Devices, Scoped bool
 	// Reason says why Files or Network is false.
 	Reason string
@@ -19,7 +19,7 @@ type Support struct {
 // Detect asks the kernel which Landlock ABI it offers.
 func Detect() Support {
 	abi, why := landlockABI()
-	s := Support{ABI: abi, Files: abi >= 1, Network: abi >= 4, Devices: abi >= 5, Scoped: abi >= 6}
+	s := Support{ABI: abi, Files: abi >= 1, Network: abi >= 4, Devices: abi >= 5, Scoped: abi >= 6 && signalScopeFixed()}
 	switch {
 	case why != "":
 		s.Reason = why

@@ -19,3 +19,13 @@ func landlockABI() (int, string) {
 	}
 	return 0, "Landlock: " + errno.Error()
 }
+
+// signalScopeFixed reports whether the kernel has Landlock's erratum 2
+// (ABI 6 signal scoping also refused signals between threads of one
+// process): go-landlock scopes nothing on a kernel without it, since a
+// restricted thread of fledge must still signal its siblings (the Go
+// runtime preempts them so).
+func signalScopeFixed() bool {
+	errata, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_ERRATA)
+	return errno == 0 && errata&2 != 0
+}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/internal/procgroup"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/termsafe"
@@ -129,7 +130,7 @@ func (in *Installer) runHook(ctx context.Context, name, command, dir string, env
 	cmd := hookCommand(ctx, command, dir)
 	cmd.Dir = dir
 	cmd.Env = env
-	unconfine, confined, err := in.confineHook(cmd, name, dir)
+	unconfine, profile, err := in.confineHook(cmd, name, dir)
 	if err != nil {
 		return &HookError{Hook: name, Command: command, Err: err}
 	}
@@ -141,7 +142,10 @@ func (in *Installer) runHook(ctx context.Context, name, command, dir string, env
 	procgroup.Isolate(cmd)
 	procgroup.KillOnCancel(cmd)
 	cmd.WaitDelay = hookOutputGrace
-	err = cmd.Run()
+	err = confine.Start(cmd, profile)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	w.Flush()
 	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
 		// The hook succeeded but left a background process holding its
@@ -155,7 +159,7 @@ func (in *Installer) runHook(ctx context.Context, name, command, dir string, env
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return &HookError{Hook: name, Command: command, Err: err, Tail: tail.String(), Confined: confined}
+		return &HookError{Hook: name, Command: command, Err: err, Tail: tail.String(), Confined: profile != nil}
 	}
 	return nil
 }

@@ -27,13 +27,13 @@ func (in *Installer) forPlugin(p *lockfile.Plugin) *Installer {
 	return &cp
 }
 
-// confineHook makes cmd, a hook or build command about to run in dir,
-// run under confine.DeriveBuild's profile through the trampoline, with a
-// private TMPDIR. Where the kernel cannot confine it (or Unconfined says
-// who turned confinement off) it runs as before, and the log says so.
-// done removes the temporary directory; confined says whether the kernel
-// confines it.
-func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), confined bool, err error) {
+// confineHook readies cmd, a hook or build command about to run in dir,
+// to run under confine.DeriveBuild's profile, which confine.Start applies
+// where it starts, with a private TMPDIR. Where the kernel cannot confine
+// it (or Unconfined says who turned confinement off) profile is nil: it
+// runs as before, and the log says so. done removes the temporary
+// directory.
+func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), profile *confine.Profile, err error) {
 	done = func() {}
 	s := kernelSupport()
 	if in.Unconfined != "" || !s.Files {
@@ -48,12 +48,12 @@ func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), 
 			d = in.policy().CheckConfined(why)
 		}
 		if d != nil {
-			return done, false, fmt.Errorf("the %s hook does not run: %w", name, policy.Deny("", *d))
+			return done, nil, fmt.Errorf("the %s hook does not run: %w", name, policy.Deny("", *d))
 		}
 		if in.Log != nil && (in.Unconfined != "" || runtime.GOOS == "linux") {
 			fmt.Fprintf(in.Log, "  note: the %s hook runs unconfined: %s\n", name, why)
 		}
-		return done, false, nil
+		return done, nil, nil
 	}
 	get := func(k string) string {
 		for i := len(cmd.Env) - 1; i >= 0; i-- {
@@ -71,7 +71,7 @@ func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), 
 	}
 	tmp, err := os.MkdirTemp("", "fledge-hook-")
 	if err != nil {
-		return done, false, fmt.Errorf("create a temporary directory: %w", err)
+		return done, nil, fmt.Errorf("create a temporary directory: %w", err)
 	}
 	done = func() { _ = os.RemoveAll(tmp) }
 	cmd.Env = append(cmd.Env, "TMPDIR="+tmp)
@@ -84,9 +84,6 @@ func (in *Installer) confineHook(cmd *exec.Cmd, name, dir string) (done func(), 
 			at.Tools = append(at.Tools, d)
 		}
 	}
-	if err := confine.Wrap(cmd, confine.DeriveBuild(dir, at)); err != nil {
-		done()
-		return func() {}, false, err
-	}
-	return done, true, nil
+	p := confine.DeriveBuild(dir, at)
+	return done, &p, nil
 }

@@ -128,7 +128,7 @@ func (s *session) runExec(m *protocol.Outbound) (res protocol.ExecResult, cancel
 	cmd.Stdout, cmd.Stderr = outW, errW
 	stdout := &capBuffer{max: s.r.Limits.ExecOutput}
 	stderr := &capBuffer{max: s.r.Limits.ExecOutput}
-	p, err := startProcess(cmd, true)
+	p, err := startProcess(cmd, true, nil)
 	outW.Close()
 	errW.Close()
 	if err != nil {

@@ -122,7 +122,7 @@ func (r *Runner) runNative(ctx context.Context, t *Target, req Request, res *Res
 	cmd := exec.Command(t.Binary, req.Args...)
 	cmd.Args[0] = t.Binary
 	cmd.Env = r.pluginEnv(t, req)
-	unconfine, err := r.confineCmd(cmd, t)
+	unconfine, profile, err := r.confineCmd(cmd, t)
 	if err != nil {
 		return errorf(CodeLaunchFailed, "plugin %s: %v", t.Entry.Name, err)
 	}
@@ -191,7 +191,7 @@ func (r *Runner) runNative(ctx context.Context, t *Target, req Request, res *Res
 		}()
 	}
 
-	p, err := startProcess(cmd, r.Headless)
+	p, err := startProcess(cmd, r.Headless, profile)
 	if err != nil {
 		return errorf(CodeLaunchFailed, "plugin %s: start %s: %v", t.Entry.Name, t.Binary, err)
 	}

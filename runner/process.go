@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/internal/procgroup"
 )
 
@@ -42,14 +43,15 @@ type process struct {
 }
 
 // startProcess starts cmd, in a process group of its own when group is set,
-// and reaps it in the background. cmd's standard streams must be nil or
-// *os.File, so that waiting never depends on a pipe being closed (a
-// grandchild may hold it open for ever).
-func startProcess(cmd *exec.Cmd, group bool) (*process, error) {
+// confined to profile unless it is nil (see confineCmd), and reaps it in
+// the background. cmd's standard streams must be nil or *os.File, so that
+// waiting never depends on a pipe being closed (a grandchild may hold it
+// open for ever).
+func startProcess(cmd *exec.Cmd, group bool, profile *confine.Profile) (*process, error) {
 	if group {
 		procgroup.Isolate(cmd)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := confine.Start(cmd, profile); err != nil {
 		return nil, err
 	}
 	p := &process{cmd: cmd, group: group, exited: make(chan struct{})}

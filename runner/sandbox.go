@@ -89,19 +89,20 @@ func (r *Runner) confinementPolicy(t *Target) error {
 	return &Error{Code: CodePolicyDenied, Err: fmt.Errorf("plugin %s does not run: %w", t.Entry.Name, policy.Deny(t.Entry.Name, *d))}
 }
 
-// confineCmd makes cmd, a native plugin about to start, run confined: it
-// gets a private temporary directory (TMPDIR) and starts through the
-// trampoline, which applies the profile before it execs the plugin.
-// Where the kernel cannot confine it, the plugin runs as it always did and
-// a note on stderr says so. done removes the temporary directory.
-func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), err error) {
+// confineCmd readies cmd, a native plugin about to start, to run
+// confined: it gets a private temporary directory (TMPDIR), and profile is
+// what startProcess has confine.Start apply to the thread that starts it.
+// Where the kernel cannot confine it, profile is nil: the plugin runs as
+// it always did and a note on stderr says so. done removes the temporary
+// directory.
+func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), profile *confine.Profile, err error) {
 	done = func() {}
 	if t.Root == "" || t.Manifest == nil {
-		return done, nil
+		return done, nil, nil
 	}
 	if r.unconfined(t) != "" {
 		fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined: turned off by %s\n", t.Entry.Name, r.unconfined(t))
-		return done, nil
+		return done, nil, nil
 	}
 	if s := supportOf(); !s.Files {
 		// Elsewhere than Linux there is nothing to confine with, and
@@ -110,14 +111,14 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), err error) {
 		if runtime.GOOS == "linux" {
 			fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined, as before: %s\n", t.Entry.Name, s.Reason)
 		}
-		return done, nil
+		return done, nil, nil
 	}
 	if err := os.MkdirAll(r.Paths.PluginFilesDir(t.Entry.Name), 0o700); err != nil {
-		return done, fmt.Errorf("create the plugin's files directory: %w", err)
+		return done, nil, fmt.Errorf("create the plugin's files directory: %w", err)
 	}
 	tmp, err := os.MkdirTemp("", "fledge-"+t.Entry.Name+"-")
 	if err != nil {
-		return done, fmt.Errorf("create a temporary directory: %w", err)
+		return done, nil, fmt.Errorf("create a temporary directory: %w", err)
 	}
 	done = func() { _ = os.RemoveAll(tmp) }
 	cmd.Env = confine.SetEnv(cmd.Env, "TMPDIR", tmp)
@@ -128,11 +129,7 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), err error) {
 	if !c.Enforced {
 		fmt.Fprintf(r.Stderr, "fledge: plugin %s is confined in part: %s\n", t.Entry.Name, c.Reason)
 	}
-	if err := confine.Wrap(cmd, c.Profile); err != nil {
-		done()
-		return func() {}, err
-	}
-	return done, nil
+	return done, &c.Profile, nil
 }
 
 // homeDir is the home directory the plugin is given (its HOME), else the

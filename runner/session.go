@@ -139,7 +139,7 @@ func (s *session) start() error { return runtimeOf(s.t).start(s) }
 func (s *session) startNative() error {
 	cmd := exec.Command(s.t.Binary, s.req.Args...)
 	cmd.Env = s.r.pluginEnv(s.t, s.req)
-	unconfine, err := s.r.confineCmd(cmd, s.t)
+	unconfine, profile, err := s.r.confineCmd(cmd, s.t)
 	if err != nil {
 		return errorf(CodeLaunchFailed, "plugin %s: %v", s.name, err)
 	}
@@ -167,7 +167,7 @@ func (s *session) startNative() error {
 			errDrain = startDrain(errR, &syncWriter{w: s.r.Stderr})
 		}
 	}
-	s.proc, err = startProcess(cmd, true)
+	s.proc, err = startProcess(cmd, true, profile)
 	inR.Close()
 	outW.Close()
 	if errW != nil {

@@ -1,0 +1,316 @@
+//go:build linux
+
+package confine
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// threadState is what /proc says of one thread's confinement: Landlock
+// leaves no trace there, so the seccomp filters and no_new_privs stand
+// for the whole restriction (restrict sets all three together).
+type threadState struct{ filters, noNewPrivs string }
+
+func readThreadState(status string) (threadState, error) {
+	f, err := os.Open(status)
+	if err != nil {
+		return threadState{}, err
+	}
+	defer f.Close()
+	var s threadState
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "Seccomp_filters:"); ok {
+			s.filters = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(sc.Text(), "NoNewPrivs:"); ok {
+			s.noNewPrivs = strings.TrimSpace(v)
+		}
+	}
+	if s.filters == "" || s.noNewPrivs == "" {
+		return s, fmt.Errorf("%s has no Seccomp_filters or NoNewPrivs line", status)
+	}
+	return s, sc.Err()
+}
+
+// confinedThreads lists the threads of this process whose state differs
+// from start's (a thread gone meanwhile is not listed).
+func confinedThreads(t *testing.T, start threadState) []string {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, task := range tasks {
+		s, err := readThreadState(filepath.Join("/proc/self/task", task.Name(), "status"))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s != start {
+			out = append(out, fmt.Sprintf("thread %s: %+v", task.Name(), s))
+		}
+	}
+	return out
+}
+
+// confinedStartProfile denies dir (a stand-in for the home directory) and
+// the network, and lets sh run.
+func confinedStartProfile() Profile {
+	return Profile{Scope: ScopeNone, ReadExec: SystemDirs, Read: []string{"/proc"}, Devices: []string{"/dev"}}
+}
+
+// Many confined starts at once in one process, as `fledge mcp` does: every
+// child is confined, and fledge is not. Each start restricts a thread of
+// its own and ends it, so once they are done every thread left is as
+// unconfined as the test process was, the process still opens what the
+// profile denies and makes sockets it refuses, from threads that were
+// there and threads made after.
+func TestStartConfinesTheChildAlone(t *testing.T) {
+	if s := Detect(); !s.Files || !s.Network {
+		t.Skipf("the kernel cannot confine files and network: %s", s.Reason)
+	}
+	start, err := readThreadState("/proc/thread-self/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if start.filters != "0" {
+		t.Logf("the test process starts with %s seccomp filters and NoNewPrivs %s; threads are compared with that", start.filters, start.noNewPrivs)
+	}
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := confinedStartProfile()
+
+	// Collect garbage all along, so that restricted threads do GC work
+	// (assists, stop-the-world) which signals the other threads.
+	stopGC := make(chan struct{})
+	gcDone := make(chan struct{})
+	go func() {
+		defer close(gcDone)
+		for {
+			select {
+			case <-stopGC:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	const starts = 64
+	var wg sync.WaitGroup
+	errs := make(chan error, starts)
+	for i := range starts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(sh, "-c", `cat "$1" 2>/dev/null && echo read || echo denied`, "sh", secret)
+			var out strings.Builder
+			cmd.Stdout = &out // a pipe made on the confined thread
+			if i%2 == 0 {
+				cmd.Stdin = nil // /dev/null, opened before the thread is restricted
+			}
+			if err := Start(cmd, &p); err != nil {
+				errs <- fmt.Errorf("start %d: %w", i, err)
+				return
+			}
+			if err := cmd.Wait(); err != nil {
+				errs <- fmt.Errorf("wait %d: %w", i, err)
+				return
+			}
+			if got := strings.TrimSpace(out.String()); got != "denied" {
+				errs <- fmt.Errorf("child %d read what its profile denies: %q", i, got)
+			}
+		}()
+	}
+	wg.Wait()
+	close(stopGC)
+	<-gcDone
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+
+	// A restricted thread ends when its goroutine has returned, which is
+	// after Start returns: wait for the last to go.
+	deadline := time.Now().Add(10 * time.Second)
+	for left := confinedThreads(t, start); len(left) > 0; left = confinedThreads(t, start) {
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the starts, threads are still confined:\n%s", strings.Join(left, "\n"))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	// The process itself, from many goroutines: some on threads that
+	// were there, and one locked to each of GOMAXPROCS*4 threads, which
+	// the runtime makes now.
+	var pwg sync.WaitGroup
+	perr := make(chan error, 128)
+	probe := func(lock bool) {
+		defer pwg.Done()
+		if lock {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			s, err := readThreadState("/proc/thread-self/status")
+			if err != nil {
+				perr <- err
+				return
+			}
+			if s != start {
+				perr <- fmt.Errorf("a thread made after the starts is confined: %+v", s)
+			}
+		}
+		if _, err := os.ReadFile(secret); err != nil {
+			perr <- fmt.Errorf("fledge lost what it may read: %w", err)
+		}
+		c, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			perr <- fmt.Errorf("fledge lost the network: %w", err)
+			return
+		}
+		_ = c.Close()
+	}
+	for i := range 4 * runtime.GOMAXPROCS(0) * 2 {
+		pwg.Add(1)
+		go probe(i%2 == 0)
+	}
+	pwg.Wait()
+	close(perr)
+	for err := range perr {
+		t.Error(err)
+	}
+}
+
+// A restricted thread may still signal the process's other threads: the
+// Go runtime's thread preempts others (GC, stop-the-world) with tgkill.
+// Landlock's signal scoping (ABI 6) refused that before its erratum 2;
+// go-landlock does not scope signals on such a kernel.
+func TestRestrictedThreadSignalsItsSiblings(t *testing.T) {
+	if s := Detect(); !s.Files {
+		t.Skipf("the kernel cannot confine: %s", s.Reason)
+	}
+	r, err := compile(confinedStartProfile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	done := make(chan error)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		tasks, err := os.ReadDir("/proc/self/task")
+		if err == nil {
+			err = r.restrict()
+		}
+		if err != nil {
+			done <- err
+			return
+		}
+		for _, task := range tasks {
+			tid, _ := strconv.Atoi(task.Name())
+			if err := unix.Tgkill(unix.Getpid(), tid, 0); err != nil && !errors.Is(err, unix.ESRCH) {
+				done <- fmt.Errorf("tgkill thread %d: %w", tid, err)
+				return
+			}
+		}
+		done <- nil
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A profile the kernel refuses is an error, and the command never runs,
+// confined or not.
+func TestStartRefusesWhatItCannotConfine(t *testing.T) {
+	if s := Detect(); !s.Files {
+		t.Skipf("the kernel cannot confine: %s", s.Reason)
+	}
+	// Landlock takes no rule on a pipe (an internal filesystem).
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	p := confinedStartProfile()
+	p.Read = append(p.Read, fmt.Sprintf("/proc/self/fd/%d", pr.Fd()))
+	marker := filepath.Join(t.TempDir(), "ran")
+	cmd := exec.Command("/bin/sh", "-c", `: >"$1"`, "sh", marker)
+	err = Start(cmd, &p)
+	if err == nil {
+		_ = cmd.Wait()
+		t.Fatal("a profile the kernel refuses started the command")
+	}
+	if !strings.Contains(err.Error(), "cannot confine /bin/sh") {
+		t.Errorf("the error does not say what could not be confined: %v", err)
+	}
+	if cmd.Process != nil {
+		t.Error("the command has a process")
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the command ran")
+	}
+}
+
+// A granted file gets file rights, a granted directory directory rights
+// (moving files within it, the "refer" right, included), and nothing
+// else is reachable.
+func TestStartGrantsFilesAndDirectories(t *testing.T) {
+	if s := Detect(); !s.Files {
+		t.Skipf("the kernel cannot confine: %s", s.Reason)
+	}
+	root := t.TempDir()
+	file, dir, secret := filepath.Join(root, "file"), filepath.Join(root, "dir"), filepath.Join(root, "secret")
+	for _, f := range []string{file, secret} {
+		if err := os.WriteFile(f, []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	p := confinedStartProfile()
+	p.Write = []string{file, dir, filepath.Join(root, "gone")}
+	cmd := exec.Command("/bin/sh", "-c", `echo y >"$1" && echo z >"$2/a" && mkdir "$2/d" && mv "$2/a" "$2/d/b" && cat "$2/d/b" && ! cat "$3" 2>/dev/null && ! touch "$4/new" 2>/dev/null && echo ok`,
+		"sh", file, dir, secret, root)
+	out, err := startOutput(cmd, &p)
+	if err != nil || strings.TrimSpace(out) != "z\nok" {
+		t.Fatalf("confined sh: %q, %v", out, err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != "y\n" {
+		t.Errorf("the granted file holds %q", b)
+	}
+}
+
+func startOutput(cmd *exec.Cmd, p *Profile) (string, error) {
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := Start(cmd, p); err != nil {
+		return "", err
+	}
+	err := cmd.Wait()
+	return out.String(), err
+}
