@@ -63,6 +63,14 @@ func baseValues(name string) bool {
 	return false
 }
 
+// plainPath reports a value that is one absolute path and nothing else
+// (GOCACHE=/home/u/.cache/go-build): no URL, list, parameter or
+// user:password can hide in it, so the value rules, whose cost grows
+// with a value's length, are not run on it.
+func plainPath(v string) bool {
+	return strings.HasPrefix(v, "/") && !strings.ContainsAny(v, ":@=;, \t\n")
+}
+
 // InBase reports whether the base environment table names name.
 func InBase(name string) bool {
 	for _, row := range BaseEnv {
@@ -112,7 +120,7 @@ func Environment(environ, granted []string) (env []string, withheld []string, se
 			env = append(env, kv)
 		case !InBase(name):
 			withheld = append(withheld, name)
-		case secretName(name) || baseValues(name) && secretValue(value, name, 0):
+		case secretName(name) || baseValues(name) && !plainPath(value) && secretValue(value, name, 0):
 			withheld = append(withheld, name)
 			secret = append(secret, name)
 		default:
