@@ -30,6 +30,13 @@ func NamedIn(path string, names []string) []string {
 	if err != nil {
 		return nil
 	}
+	return Named(data, names)
+}
+
+// Named lists which of names text names as whole words (a hook's
+// command, a program's text).
+func Named(text []byte, names []string) []string {
+	data := text
 	var out []string
 	for _, n := range names {
 		if n != "" && namesWord(data, []byte(n)) {

@@ -43,7 +43,7 @@ func TestHooksRunConfined(t *testing.T) {
 	var log bytes.Buffer
 	in.Log = &log
 	// PROBE_FH is granted; GITHUB_TOKEN is declared, not granted.
-	env := in.hookEnv("fledge-plugin-p", dir, []string{"PROBE_FH"}, []string{"GITHUB_TOKEN", "PROBE_FH"})
+	env := in.hookEnv("fledge-plugin-p", "env", dir, []string{"PROBE_FH"}, []string{"GITHUB_TOKEN", "PROBE_FH"})
 	if want := "  note: the hooks of fledge-plugin-p are not given GITHUB_TOKEN (it declares them, they are not granted): fledge plugins grant fledge-plugin-p env:GITHUB_TOKEN\n"; log.String() != want {
 		t.Errorf("log:\n%s\nwant:\n%s", log.String(), want)
 	}

@@ -267,7 +267,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		// An update or reinstall builds as its installed record says:
 		// unconfined when fledge plugins unconfine turned it off.
 		hin := in.forName(name)
-		if err := hin.runHook(ctx, "build", c.buildCmd, f.dir, hin.hookEnv(name, f.dir, granted.Environment, m.Capabilities.Environment), in.Log); err != nil {
+		if err := hin.runHook(ctx, "build", c.buildCmd, f.dir, hin.hookEnv(name, c.buildCmd, f.dir, granted.Environment, m.Capabilities.Environment), in.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -397,14 +397,16 @@ func (in *Installer) now() time.Time {
 	return in.Now()
 }
 
-// hookEnv is the environment of a hook or build command run in dir for a
-// plugin granted the environment variables granted and declaring declared
-// (its manifest's): the base environment and what is granted
-// (confine.Environment), or fledge's whole environment where confinement
-// is turned off (Unconfined), plus FLEDGE_PLUGIN_DIR. Declared variables
-// withheld are named in one note in the log, with the command that grants
-// them, never with their values.
-func (in *Installer) hookEnv(name, dir string, granted, declared []string) []string {
+// hookEnv is the environment of the hook or build command command, run in
+// dir for the plugin name granted the environment variables granted and
+// declaring declared (its manifest's): the base environment and what is
+// granted (confine.Environment), or fledge's whole environment where
+// confinement is turned off (Unconfined), plus FLEDGE_PLUGIN_DIR. The
+// withheld variables it may have wanted are named in one note in the log,
+// with the command that grants them, never with their values: those it
+// declares, or, for a plugin that declares none, those the command names
+// (or the script in dir it runs, read as confine.NamedIn reads a program).
+func (in *Installer) hookEnv(name, command, dir string, granted, declared []string) []string {
 	env := in.Env
 	if env == nil {
 		env = os.Environ()
@@ -413,16 +415,34 @@ func (in *Installer) hookEnv(name, dir string, granted, declared []string) []str
 	if in.Unconfined == "" {
 		var withheld []string
 		env, withheld, _ = confine.Environment(env, granted)
-		var wanted, items []string
-		for _, v := range withheld {
-			if confine.MatchAny(declared, v) && manifest.CheckEnvName(v) == "" {
-				wanted = append(wanted, v)
-				items = append(items, manifest.EnvItem(v))
+		withheld = slices.DeleteFunc(withheld, func(v string) bool { return manifest.CheckEnvName(v) != "" || len(v) < 3 })
+		var wanted []string
+		why := "it declares them, they are not granted"
+		if len(declared) > 0 {
+			for _, v := range withheld {
+				if confine.MatchAny(declared, v) {
+					wanted = append(wanted, v)
+				}
 			}
+		} else {
+			why = "the hook names them"
+			wanted = confine.Named([]byte(command), withheld)
+			if f := strings.Fields(command); len(f) > 0 && manifest.CheckBinaryPath(f[0]) == "" {
+				for _, v := range confine.NamedIn(filepath.Join(dir, filepath.FromSlash(f[0])), withheld) {
+					if !slices.Contains(wanted, v) {
+						wanted = append(wanted, v)
+					}
+				}
+			}
+			slices.Sort(wanted)
 		}
 		if len(wanted) > 0 && in.Log != nil {
-			fmt.Fprintf(in.Log, "  note: the hooks of %s are not given %s (it declares them, they are not granted): fledge plugins grant %s %s\n",
-				name, strings.Join(wanted, ", "), name, strings.Join(items, " "))
+			items := make([]string, len(wanted))
+			for i, v := range wanted {
+				items[i] = manifest.EnvItem(v)
+			}
+			fmt.Fprintf(in.Log, "  note: the hooks of %s are not given %s (%s): fledge plugins grant %s %s\n",
+				name, strings.Join(wanted, ", "), why, name, strings.Join(items, " "))
 		}
 	}
 	return confine.SetEnv(env, "FLEDGE_PLUGIN_DIR", dir)
@@ -523,7 +543,7 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	if hook, ok := entry.Hooks[manifest.HookPostInstall]; ok {
 		in.logf("Running post_install for %s: %s\n", entry.Name, termsafe.Escape(hook))
 		hin := in.forName(entry.Name)
-		env := hin.hookEnv(entry.Name, finalDir(final, f), in.Settings.Grants(entry).Capabilities.Environment, m.Capabilities.Environment)
+		env := hin.hookEnv(entry.Name, hook, finalDir(final, f), in.Settings.Grants(entry).Capabilities.Environment, m.Capabilities.Environment)
 		if err := hin.runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), env, in.Log); err != nil {
 			return false, err
 		}
