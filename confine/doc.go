@@ -115,7 +115,7 @@
 // stderr with the command that grants it, never with a value: what its
 // manifest declares and is not granted, or, for a plugin that declares no
 // environment (every plugin the Rust fledge published), what its program
-// names (NamedIn). The environment follows the confinement switch: where
+// names (NamedIn; for a hook, its command and the script it runs). The environment follows the confinement switch: where
 // confinement is turned off (FLEDGE_CONFINE=off, fledge plugins unconfine
 // NAME or --all) a plugin inherits fledge's whole environment, as before,
 // and the run says so; a kernel without Landlock does not turn it off.
