@@ -186,7 +186,7 @@ func TestConfinementTurnedOff(t *testing.T) {
 	if !strings.Contains(e.stdout.String(), "read_ssh ok\n") {
 		t.Errorf("unconfined probe:\n%s", e.stdout)
 	}
-	if want := "fledge: plugin fledge-plugin-probe runs unconfined: turned off by FLEDGE_CONFINE=off\n"; e.stderr.String() != want {
+	if want := "fledge: plugin fledge-plugin-probe runs unconfined: turned off by FLEDGE_CONFINE=off; it gets your whole environment\n"; e.stderr.String() != want {
 		t.Errorf("stderr = %q, want %q", e.stderr, want)
 	}
 }
