@@ -65,27 +65,48 @@ func (r *Runner) pluginEnv(t *Target, req Request) []string {
 }
 
 // noteWithheld names, in one note, the withheld variables t may have
-// wanted (wantedEnv), with the command that grants them.
+// wanted (wantedEnv), with the command that grants them; those
+// plugins.toml grants but the admin policy takes away are said so in the
+// same note, without a command: a grant would be refused too.
 func (r *Runner) noteWithheld(t *Target, withheld, secret []string) {
 	wanted, why := r.wantedEnv(t, withheld)
-	if len(wanted) == 0 {
+	var byPolicy, grantable []string
+	for _, n := range wanted {
+		if manifest.CoversEnv(t.Entry.Capabilities.Environment, n) {
+			byPolicy = append(byPolicy, n)
+		} else {
+			grantable = append(grantable, n)
+		}
+	}
+	policyText := ""
+	if len(byPolicy) > 0 {
+		policyText = strings.Join(byPolicy, ", ") + ", which plugins.toml grants and the admin policy withholds (see fledge plugins policy)"
+	}
+	if len(grantable) == 0 {
+		if policyText != "" {
+			fmt.Fprintf(r.Stderr, "fledge: plugin %s is not given %s\n", t.Entry.Name, policyText)
+		}
 		return
 	}
 	var looks []string
-	for _, n := range wanted {
+	for _, n := range grantable {
 		if slices.Contains(secret, n) {
 			looks = append(looks, n)
 		}
 	}
-	items := make([]string, len(wanted))
-	for i, n := range wanted {
+	items := make([]string, len(grantable))
+	for i, n := range grantable {
 		items[i] = manifest.EnvItem(n)
 	}
-	line := fmt.Sprintf("fledge: plugin %s is not given %s (%s", t.Entry.Name, strings.Join(wanted, ", "), why)
+	line := fmt.Sprintf("fledge: plugin %s is not given %s (%s", t.Entry.Name, strings.Join(grantable, ", "), why)
 	if len(looks) > 0 {
 		line += "; " + strings.Join(looks, ", ") + " would be in the base environment but looks like a secret"
 	}
-	fmt.Fprintf(r.Stderr, "%s): fledge plugins grant %s %s\n", line, t.Entry.Name, strings.Join(items, " "))
+	line += "): fledge plugins grant " + t.Entry.Name + " " + strings.Join(items, " ")
+	if policyText != "" {
+		line += "; nor " + policyText
+	}
+	fmt.Fprintln(r.Stderr, line)
 }
 
 // wantedEnv keeps of withheld (set here, not given to t) the variables t

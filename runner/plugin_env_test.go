@@ -65,8 +65,9 @@ func TestPluginEnvironment(t *testing.T) {
 		{name: "granted, but the policy forbids environment", declares: `environment = ["GITHUB_TOKEN", "AWS_*"]`, grants: []string{"GITHUB_TOKEN"},
 			policy:  "[capabilities]\nlocal = [\"store\"]\nunverified = [\"store\"]\n",
 			present: []string{"LANG=C"}, absent: []string{"GITHUB_TOKEN=", "AWS_SECRET_ACCESS_KEY="},
-			note: "fledge: plugin fledge-plugin-envp is not given AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN (it declares them, they are not granted): " +
-				"fledge plugins grant fledge-plugin-envp env:AWS_SECRET_ACCESS_KEY env:GITHUB_TOKEN\n"},
+			note: "fledge: plugin fledge-plugin-envp is not given AWS_SECRET_ACCESS_KEY (it declares them, they are not granted): " +
+				"fledge plugins grant fledge-plugin-envp env:AWS_SECRET_ACCESS_KEY; " +
+				"nor GITHUB_TOKEN, which plugins.toml grants and the admin policy withholds (see fledge plugins policy)\n"},
 		{name: "declares nothing, as a Rust-era plugin: its program names GITHUB_TOKEN",
 			present: []string{"LANG=C"}, absent: []string{"GITHUB_TOKEN=", "AWS_SECRET_ACCESS_KEY="},
 			note: "fledge: plugin fledge-plugin-envp is not given GITHUB_TOKEN (its program names them): fledge plugins grant fledge-plugin-envp env:GITHUB_TOKEN\n"},
