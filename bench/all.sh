@@ -24,6 +24,13 @@
 #                file read / temp write + fsync + rename
 #   update       update of 50 up-to-date plugins vs update of one, over
 #                file:// and over loopback HTTP with 25 ms per request
+#   run path     the git processes one fledge <command> starts in a 5,000-file
+#                project and outside any repository; fledge --version's page
+#                faults vs a trivial Go program's; and, before (BENCH_BASE, by
+#                default 33d0dbb, built from git archive) against this tree,
+#                run alternately: --version, fledge <command> in and out of
+#                a repository, streaming 1M messages, list --json at 1,000
+#                plugins, fledge mcp's first initialize response at 100
 #   wasm         fledge <command> for a pluginsdk plugin in the wasm sandbox
 #                (cache warm) vs the same code built native, and a Rust-built
 #                module's; the first run (compile) vs the warm one; output
@@ -33,9 +40,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 benchtime=${1:-1s}
+base_rev=${BENCH_BASE:-33d0dbb}
+base=$(mktemp -d)
+trap 'rm -rf "$base"' EXIT
+git archive "$base_rev" | tar -x -C "$base"
 
-echo "# go test -tags bench -bench ./bench/ (benchtime $benchtime)" >&2
-e2e=$(go test -tags bench -run '^$' -bench . -benchtime "$benchtime" -count 1 -timeout 30m ./bench/)
+echo "# go test -tags bench -bench ./bench/ (benchtime $benchtime; before: $base_rev)" >&2
+# Everything but the Compare benchmarks (bench/compare.sh's).
+e2e=$(go test -tags bench -run '^$' -bench '^Benchmark([^C]|C[^o]|Co[^m]|Com[^p])' -benchtime "$benchtime" -count 1 -timeout 60m ./bench/ -args -base="$base")
 echo "# go test -bench Store ./kvstore/" >&2
 store=$(go test -run '^$' -bench '^BenchmarkStore' -benchtime "$benchtime" -count 1 ./kvstore/)
 echo "# go test -bench ./project/gitstate/" >&2
@@ -77,6 +89,28 @@ END {
         sprintf("%.2f ms (built without it)", m["StartupMCPLinked", "ms-without"]),
         sprintf("%.2fx (%+.2f ms)", m["StartupMCPLinked", "ms-linked"] / m["StartupMCPLinked", "ms-without"],
                 m["StartupMCPLinked", "ms-linked"] - m["StartupMCPLinked", "ms-without"]))
+  if (("StartupFaults", "faults-version") in m)
+    row("start-up: --version page faults", sprintf("%.0f", m["StartupFaults", "faults-version"]),
+        sprintf("%.0f (trivial Go)", m["StartupFaults", "faults-trivial"]),
+        sprintf("%.2fx", m["StartupFaults", "faults-version"] / m["StartupFaults", "faults-trivial"]))
+  if (("StartupFaults", "faults-base") in m)
+    row("start-up: --version page faults, before", sprintf("%.0f", m["StartupFaults", "faults-version"]),
+        sprintf("%.0f (before)", m["StartupFaults", "faults-base"]),
+        sprintf("%.2fx", m["StartupFaults", "faults-version"] / m["StartupFaults", "faults-base"]))
+  if (("GitProcesses", "procs-in-repo") in m) {
+    row("git processes per run, in a repo", sprintf("%d", m["GitProcesses", "procs-in-repo"]),
+        (("GitProcesses", "base-procs-in-repo") in m) ? sprintf("%d (before)", m["GitProcesses", "base-procs-in-repo"]) : "", "")
+    row("git processes per run, outside", sprintf("%d", m["GitProcesses", "procs-outside"]),
+        (("GitProcesses", "base-procs-outside") in m) ? sprintf("%d (before)", m["GitProcesses", "base-procs-outside"]) : "", "")
+  }
+  split("version command command-in-repo stream-1M list-1000 mcp-100", before, " ")
+  for (k = 1; k <= 6; k++) {
+    f = "Before/" before[k]
+    if ((f, "ms-head") in m && (f, "ms-base") in m)
+      row("before/after: " before[k], sprintf("%.2f ms", m[f, "ms-head"]), sprintf("%.2f ms (before)", m[f, "ms-base"]),
+          sprintf("%.2fx (%+.2f ms)", m[f, "ms-head"] / m[f, "ms-base"], m[f, "ms-head"] - m[f, "ms-base"]))
+  }
+  paired("mcp start-up (first initialize), 100 plugins", "MCPStartup/plugins=100", "ms-initialize", "ms-version", "(--version)")
   timed("mcp tools/call round trip", "MCPCall", "PluginsRun", "(fledge plugins run)")
   timed("list --json, 1 plugin", "ListJSON/plugins=1", "StartupVersion", "(--version)")
   timed("list --json, 100 plugins", "ListJSON/plugins=100", "StartupVersion", "(--version)")

@@ -106,7 +106,7 @@ type Skipped struct {
 // the settings in force (for tiers and effective grants) and, where the
 // record cannot say enough, plugins' installed plugin.toml.
 func Load(paths home.Paths, s *settings.Settings) (*Catalog, error) {
-	file, err := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock()).Load()
+	file, err := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock()).LoadCached(paths.DecodedPluginsFile())
 	if err != nil {
 		return nil, err
 	}

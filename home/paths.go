@@ -135,6 +135,10 @@ func (p Paths) ListCacheFile() string { return filepath.Join(p.CacheDir(), "list
 // decodes one entry rather than the whole file.
 func (p Paths) CommandIndexFile() string { return filepath.Join(p.CacheDir(), "commands.idx") }
 
+// DecodedPluginsFile holds plugins.toml decoded, for the commands that
+// read every entry at start-up (lockfile.Store.LoadCached).
+func (p Paths) DecodedPluginsFile() string { return filepath.Join(p.CacheDir(), "plugins.gob") }
+
 // PluginFilesDir is the directory a wasm plugin granted filesystem =
 // "plugin" sees, read-write, as /plugin. It lives beside the plugin's tree,
 // like the store, so the installed files stay exactly what was approved.

@@ -155,6 +155,7 @@ func (s *session) startNative() error {
 		inW.Close()
 		return errorf(CodeLaunchFailed, "plugin %s: %v", s.name, err)
 	}
+	growPipe(outW)
 	cmd.Stdin, cmd.Stdout = inR, outW
 	var errDrain *drain
 	var errW *os.File

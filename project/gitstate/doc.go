@@ -36,6 +36,16 @@
 // every repository git opens is worth that CPU; the reader is gone, and
 // with it its split-index, sparse-index, includeIf and wildmatch code.
 //
+// # One process for a run
+//
+// A run asks Open and State once: in a plain repository (no filter
+// driver, include or worktree setting in its config, no submodule, no
+// variable that moves the repository) that is one git process, `git
+// status --porcelain=v2 -z --branch`, started by Open, with the remote read
+// from the config files and the work tree's top from the .git found.
+// Anything else takes the full inspection below (four processes); fast.go
+// lists what sends it there and why each case is exact.
+//
 // # Running git in a repository fledge does not control
 //
 // A project may be a repository someone else made (an unpacked archive

@@ -38,6 +38,9 @@ type Repo struct {
 	remotes   []remote    // in config order
 	insteadOf [][2]string // url.<base>.insteadOf: prefix, base
 	failure   error       // why git cannot answer for this repository
+
+	mu    sync.Mutex
+	first *State // the status the one-process path asked for at Open
 }
 
 type remote struct{ name, url string }
@@ -89,6 +92,9 @@ func Open(ctx context.Context, dir string, opts Options) *Repo {
 	bin, err := exec.LookPath("git")
 	if err != nil {
 		return failClosed(errors.New("git is not installed (not found on PATH)"))
+	}
+	if r, ok := openFast(ctx, bin, dir, dotRoot, opts); ok {
+		return r
 	}
 	g := &gitRunner{bin: bin, dir: dir, env: gitEnv(opts.Env, false), timeout: opts.Timeout}
 	// Where the work tree is, and what the repository's config would have

@@ -22,14 +22,32 @@ type State struct {
 	Warning string
 }
 
-// State asks git for the repository's state now.
+// State asks git for the repository's state now. The first call after
+// an Open that took the one-process path (see fast.go) answers with the
+// status that Open asked for: git is asked once per run.
 func (r *Repo) State(ctx context.Context) State {
-	st := State{Remote: "origin", Root: r.Root}
-	if r.failure != nil {
-		st.Dirty = true
-		st.Warning = r.closedWarning(r.failure)
-		return st
+	r.mu.Lock()
+	first := r.first
+	r.first = nil
+	r.mu.Unlock()
+	if first != nil {
+		return *first
 	}
+	if r.failure != nil {
+		return State{Remote: "origin", Root: r.Root, Dirty: true, Warning: r.closedWarning(r.failure)}
+	}
+	st, err := r.status(ctx)
+	if err != nil {
+		st.Dirty = true
+		st.Warning = r.closedWarning(err)
+	}
+	return st
+}
+
+// status is git's answer: the branch and dirtiness from one `git status
+// --porcelain=v2 --branch`, the remote from the config read at Open.
+func (r *Repo) status(ctx context.Context) (State, error) {
+	st := State{Remote: "origin", Root: r.Root}
 	if rem := r.primaryRemote(); rem != nil {
 		// As `git remote get-url` gives it: insteadOf applied.
 		st.Remote, st.RemoteURL = rem.name, redact.URL(r.rewrite(rem.url))
@@ -38,9 +56,7 @@ func (r *Repo) State(ctx context.Context) State {
 	// there. The headers come first (branch.oid, branch.head, ...).
 	out, cut, err := r.g.run(ctx, 64<<10, hasEntry, nil, "status", "--porcelain=v2", "-z", "--branch")
 	if err != nil {
-		st.Dirty = true
-		st.Warning = r.closedWarning(err)
-		return st
+		return st, err
 	}
 	st.Dirty = cut || hasEntry(out) // cut: an entry, or more output than any header
 	for _, rec := range bytes.Split(out, []byte{0}) {
@@ -51,7 +67,7 @@ func (r *Repo) State(ctx context.Context) State {
 			}
 		}
 	}
-	return st
+	return st, nil
 }
 
 // hasEntry reports whether porcelain v2 output (NUL-separated) holds a

@@ -150,7 +150,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(f, runner.Externals(paths, f.Getenv("PATH")), file),
+	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(runner.Externals(paths, f.Getenv("PATH")), file),
 		ConfineOffHere: unconfinedBy(f) != ""}
 	if all := file.Unconfined(); all != "" {
 		doc.UnconfinedAll = &all

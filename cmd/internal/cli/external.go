@@ -49,9 +49,9 @@ type externalJSON struct {
 // externals lists the programs on PATH that `fledge <name>` would run: not
 // a built-in's name, nor a command an installed plugin provides (which
 // win). raw is runner.Externals' list.
-func externals(f *Factory, raw []runner.External, file *lockfile.File) []externalJSON {
+func externals(raw []runner.External, file *lockfile.File) []externalJSON {
 	out := []externalJSON{}
-	words := topLevelWords(newRootCmd(f))
+	words := builtinWords
 	for _, e := range raw {
 		if !isPluginCommand(words, e.Name) {
 			continue

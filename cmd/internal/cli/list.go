@@ -96,7 +96,7 @@ func listRun(f *Factory, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(plugins)), Externals: externals(f, rawExt, file)}
+	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(plugins)), Externals: externals(rawExt, file)}
 	for _, p := range plugins {
 		doc.Plugins = append(doc.Plugins, toPluginJSON(p, set.Grants(p), unconfinedFor(f, p)))
 	}

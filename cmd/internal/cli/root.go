@@ -33,8 +33,9 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	for lead < len(args) && isNonInteractiveFlag(args[lead]) {
 		lead++
 	}
-	root := newRootCmd(f)
-	if lead < len(args) && isPluginCommand(topLevelWords(root), args[lead]) {
+	// A plugin's command is told from fledge's own words without building
+	// the command tree: a run needs nothing of it (see builtinWords).
+	if lead < len(args) && isPluginCommand(builtinWords, args[lead]) {
 		if lead > 0 {
 			f.IO.ForceNonInteractive = true
 		}
@@ -42,7 +43,7 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		if err != nil && errorCode(err) == CodeUnknownCommand {
 			if ran, xerr := runExternal(ctx, f, args[lead], args[lead+1:]); ran {
 				err = xerr
-			} else if sub := pluginsSubcommand(root, args[lead]); sub != "" {
+			} else if sub := pluginsSubcommand(newRootCmd(f), args[lead]); sub != "" {
 				// fledge install foo: the word is a plugins subcommand.
 				err = withCode(CodeUnknownCommand, err, fmt.Sprintf("did you mean '%s'?", commandLine(append([]string{"plugins", sub}, args[lead+1:]...)...)))
 			} else if s := suggestCommand(f, args[lead]); len(s) > 0 {
@@ -58,6 +59,13 @@ func run(ctx context.Context, f *Factory, args []string) int {
 		return exitCode(err)
 	}
 
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		// The plainest command builds no tree either; cobra would print
+		// the same line (root's version template).
+		fmt.Fprint(f.IO.Out, versionLine(f.Version))
+		return ExitOK
+	}
+	root := newRootCmd(f)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
@@ -125,6 +133,21 @@ func leadingFlags(args []string) ([]string, error) {
 	out = append(out, move...)
 	return append(out, args[n+1:]...), nil
 }
+
+// builtinWords are topLevelWords of fledge's tree, known without building
+// it: `fledge <command>` is told from fledge's own words on every run, and
+// building the tree (every command, flag and completion function) is the
+// larger part of fledge's own work before a plugin starts.
+// TestBuiltinWordsAreTheTree holds this list to the tree, so a new command
+// is never mistaken for a plugin's.
+var builtinWords = map[string]bool{
+	cobra.ShellCompRequestCmd: true, cobra.ShellCompNoDescRequestCmd: true,
+	"completion": true, "completions": true, "help": true, "mcp": true,
+	"plugin": true, "plugins": true, "version": true,
+}
+
+// versionLine is what --version prints (root's version template).
+func versionLine(v string) string { return "fledge " + v + "\n" }
 
 // topLevelWords are the words root's tree takes first: each top-level
 // command's name and aliases (the Rust fledge's spellings among them),
@@ -208,7 +231,7 @@ Environment, exit codes, files:         fledge help environment|exit-codes|files
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
-	root.SetVersionTemplate("fledge {{.Version}}\n")
+	root.SetVersionTemplate(versionLine("{{.Version}}"))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err: err} })
 	// Under --json nothing is painted, on stdout or stderr.
 	root.PersistentPreRun = func(c *cobra.Command, args []string) {

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"io"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -25,5 +27,24 @@ func TestTopLevelWords(t *testing.T) {
 	}
 	if !isPluginCommand(topLevelWords(root), "deploy") || isPluginCommand(topLevelWords(root), "--version") {
 		t.Error("a plain word must name a plugin command, a flag never")
+	}
+}
+
+// TestBuiltinWordsAreTheTree: the list `fledge <command>` is told apart
+// by, without building the tree, is exactly the tree's words; and
+// --version, answered without the tree too, prints what cobra prints.
+func TestBuiltinWordsAreTheTree(t *testing.T) {
+	t.Parallel()
+	got := slices.Sorted(maps.Keys(builtinWords))
+	want := slices.Sorted(maps.Keys(topLevelWords(CommandTree("test"))))
+	if !slices.Equal(got, want) {
+		t.Errorf("builtinWords %q, but the command tree takes %q: update builtinWords", got, want)
+	}
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"-V"}, {"--ni", "--version"}} {
+		var out strings.Builder
+		s := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard, Getenv: func(string) string { return "" }}
+		if code := Main(args, s, "1.2.3"); code != ExitOK || out.String() != "fledge 1.2.3\n" {
+			t.Errorf("fledge %q: exit %d, printed %q", args, code, out.String())
+		}
 	}
 }
