@@ -58,14 +58,7 @@ func (in *Installer) SetConfinement(name string, off bool) (*ConfinementChange, 
 			res.Unconfined = p.Unconfined()
 			return errNoChange
 		}
-		p.UnconfinedBy, p.UnconfinedAt = "", ""
-		if off {
-			user, uid := grantlog.CurrentUser()
-			if user == "" {
-				user = fmt.Sprintf("uid %d", uid)
-			}
-			p.UnconfinedBy, p.UnconfinedAt = user, in.now().UTC().Format(time.RFC3339)
-		}
+		p.UnconfinedBy, p.UnconfinedAt = in.offStamp(off)
 		after, res.Unconfined, res.Changed = *p, p.Unconfined(), true
 		return nil
 	}, func() []grantlog.Record {
@@ -107,14 +100,7 @@ func (in *Installer) SetConfinementAll(off bool) (*ConfinementChange, error) {
 			res.Unconfined = file.Unconfined()
 			return errNoChange
 		}
-		file.UnconfinedBy, file.UnconfinedAt = "", ""
-		if off {
-			user, uid := grantlog.CurrentUser()
-			if user == "" {
-				user = fmt.Sprintf("uid %d", uid)
-			}
-			file.UnconfinedBy, file.UnconfinedAt = user, in.now().UTC().Format(time.RFC3339)
-		}
+		file.UnconfinedBy, file.UnconfinedAt = in.offStamp(off)
 		res.Unconfined, res.Changed = file.Unconfined(), true
 		return nil
 	}, func() []grantlog.Record {
@@ -127,4 +113,17 @@ func (in *Installer) SetConfinementAll(off bool) (*ConfinementChange, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// offStamp is who turns confinement off and when, as plugins.toml records
+// it (off), or nothing (turning it back on).
+func (in *Installer) offStamp(off bool) (by, at string) {
+	if !off {
+		return "", ""
+	}
+	user, uid := grantlog.CurrentUser()
+	if user == "" {
+		user = fmt.Sprintf("uid %d", uid)
+	}
+	return user, in.now().UTC().Format(time.RFC3339)
 }

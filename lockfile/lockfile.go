@@ -130,14 +130,19 @@ type Plugin struct {
 // (fledge plugins unconfine --all) and when, as the runner and audit show
 // it after "turned off by"; "" when nobody did.
 func (f *File) Unconfined() string {
-	if f.UnconfinedBy == "" {
+	return offText(f.UnconfinedBy, f.UnconfinedAt, "every plugin", "fledge plugins unconfine --all")
+}
+
+// offText is who turned confinement off for whom, when, and with what.
+func offText(by, at, whom, how string) string {
+	if by == "" {
 		return ""
 	}
-	s := f.UnconfinedBy + " for every plugin"
-	if f.UnconfinedAt != "" {
-		s += " at " + f.UnconfinedAt
+	s := by + " for " + whom
+	if at != "" {
+		s += " at " + at
 	}
-	return s + " (fledge plugins unconfine --all)"
+	return s + " (" + how + ")"
 }
 
 // Unconfined says who turned kernel confinement off for this plugin and
@@ -148,14 +153,7 @@ func (p *Plugin) Unconfined() string {
 	if p.everyone != "" {
 		return p.everyone
 	}
-	if p.UnconfinedBy == "" {
-		return ""
-	}
-	s := p.UnconfinedBy + " for this plugin"
-	if p.UnconfinedAt != "" {
-		s += " at " + p.UnconfinedAt
-	}
-	return s + " (fledge plugins unconfine)"
+	return offText(p.UnconfinedBy, p.UnconfinedAt, "this plugin", "fledge plugins unconfine")
 }
 
 // IsLocal reports whether the plugin came from a local directory.
