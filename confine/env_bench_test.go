@@ -1,6 +1,11 @@
 package confine
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // benchEnviron is a developer's environment: a long PATH, locale,
 // terminal, toolchains, a proxy, tokens and unrelated settings.
@@ -24,5 +29,21 @@ func BenchmarkEnvironment(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Environment(benchEnviron, []string{"GITHUB_TOKEN"})
+	}
+}
+
+// BenchmarkNamedIn is what guessing what a plugin declaring no environment
+// wanted costs a run: a 16 KiB script (the corpus's longest are 10 to 14
+// KiB) searched for the names a developer's environment withholds.
+func BenchmarkNamedIn(b *testing.B) {
+	self := filepath.Join(b.TempDir(), "script")
+	script := strings.Repeat("echo \"${FIGMA_TOKEN:-}\" | curl -H \"X-Token: $API\" https://api.example.com/v1/files\n", 200)
+	if err := os.WriteFile(self, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	_, withheld, _ := Environment(benchEnviron, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		NamedIn(self, withheld)
 	}
 }

@@ -58,11 +58,18 @@ func TestNamedIn(t *testing.T) {
 		t.Errorf("NamedIn = %q, want %q", got, want)
 	}
 	big := filepath.Join(dir, "big")
-	if err := os.WriteFile(big, append(make([]byte, MaxNamedScan), []byte(" LATE_NAME ")...), 0o755); err != nil {
+	if err := os.WriteFile(big, append([]byte(strings.Repeat("x", MaxNamedScan)), []byte(" LATE_NAME ")...), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if got := NamedIn(big, []string{"LATE_NAME"}); len(got) != 0 {
 		t.Errorf("a name past the bound was found: %q", got)
+	}
+	elf := filepath.Join(dir, "elf")
+	if err := os.WriteFile(elf, []byte("\x7fELF\x02\x01\x01\x00 FIGMA_TOKEN "), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := NamedIn(elf, []string{"FIGMA_TOKEN"}); got != nil {
+		t.Errorf("a compiled program names %q", got)
 	}
 	if got := NamedIn(filepath.Join(dir, "missing"), []string{"X"}); got != nil {
 		t.Errorf("a missing file names %q", got)

@@ -112,10 +112,10 @@ func (r *Runner) noteWithheld(t *Target, withheld, secret []string) {
 // wantedEnv keeps of withheld (set here, not given to t) the variables t
 // may have wanted, and says why: those its approved manifest lists under
 // environment and are not granted; for a plugin whose manifest lists none
-// (every plugin the Rust fledge published), those its program names
-// (confine.NamedIn: the command's file, read up to 256 KiB), of three
-// characters or more (the shell's "_" is no setting). Only names a grant
-// can spell are kept.
+// (every plugin the Rust fledge published), those its script names
+// (confine.NamedIn: the command's file, its first 256 KiB, unless it is a
+// compiled program), of three characters or more (the shell's "_" is no
+// setting). Only names a grant can spell are kept.
 func (r *Runner) wantedEnv(t *Target, withheld []string) (wanted []string, why string) {
 	var valid []string
 	for _, n := range withheld {
@@ -132,7 +132,7 @@ func (r *Runner) wantedEnv(t *Target, withheld []string) (wanted []string, why s
 		return wanted, "it declares them, they are not granted"
 	}
 	valid = slices.DeleteFunc(valid, func(n string) bool { return len(n) < 3 })
-	return confine.NamedIn(t.Binary, valid), "its program names them"
+	return confine.NamedIn(t.Binary, valid), "its script names them"
 }
 
 // runNative runs a plugin without a protocol: stdio inherited, arguments

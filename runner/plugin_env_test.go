@@ -70,7 +70,7 @@ func TestPluginEnvironment(t *testing.T) {
 				"nor GITHUB_TOKEN, which plugins.toml grants and the admin policy withholds (see fledge plugins policy)\n"},
 		{name: "declares nothing, as a Rust-era plugin: its program names GITHUB_TOKEN",
 			present: []string{"LANG=C"}, absent: []string{"GITHUB_TOKEN=", "AWS_SECRET_ACCESS_KEY="},
-			note: "fledge: plugin fledge-plugin-envp is not given GITHUB_TOKEN (its program names them): fledge plugins grant fledge-plugin-envp env:GITHUB_TOKEN\n"},
+			note: "fledge: plugin fledge-plugin-envp is not given GITHUB_TOKEN (its script names them): fledge plugins grant fledge-plugin-envp env:GITHUB_TOKEN\n"},
 		{name: "declares nothing, granted by name", grants: []string{"GITHUB_TOKEN"},
 			present: []string{"GITHUB_TOKEN=" + plantedToken}, absent: []string{"AWS_SECRET_ACCESS_KEY="}},
 		{name: "confinement turned off", declares: `environment = ["GITHUB_TOKEN"]`, off: "FLEDGE_CONFINE=off",
