@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
 )
@@ -49,6 +50,12 @@ type Request struct {
 	// (its record's switch, or the one for every plugin), "" when it is
 	// on: the approval form says what then enforces nothing.
 	Unconfined string
+	// Provenance is who signed the revision (nil: a source without
+	// signatures); a signer no trusted file vouches for is pinned by
+	// this install (trust on first use). ProvenanceNotes say which
+	// signatures were found and not accepted.
+	Provenance      *lockfile.Provenance
+	ProvenanceNotes []string
 }
 
 // Installed is what is installed of a plugin that a request replaces.
@@ -58,6 +65,8 @@ type Installed struct {
 	// they were approved (empty in records the Rust fledge wrote).
 	Grants    Grants
 	Requested manifest.Capabilities
+	// Provenance is who signed the installed revision (nil: not recorded).
+	Provenance *lockfile.Provenance
 }
 
 // Current reports whether item (a grant name) is granted now and, for
@@ -158,6 +167,10 @@ type Consent struct {
 	// Unasked says why Ask is nil, in the user's terms, when the reason is
 	// not the absence of a terminal (--ni on one, say).
 	Unasked string
+	// ConfirmProvenance asks a human whether to accept a revision signed
+	// at a lower level, or by another signer, than recorded; nil when no
+	// terminal is available (update and sync then refuse it).
+	ConfirmProvenance func(*ProvenanceError) (bool, error)
 }
 
 // riskyForUnverified reports whether item (a grant name) is approved for

@@ -64,6 +64,10 @@ type Installer struct {
 	LookupName func(ctx context.Context, s registry.Source) (registry.Source, error)
 	// Journal is the grant log every change is recorded in (nil: none).
 	Journal *grantlog.Log
+	// AcceptProvenance, when set, is why the user accepts a revision
+	// signed at a lower level, or by another signer, than recorded
+	// (--accept-provenance): the grant log records it with who.
+	AcceptProvenance string
 }
 
 // Result describes an installed plugin.
@@ -97,6 +101,11 @@ type fetched struct {
 	registry string
 	// tier is the source's trust tier, as its fetcher judged it.
 	tier trust.Tier
+	// prov is who signed the revision, verified on the fetch's own
+	// objects (nil for a kind of source without signatures); provNotes
+	// say which signatures were found and not accepted.
+	prov      *lockfile.Provenance
+	provNotes []string
 }
 
 // live reports whether the plugin's files are its source directory itself
@@ -177,6 +186,15 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 		}
 	}
 	c.req.Unconfined = in.unconfinedFor(c.m.Plugin.Name)
+	// A reinstall is held to who signed what it replaces, as an update is.
+	var against []recorded
+	if cur := c.req.Installed; cur != nil {
+		against = append(against, recorded{p: cur.Provenance, against: "the installed " + short(cur.Commit)})
+	}
+	override, err := in.checkProvenance(c, against...)
+	if err != nil {
+		return nil, err
+	}
 	dec, denied, err := in.decide(c.req)
 	if err != nil {
 		return nil, err
@@ -187,7 +205,7 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 			hooks[h.Name] = h.Command
 		}
 	}
-	j := journal{action: grantlog.ActionInstall, consent: in.Consent.consentOf(dec, grantlog.ConsentYes), policy: denied}
+	j := journal{action: grantlog.ActionInstall, consent: in.Consent.consentOf(dec, grantlog.ConsentYes), policy: denied, override: override}
 	return in.finish(ctx, c, dec.Capabilities, hooks, j)
 }
 
@@ -226,6 +244,7 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	for _, p := range problems.Warnings() {
 		c.res.Warnings = append(c.res.Warnings, p.String())
 	}
+	c.res.Warnings = append(c.res.Warnings, f.provNotes...)
 	srcTree, err := treehash.Hash(f.dir, treehash.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Plugin.Name, err)
@@ -235,6 +254,7 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	c.req = Request{
 		Plugin: m.Plugin.Name, Version: m.Plugin.Version, Description: m.Plugin.Description,
 		Source: f.src.String(), Tier: c.res.Tier, Runtime: m.Plugin.Runtime, Capabilities: m.Capabilities, Commit: f.commit,
+		Provenance: f.prov, ProvenanceNotes: f.provNotes,
 	}
 	if c.buildCmd != "" {
 		c.req.Hooks = append(c.req.Hooks, HookItem{Name: manifest.HookBuild, Command: c.buildCmd, Auto: c.autoBuild})
@@ -292,6 +312,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		ManifestHash: treehash.FileDigest(c.data), Protocol: m.Plugin.Protocol,
 		Requested: m.Capabilities, Hooks: hooks, BuildCommand: c.buildCmd,
 		Description: m.Plugin.Description, CommandDetails: m.Commands, RegistryName: f.registry,
+		Provenance: f.prov,
 	}
 	if m.Plugin.Runtime == "wasm" {
 		entry.Runtime = m.Plugin.Runtime
@@ -366,7 +387,7 @@ func (in *Installer) installed(name string) (*Installed, error) {
 		return nil, nil
 	}
 	return &Installed{Version: p.Version, Commit: p.Commit, Requested: p.Requested,
-		Grants: Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}}, nil
+		Grants: Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}, Provenance: p.Provenance}, nil
 }
 
 // checkSlot refuses a plugin whose name or commands are taken, spelled

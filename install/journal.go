@@ -20,6 +20,9 @@ type journal struct {
 	consent map[string]string
 	policy  []policy.Denial
 	note    string
+	// override says how a lower provenance or another signer was
+	// accepted ("" when none was).
+	override string
 }
 
 // updateLogged changes plugins.toml with change and, when there is a grant
@@ -54,6 +57,12 @@ func recordOf(j journal, tier registry.Tier, before, after *lockfile.Plugin) gra
 	}
 	if after == nil {
 		r.TreeHash = ""
+	} else {
+		var was *lockfile.Provenance
+		if before != nil {
+			was = before.Provenance
+		}
+		r.Provenance = provenanceNote(was, after.Provenance, j.override)
 	}
 	for _, it := range a.Items() {
 		// An env: item is one variable: granted when b did not cover it.

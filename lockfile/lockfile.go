@@ -120,6 +120,10 @@ type Plugin struct {
 	// (RFC 3339); the grant log records the change too.
 	UnconfinedBy string `toml:"unconfined_by,omitempty"`
 	UnconfinedAt string `toml:"unconfined_at,omitempty"`
+	// Provenance is who signed the installed revision, as verified at
+	// install (nil: not verified, as in records written before fledge
+	// verified signatures, or by the Rust fledge).
+	Provenance *Provenance `toml:"provenance,omitempty"`
 
 	// everyone is File.Unconfined of the file the record was read from
 	// (Parse sets it), so that Unconfined answers for both switches.

@@ -28,6 +28,13 @@ func askApproval(ctx context.Context, f *Factory, r install.Request) (install.De
 		fmt.Fprintf(w, "  installed now:   %s, granted %s\n", revisionText(in.Version, in.Commit), itemsText(in.Grants.Items()))
 		fmt.Fprintf(w, "  replaced with:   %s\n", revisionText(r.Version, r.Commit))
 	}
+	if r.Provenance != nil {
+		// Trust on first use: the signer this install pins is shown here.
+		fmt.Fprintf(w, "  signed:          %s\n", provenanceText(r.Provenance))
+		for _, n := range r.ProvenanceNotes {
+			fmt.Fprintf(w, "  note:            %s\n", termsafe.EscapeText(n))
+		}
+	}
 	review := append(hookLines("It would run:", r.Hooks), hookLines("It would also run (approved before, unchanged):", r.AlsoRuns)...)
 	for _, l := range review {
 		fmt.Fprintln(w, l)
@@ -235,4 +242,26 @@ func envGivenBy(f *Factory, r install.Request) string {
 		return "not enforced: confinement turned off by " + off + ", so it gets your whole environment"
 	}
 	return "others are withheld from it"
+}
+
+// confirmProvenance asks whether to accept a revision signed at a lower
+// level, or by another signer, than recorded. The answer defaults to no;
+// the grant log records a yes as re-approved on a terminal, with who.
+func confirmProvenance(ctx context.Context, f *Factory, e *install.ProvenanceError) (bool, error) {
+	what := "a lower provenance"
+	if !e.Downgrade {
+		what = "another signer"
+	}
+	review := []string{
+		"  recorded: " + provenanceText(&e.Recorded) + " (" + termsafe.Escape(e.Against) + ")",
+		"  fetched:  " + provenanceText(&e.Got) + " (commit " + termsafe.Escape(e.Commit) + ")",
+	}
+	for _, l := range review {
+		fmt.Fprintln(f.IO.ErrOut, l)
+	}
+	return f.Prompter.Confirm(ctx, Question{
+		Title:       fmt.Sprintf("Accept %s for %s?", what, termsafe.Escape(e.Plugin)),
+		Description: "Only if you know why it changed (a new release key, a release made without signing): an account takeover looks the same.",
+		Review:      review,
+	}, false)
 }

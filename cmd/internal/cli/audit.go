@@ -84,8 +84,15 @@ type auditEntry struct {
 	// here (absent for wasm).
 	Confinement *confinementJSON `json:"confinement,omitempty"`
 	// PolicyDenied lists what the admin policy refuses it now: granted
-	// capabilities or hooks (denied at run time), its source, its pin.
+	// capabilities or hooks (denied at run time), its source, its pin,
+	// its provenance.
 	PolicyDenied []string `json:"policy_denied"`
+	// Provenance is who signed the installed revision (list's object).
+	Provenance provenanceJSON `json:"provenance"`
+	// VouchedBy is the allowed-signers file that vouched for the signer,
+	// "first-use" when it was pinned by its first install, "" when
+	// unsigned.
+	VouchedBy string `json:"vouched_by"`
 }
 
 // confinementJSON is confine.Status: the profile's row, whether it may
@@ -205,6 +212,10 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants, off st
 		HasLifecycleHooks: au.HasLifecycleHooks, URL: p.URL, Kind: kindOf(p), Commit: p.Commit,
 		PinnedRef: optional(p.PinnedRef), Granted: toCapsJSON(g.Capabilities), Requested: toCapsJSON(au.Requested),
 		Hooks: map[string]string{}, Warnings: au.Warnings, PolicyDenied: []string{},
+		Provenance: toProvenanceJSON(p.Provenance),
+	}
+	if p.Provenance.Signed() {
+		a.VouchedBy = p.Provenance.VouchedBy
 	}
 	maps.Copy(a.Hooks, p.Hooks)
 	// The library finds; the words a person acts on are added here.
@@ -236,6 +247,8 @@ func printAudit(f *Factory, a auditEntry) {
 	if a.Commit != "" {
 		fmt.Fprintf(w, "  commit:    %s\n", termsafe.Escape(a.Commit))
 	}
+	fmt.Fprintf(w, "  signed:    %s\n", provenanceText(&lockfile.Provenance{Level: a.Provenance.Level,
+		Signer: a.Provenance.Signer, Principal: a.Provenance.Principal, VouchedBy: a.VouchedBy}))
 	if a.Sandboxed {
 		fmt.Fprintf(w, "  runtime:   wasm (sandboxed): its own code reaches %s\n", a.Sandbox)
 	} else if a.Confinement != nil {

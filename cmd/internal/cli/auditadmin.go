@@ -85,6 +85,8 @@ func policyWarnings(ap auditPolicy, p *lockfile.Plugin, tier trust.Tier) (warnin
 			w = "the admin policy denies its source, so it does not run"
 		case "pin":
 			w = "the admin policy no longer allows the ref it follows, so update refuses it"
+		case policy.ItemProvenance:
+			w = "the admin policy requires a signature its installed revision lacks, so update and sync refuse it until a signed one is released"
 		case install.GrantHooks:
 			w = "its approved hooks may not run under the admin policy"
 		default:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -121,6 +122,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"pidgone":     cmdPIDGone,
 		"runhint":     cmdRunHint,
 		"mkwasm":      cmdMkwasm,
+		"sshfp":       cmdSSHFingerprint,
 	}
 }
 
@@ -482,4 +484,19 @@ func readPID(ts *testscript.TestScript, file string) int {
 		ts.Fatalf("bad pid in %s: %v", file, err)
 	}
 	return pid
+}
+
+// sshfp PUBKEY VAR: set VAR to the SHA256:… fingerprint of the public key
+// file PUBKEY, as ssh-keygen -l prints it.
+func cmdSSHFingerprint(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sshfp PUBKEY VAR")
+	}
+	out, err := exec.Command("ssh-keygen", "-l", "-E", "sha256", "-f", ts.MkAbs(args[0])).Output()
+	ts.Check(err)
+	f := strings.Fields(string(out))
+	if len(f) < 2 {
+		ts.Fatalf("sshfp: ssh-keygen printed %q", out)
+	}
+	ts.Setenv(args[1], f[1])
 }

@@ -56,7 +56,7 @@ var helpTopics = []helpTopic{
 		Intro: "Everything lives under $FLEDGE_HOME:",
 		Rows: []topicRow{
 			{"plugins.toml", "every installed plugin: source, exact revision, grants"},
-			{"config.toml", "settings: trusted owners, registry, install limits"},
+			{"config.toml", "settings: trusted owners and signers, registry, install limits"},
 			{"plugins/<name>/", "a plugin's installed tree"},
 			{"plugins/.data/<name>/", "what fledge keeps beside it: the store (store.json), a wasm plugin's /plugin files (files/), the tree's hashes"},
 			{"bin/", "a link per installed command (fledge-<command>), for PATH"},

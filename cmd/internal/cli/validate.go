@@ -11,6 +11,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/publish"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -79,6 +80,14 @@ func validateRun(f *Factory, opts *validateOptions) error {
 	doc, _, err := checkPlugin(dir)
 	if err != nil {
 		return err
+	}
+	// Who signed a release is what installs record: say when the latest
+	// one is signed by no one.
+	if tag, signed, err := publish.LatestTag(dir); err == nil && tag != "" && !signed {
+		p := manifest.Problem{Severity: manifest.SeverityWarning, Field: "tag " + tag,
+			Message: "the latest release tag is not signed, so installs record it as unsigned", Fix: publish.SigningHelp + ", then tag releases with git tag -s"}
+		doc.WarningDetails = append(doc.WarningDetails, p)
+		doc.Warnings = append(doc.Warnings, p.String())
 	}
 	return printValidation(f, opts, doc)
 }
