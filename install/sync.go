@@ -119,7 +119,7 @@ func inSync(cur, w *lockfile.Plugin) bool {
 	if w.SourceHash != "" && cur.SourceHash != w.SourceHash {
 		return false
 	}
-	if cur.Capabilities != w.Capabilities || len(cur.Hooks) != len(w.Hooks) {
+	if !cur.Capabilities.Equal(w.Capabilities) || len(cur.Hooks) != len(w.Hooks) {
 		return false
 	}
 	for k, v := range w.Hooks {

@@ -524,7 +524,8 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 	granted := c.m.Capabilities.Intersect(p.Capabilities)
 	hooks := map[string]string{}
 	ask := Request{Plugin: c.req.Plugin, Version: c.req.Version, Description: c.req.Description,
-		Source: c.req.Source, Tier: c.req.Tier, Runtime: c.req.Runtime, Provenance: c.req.Provenance, ProvenanceNotes: c.req.ProvenanceNotes}
+		Source: c.req.Source, Tier: c.req.Tier, Runtime: c.req.Runtime, Provenance: c.req.Provenance, ProvenanceNotes: c.req.ProvenanceNotes,
+		Unconfined: in.forPlugin(p).Unconfined}
 	added := map[manifest.Capability]bool{}
 	for _, k := range c.m.Capabilities.Missing(baseline) {
 		added[k] = true

@@ -117,6 +117,9 @@ func chooseGrants(ctx context.Context, f *Factory, r install.Request, hooksRequi
 		meaning := manifest.GrantMeaning(it)
 		ci, isCap := manifest.Info(manifest.Capability(it))
 		switch {
+		case isCap && ci.Listed():
+			label = r.Capabilities.Label(ci.Name)
+			meaning += " (" + envGivenBy(f, r) + ")"
 		case isCap && ci.Scopes != nil:
 			label = r.Capabilities.Label(ci.Name)
 			if !r.Capabilities.KnownScope(ci.Name) {
@@ -129,7 +132,7 @@ func chooseGrants(ctx context.Context, f *Factory, r install.Request, hooksRequi
 			}
 		}
 		if isCap && ci.Confinable {
-			meaning += " (" + enforcedBy(f, r.Runtime, ci.Name) + ")"
+			meaning += " (" + enforcedBy(f, r, ci.Name) + ")"
 		}
 		options[i] = fmt.Sprintf("%-12s %s", label, meaning)
 	}
@@ -199,15 +202,20 @@ func revisionText(version, commit string) string {
 	return s
 }
 
-// enforcedBy says what holds a plugin of runtime to its grant (or denial)
-// of a confinable capability here: the wasm sandbox, the kernel, or
-// nothing, and why: confine's answer (Support.Enforces), which audit's
-// StatusOf gives too, asked before the plugin is installed.
-func enforcedBy(f *Factory, runtime string, c manifest.Capability) string {
-	if runtime == manifest.RuntimeWasm {
+// enforcedBy says what holds the plugin r asks for to its grant (or
+// denial) of a confinable capability here: the wasm sandbox, the kernel,
+// or nothing, and why: confine's answer (Support.Enforces), which audit's
+// StatusOf gives too, asked before the plugin is installed, with
+// confinement turned off by FLEDGE_CONFINE=off or for the plugin
+// (r.Unconfined: its record's switch, or the one for every plugin).
+func enforcedBy(f *Factory, r install.Request, c manifest.Capability) string {
+	if r.Runtime == manifest.RuntimeWasm {
 		return "enforced by the wasm sandbox"
 	}
 	off := unconfinedBy(f)
+	if off == "" {
+		off = r.Unconfined
+	}
 	switch ok, why := confine.Detect().Enforces(c == manifest.CapNetwork, off); {
 	case ok:
 		return "enforced by the kernel"
@@ -216,6 +224,24 @@ func enforcedBy(f *Factory, runtime string, c manifest.Capability) string {
 	default:
 		return "not enforced here: " + why
 	}
+}
+
+// envGivenBy says what a grant (or denial) of environment variables means
+// for the plugin r asks for here: a native plugin's process gets only the
+// base environment and what is granted, unless confinement is turned off
+// for it; the wasm sandbox gives no environment at all.
+func envGivenBy(f *Factory, r install.Request) string {
+	off := unconfinedBy(f)
+	if off == "" {
+		off = r.Unconfined
+	}
+	switch {
+	case r.Runtime == manifest.RuntimeWasm:
+		return "the wasm sandbox gives it no environment"
+	case off != "":
+		return "not enforced: confinement turned off by " + off + ", so it gets your whole environment"
+	}
+	return "others are withheld from it"
 }
 
 // confirmProvenance asks whether to accept a revision signed at a lower

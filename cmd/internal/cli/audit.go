@@ -154,6 +154,12 @@ type auditDoc struct {
 	// Required are the policy's [[required]] plugins: ok, missing or
 	// drifted (auditfleet.go).
 	Required []requiredJSON `json:"required"`
+	// UnconfinedAll says who turned kernel confinement off for every
+	// plugin and when (fledge plugins unconfine --all), null when nobody
+	// did; ConfineOffHere says FLEDGE_CONFINE=off is set in the process
+	// that audits, which turns it off for every plugin run from there.
+	UnconfinedAll  *string `json:"unconfined_all"`
+	ConfineOffHere bool    `json:"confine_off_here"`
 }
 
 func auditRun(f *Factory, opts *auditOptions) error {
@@ -170,7 +176,11 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, RevocationErrors: []string{}, Required: []requiredJSON{}, Externals: externals(runner.Externals(paths, f.Getenv("PATH")), file)}
+	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, RevocationErrors: []string{}, Required: []requiredJSON{}, Externals: externals(runner.Externals(paths, f.Getenv("PATH")), file),
+		ConfineOffHere: unconfinedBy(f) != ""}
+	if all := file.Unconfined(); all != "" {
+		doc.UnconfinedAll = &all
+	}
 	for _, p := range plugins {
 		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedFor(f, p)))
 	}
@@ -184,6 +194,12 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	}
 	if len(doc.Audit) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "No plugins installed.")
+	}
+	if doc.UnconfinedAll != nil {
+		fmt.Fprintf(f.IO.Out, "! kernel confinement is off for every plugin: turned off by %s; fledge plugins confine --all turns it back on\n", termsafe.Line(*doc.UnconfinedAll))
+	}
+	if doc.ConfineOffHere {
+		fmt.Fprintf(f.IO.Out, "! %s=off is set here: every plugin run from this environment runs unconfined, with your whole environment\n", EnvConfine)
 	}
 	for _, a := range doc.Audit {
 		printAudit(f, a)

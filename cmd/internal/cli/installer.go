@@ -28,7 +28,7 @@ type consentFlags struct {
 
 func (c *consentFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVarP(&c.Yes, "yes", "y", false, "approve what is requested (for unverified sources, not "+orList(install.UnverifiedGrants())+")")
-	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: "+strings.Join(manifest.GrantNames(), ", ")+" (none: deny everything)")
+	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: "+strings.Join(manifest.GrantNames(), ", ")+", "+manifest.EnvItemPrefix+"NAME for one environment variable (none: deny everything)")
 }
 
 // newInstaller builds the installer that install, update and sync use: the

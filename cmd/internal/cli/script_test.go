@@ -86,10 +86,13 @@ func scriptSetup(env *testscript.Env) error {
 	env.Setenv("HOME", home)
 	// Hooks run confined: $WORK holds HOME and FLEDGE_HOME, so they may
 	// not create files in it, but they may write the directories beside
-	// them. Scripts have hooks leave their marks in $WORK/out.
+	// them. Scripts have hooks leave their marks in $WORK/out. A hook
+	// gets the base environment, which has no WORK: hooks name it
+	// $FLEDGE_TEST_WORK (FLEDGE_* is in the base environment).
 	if err := os.MkdirAll(filepath.Join(work, "out"), 0o755); err != nil {
 		return err
 	}
+	env.Setenv("FLEDGE_TEST_WORK", work)
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	env.Setenv("FLEDGE_HOME", filepath.Join(work, "fh"))
 	env.Setenv("NO_COLOR", "1")
