@@ -200,3 +200,18 @@ func TestKilledMidAppendLeavesWholeLines(t *testing.T) {
 		t.Errorf("Read after kill -9: %d events, %d unreadable, %v", len(evs), bad, err)
 	}
 }
+
+// A damaged trail (a line no writer makes, a torn tail) is read around:
+// what cannot be decoded is counted, not fatal.
+func TestReadCountsDamage(t *testing.T) {
+	l := &Log{Path: filepath.Join(t.TempDir(), "events.jsonl")}
+	l.Append(Event{Kind: KindRun, Plugin: "a", Command: "1"})
+	os.WriteFile(l.Rotated(1), []byte(`{"kind":"run","plugin":"old","command":"0"}`+"\n"+strings.Repeat("x", MaxLine+10)+"\n"), 0o644)
+	f, _ := os.OpenFile(l.Path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"kind":"run","plu`)
+	f.Close()
+	evs, bad, err := l.Read(Filter{})
+	if err != nil || len(evs) != 2 || bad != 2 || evs[0].Plugin != "old" || evs[1].Plugin != "a" {
+		t.Errorf("Read: %+v, %d unreadable, %v", evs, bad, err)
+	}
+}

@@ -62,6 +62,12 @@ func (l *Log) Read(f Filter) (out []Event, skipped int, err error) {
 		}
 		serr := sc.Err()
 		fh.Close()
+		if errors.Is(serr, bufio.ErrTooLong) {
+			// No writer makes such a line: the file was damaged. What
+			// follows in it is not read; it counts as one unreadable.
+			skipped++
+			continue
+		}
 		if serr != nil {
 			return nil, 0, serr
 		}
