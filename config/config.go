@@ -19,6 +19,10 @@ type Config struct {
 	Registry Registry `toml:"registry"`
 	Install  Install  `toml:"install"`
 	OCI      OCI      `toml:"oci"`
+	// Provenance lists the signers this user trusts ([provenance]
+	// allowed_signers: git's allowed-signers files, or armored OpenPGP
+	// public keys; relative paths are read from config.toml's directory).
+	Provenance Provenance `toml:"provenance"`
 }
 
 // OCI configures how OCI registries are reached.
@@ -26,6 +30,11 @@ type OCI struct {
 	// PlainHTTP lists registries (host or host:port) reached over plain
 	// http; loopback registries fall back to it on their own.
 	PlainHTTP []string `toml:"plain_http"`
+}
+
+// Provenance is config.toml's [provenance].
+type Provenance struct {
+	AllowedSigners []string `toml:"allowed_signers"`
 }
 
 // Install bounds what one install, update or sync of a git plugin may

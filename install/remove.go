@@ -80,6 +80,11 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 		}
 	}
 	switch {
+	case ok && hook != "" && entry.IsDisabled():
+		// Off means off, to the end: enable it first to have it clean up.
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "warning: %s's post_remove hook is not run: it is disabled (by %s)\n", termsafe.Escape(entry.Name), termsafe.Line(entry.Disabled()))
+		}
 	case ok && hook != "" && r.PolicyErr != nil:
 		if r.Log != nil {
 			fmt.Fprintf(r.Log, "warning: %s's post_remove hook is not run: %s\n", termsafe.Escape(entry.Name), termsafe.EscapeText(r.PolicyErr.Error()))
@@ -107,7 +112,8 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 			fmt.Fprintf(r.Log, "Running post_remove for %s: %s\n", entry.Name, termsafe.Escape(hook))
 		}
 		in := (&Installer{Env: r.Env, Paths: r.Paths, Log: r.Log, Unconfined: r.Unconfined, Settings: r.Settings}).forPlugin(&entry)
-		if err := in.runHook(ctx, manifest.HookPostRemove, hook, real, in.hookEnv(real), r.Log); err != nil {
+		env := in.hookEnv(entry.Name, hook, real, r.Settings.Grants(&entry).Capabilities.Environment, entry.Requested.Environment)
+		if err := in.runHook(ctx, manifest.HookPostRemove, hook, real, env, r.Log); err != nil {
 			return nil, fmt.Errorf("%w; %s was not removed", err, entry.Name)
 		}
 	}
@@ -120,7 +126,9 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	// A plugin the Rust fledge installed also has its links there.
 	tx.unlinkOwned(entry.Commands, dir, r.Paths.RustCommandLink)
 	j := journal{action: grantlog.ActionRemove, policy: denied, note: r.Note}
-	if ok && hook != "" && r.PolicyErr != nil {
+	if ok && hook != "" && entry.IsDisabled() {
+		j.note = strings.TrimPrefix(j.note+"; post_remove not run: the plugin is disabled", "; ")
+	} else if ok && hook != "" && r.PolicyErr != nil {
 		j.note = strings.TrimPrefix(j.note+"; post_remove not run: the admin policy cannot be read", "; ")
 	}
 	err = updateLogged(r.Store, r.Journal, func(f *lockfile.File) error {

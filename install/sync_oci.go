@@ -32,7 +32,9 @@ func (s *Syncer) installExactOCI(ctx context.Context, w lockfile.Plugin, src reg
 	in := *s.Installer
 	in.Force = replace
 	fe := &ociFetcher{in: &in, src: src}
-	if err := in.checkSource(w.Name, fe.identity("")); err != nil {
+	id := fe.identity("")
+	id.Commit = w.Commit
+	if err := in.checkSource(w.Name, id); err != nil {
 		return err
 	}
 	if err := in.checkPin(w.Name, w.RefKind, w.PinnedRef); err != nil {
@@ -83,7 +85,9 @@ func (s *Syncer) installFrom(ctx context.Context, w lockfile.Plugin, src registr
 	if err != nil {
 		return err
 	}
-	if err := in.checkSource(w.Name, fe.identity("")); err != nil {
+	id := fe.identity("")
+	id.Commit = w.Commit
+	if err := in.checkSource(w.Name, id); err != nil {
 		return err
 	}
 	if err := in.checkPin(w.Name, w.RefKind, w.PinnedRef); err != nil {

@@ -62,7 +62,10 @@ type UpdateResult struct {
 	// ForcePushed is set when the branch followed was force-pushed: its
 	// new head does not descend from the installed commit.
 	ForcePushed bool
-	Err         error
+	// Provenance is who signed the new revision, once it was fetched
+	// (also when the update was then refused).
+	Provenance *lockfile.Provenance
+	Err        error
 }
 
 // ErrTagMoved is wrapped when a pinned tag now names another commit.
@@ -170,6 +173,10 @@ func (u *Updater) Update(ctx context.Context, names []string) ([]UpdateResult, e
 	var results []UpdateResult
 	if len(names) == 0 {
 		for _, p := range file.Plugins {
+			if p.IsDisabled() {
+				results = append(results, UpdateResult{Name: p.Name, Status: StatusSkipped, Detail: "disabled by " + p.Disabled() + ": not updated while disabled"})
+				continue
+			}
 			plans = append(plans, &plan{entry: p})
 		}
 	}
@@ -178,6 +185,10 @@ func (u *Updater) Update(ctx context.Context, names []string) ([]UpdateResult, e
 		p, err := file.Resolve(n)
 		if err != nil {
 			results = append(results, UpdateResult{Name: n, Status: StatusFailed, Detail: err.Error(), Err: err})
+			continue
+		}
+		if err := p.DisabledErr("it is not updated while disabled"); err != nil {
+			results = append(results, UpdateResult{Name: p.Name, Status: StatusFailed, Detail: err.Error(), Err: err})
 			continue
 		}
 		if !seen[p.Name] { // "a" and "fledge-plugin-a" are one plugin
@@ -248,7 +259,7 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 	// A source the policy now denies is not contacted, let alone updated:
 	// neither the record as the runner judges it nor the URL about to be
 	// fetched (for an owner/repo record, under FLEDGE_GITHUB_URL).
-	for _, s := range []policy.Source{EntrySource(p), fe.identity(p.RegistryName)} {
+	for _, s := range []policy.Source{pending(EntrySource(p)), pending(fe.identity(p.RegistryName))} {
 		if err := u.Installer.checkSource(p.Name, s); err != nil {
 			fail(pl, err)
 			return
@@ -339,6 +350,13 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 		fail(pl, err)
 		return
 	}
+	// A rule pinned to a commit judges the one about to be fetched.
+	for _, s := range []policy.Source{EntrySource(p), fe.identity(p.RegistryName)} {
+		if err := u.Installer.checkResolved(p.Name, s, listedCommit(pl.rev)); err != nil {
+			fail(pl, err)
+			return
+		}
+	}
 	pl.fetch = true
 	pl.res.To = &Rev{Commit: pl.rev.Commit, Ref: pl.pinnedRef()}
 }
@@ -370,6 +388,14 @@ func movedErr(p *lockfile.Plugin, tag, commit string) error {
 }
 
 func short(c string) string { return c[:min(12, len(c))] }
+
+// revName names an installed revision in messages: "v1.2.0 (0123abcd4567)".
+func revName(p *lockfile.Plugin) string {
+	if p.Tag != "" {
+		return p.Tag + " (" + short(p.Commit) + ")"
+	}
+	return short(p.Commit)
+}
 
 // entrySource rebuilds a plugin's source from its record. githubBase
 // expands the owner/repo sources of records that carry no URL (written by
@@ -454,6 +480,10 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		fail(pl, err)
 		return
 	}
+	if err := in.checkResolved(p.Name, EntrySource(p), f.commit); err != nil {
+		fail(pl, err)
+		return
+	}
 	c, err := in.prepare(f)
 	if err != nil {
 		fail(pl, err)
@@ -483,6 +513,12 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		}
 		pl.res.Detail = "branch " + pl.rev.RefName.Short() + " was force-pushed; followed, as the update was forced"
 	}
+	pl.res.Provenance = f.prov
+	override, err := in.checkProvenance(c, recorded{p: p.Provenance, against: "the installed " + revName(p)})
+	if err != nil {
+		fail(pl, err)
+		return
+	}
 
 	// What was approved before, and still requested, carries over.
 	baseline := p.Requested
@@ -492,7 +528,8 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 	granted := c.m.Capabilities.Intersect(p.Capabilities)
 	hooks := map[string]string{}
 	ask := Request{Plugin: c.req.Plugin, Version: c.req.Version, Description: c.req.Description,
-		Source: c.req.Source, Tier: c.req.Tier, Runtime: c.req.Runtime}
+		Source: c.req.Source, Tier: c.req.Tier, Runtime: c.req.Runtime, Provenance: c.req.Provenance, ProvenanceNotes: c.req.ProvenanceNotes,
+		Unconfined: in.forPlugin(p).Unconfined}
 	added := map[manifest.Capability]bool{}
 	for _, k := range c.m.Capabilities.Missing(baseline) {
 		added[k] = true
@@ -547,7 +584,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 	}
 	f.src.Ref = pl.pinnedRef()
 	f.registry = p.RegistryName
-	j := journal{action: grantlog.ActionUpdate, consent: consent, policy: denied}
+	j := journal{action: grantlog.ActionUpdate, consent: consent, policy: denied, override: override}
 	if _, err := in.finish(ctx, c, granted, hooks, j); err != nil {
 		fail(pl, err)
 		return

@@ -228,7 +228,7 @@ func (s *Server) Reload() error {
 	} else if err != nil {
 		return err
 	}
-	c, err := catalog.Load(s.opts.Paths, set)
+	c, err := catalog.LoadSeeded(s.opts.Paths, s.opts.Runner.Seeds, set)
 	if err != nil {
 		return err
 	}
@@ -250,6 +250,9 @@ func (s *Server) Reload() error {
 	}
 	for _, sk := range c.Skipped {
 		s.log.printf("warning: %s: command %s is not offered as a tool: %s\n", termsafe.Escape(sk.Plugin), termsafe.Escape(sk.Command), termsafe.EscapeText(sk.Reason))
+	}
+	for _, e := range c.Edited {
+		s.log.printf("note: %s: plugin.toml changed since it was linked, so its tools are what was approved; install its directory again to offer the edit\n", termsafe.Escape(e.Plugin))
 	}
 	seen := map[string]bool{}
 	var offered []string // their fingerprints

@@ -33,16 +33,19 @@ func (s *Set) CheckSource(src Source) *Denial {
 		return nil
 	}
 	for _, l := range s.Layers() {
-		if p, ok := anyMatch(l.deny, ids); ok {
+		if p, ok := anyMatch(l.deny, ids, false); ok {
 			return &Denial{Item: "source", Rule: l.Rule("sources", "deny"), File: l.Where(),
 				Reason: fmt.Sprintf("denies %q, which matches %s", p.text, src)}
 		}
+	}
+	if d := s.checkRevoked(src); d != nil {
+		return d
 	}
 	for _, l := range s.Layers() {
 		if !l.hasAllow {
 			continue
 		}
-		if _, ok := anyMatch(l.allow, ids); !ok {
+		if _, ok := anyMatch(l.allow, ids, true); !ok {
 			return &Denial{Item: "source", Rule: l.Rule("sources", "allow"), File: l.Where(),
 				Reason: fmt.Sprintf("allows only %s, and %s matches none of them", quoteList(l.allow), describe(src))}
 		}
@@ -163,13 +166,15 @@ func FormatAge(d time.Duration) string {
 }
 
 // Allows reports whether a plugin of tier may be granted item (a
-// capability name, or ItemHooks for hooks and build commands), or returns
-// the first rule that forbids it. A tier this package does not know is
-// judged as unverified.
+// capability name, an env: item, judged as its capability environment, or
+// ItemHooks for hooks and build commands), or returns the first rule that
+// forbids it. A tier this package does not know is judged as unverified.
 func (s *Set) Allows(tier, item string) *Denial {
 	if !slices.Contains(trust.Tiers, trust.Tier(tier)) {
 		tier = string(trust.Unverified)
 	}
+	asked := item
+	item = string(manifest.ItemCapability(item))
 	for _, l := range s.Layers() {
 		if item == ItemHooks {
 			if allowed, set := l.hooks[tier]; set && !allowed {
@@ -187,7 +192,7 @@ func (s *Set) Allows(tier, item string) *Denial {
 		if len(allowed) > 0 {
 			what = "allows only " + strings.Join(allowed, ", ")
 		}
-		return &Denial{Item: item, Rule: l.Rule("capabilities", tier), File: l.Where(),
+		return &Denial{Item: asked, Rule: l.Rule("capabilities", tier), File: l.Where(),
 			Reason: fmt.Sprintf("%s for %s sources", what, tier)}
 	}
 	return nil

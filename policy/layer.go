@@ -78,6 +78,12 @@ type fileRules struct {
 		Require  *bool `toml:"require"`
 		AllowOff *bool `toml:"allow_off"`
 	} `toml:"confinement"`
+	Protection *struct {
+		Require *bool `toml:"require"`
+	} `toml:"protection"`
+	Revocation *revocationRules `toml:"revocation"`
+	Required   []requiredRule   `toml:"required"`
+	Provenance *provenanceRules `toml:"provenance"`
 }
 
 type tierLists struct {
@@ -133,6 +139,14 @@ type Layer struct {
 	confineAllowOff *bool
 	// mirrors are [mirrors] (mirrors.go), the most specific first.
 	mirrors []mirrorRule
+	// protectRequire is [protection] require (nil: not set; protect.go).
+	protectRequire *bool
+	// revocation is [revocation] (nil: none; revocation.go).
+	revocation *revocationList
+	// required are the [[required]] plugins (required.go).
+	required []Required
+	// provenance is [provenance] (provenance.go).
+	provenance *provenanceLayer
 	// raw is the file's bytes (or the [policy] table's), for Digest.
 	raw []byte
 }
@@ -285,6 +299,18 @@ func (l *Layer) load(r *fileRules) error {
 	}
 	if c := r.Confinement; c != nil {
 		l.confineRequire, l.confineAllowOff = c.Require, c.AllowOff
+	}
+	if p := r.Protection; p != nil {
+		l.protectRequire = p.Require
+	}
+	if err := l.loadRevocation(r.Revocation); err != nil {
+		return err
+	}
+	if err := l.loadRequired(r.Required); err != nil {
+		return err
+	}
+	if err := l.loadProvenance(r.Provenance); err != nil {
+		return err
 	}
 	if err := l.loadTools(r.Tools); err != nil {
 		return err

@@ -23,7 +23,7 @@ func TestOCISourceRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, got := anyMatch([]pattern{p}, ids); got != tc.want {
+		if _, got := anyMatch([]pattern{p}, ids, false); got != tc.want {
 			t.Errorf("%s on %s: %v, want %v", tc.pattern, tc.repo, got, tc.want)
 		}
 	}

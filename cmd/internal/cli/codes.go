@@ -17,6 +17,7 @@ import (
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/provenance"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
 
@@ -38,6 +39,15 @@ const (
 	// (the runner's codes for the same states).
 	CodeManifestChanged = "manifest_changed"
 	CodePluginMissing   = "plugin_missing"
+	// CodePluginDisabled: an entry point of a disabled plugin (the
+	// runner's code of the same name at run time).
+	CodePluginDisabled = "plugin_disabled"
+	// An update or sync fetched a revision signed at a lower level, or by
+	// another signer, than recorded (and nothing accepted it); a
+	// signature that does not match what it signs.
+	CodeProvenanceDowngrade = "provenance_downgrade"
+	CodeSignerChanged       = "signer_changed"
+	CodeBadSignature        = "bad_signature"
 )
 
 // classify maps the library packages' typed errors and sentinels to error
@@ -62,6 +72,8 @@ func classify(err error) string {
 	switch {
 	case errors.As(err, new(*policy.DeniedError)), errors.As(err, new(*policy.InvalidError)):
 		return CodePolicyDenied
+	case errors.As(err, new(*lockfile.DisabledError)):
+		return CodePluginDisabled
 	case errors.As(err, &appr):
 		return CodeApprovalRequired
 	case errors.Is(err, errPromptAborted):
@@ -86,6 +98,12 @@ func classify(err error) string {
 		return CodeInvalidManifest
 	case errors.Is(err, gitfetch.ErrTooLarge):
 		return CodeTooLarge
+	case errors.Is(err, install.ErrProvenanceDowngrade):
+		return CodeProvenanceDowngrade
+	case errors.Is(err, install.ErrSignerChanged):
+		return CodeSignerChanged
+	case errors.As(err, new(*provenance.BadSignatureError)):
+		return CodeBadSignature
 	case errors.As(err, &srcErr):
 		return CodeInvalidSource
 	case errors.As(err, &fetch):
@@ -132,6 +150,8 @@ func hintFor(err error) string {
 		amb    *lockfile.AmbiguousError
 		hook   *install.HookError
 		syn    *manifest.SyntaxError
+		// disabled is a plugin turned off (fledge plugins disable).
+		disabled *lockfile.DisabledError
 	)
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -140,6 +160,8 @@ func hintFor(err error) string {
 		return "fix the file at the line named (or ask whoever manages it): fledge applies no policy it cannot read in full"
 	case errors.As(err, new(*policy.DeniedError)):
 		return "the admin policy decides this, not a flag; see what it allows: " + commandLine("plugins", "policy")
+	case errors.As(err, &disabled):
+		return "enable it first: " + commandLine("plugins", "enable", disabled.Plugin)
 	case errors.As(err, &appr):
 		return "grant by name what it needs: " + strings.Join(appr.Missing, ", ")
 	case errors.As(err, &confl):
@@ -156,6 +178,12 @@ func hintFor(err error) string {
 		return "recovery must lock and write FLEDGE_HOME and read plugins.toml; once it can, any fledge plugins command recovers them: " + commandLine("plugins", "list")
 	case errors.As(err, &fp):
 		return "review the new history; if you trust it: " + commandLine("plugins", "update", fp.Plugin, "--force")
+	case errors.As(err, new(*install.ProvenanceError)):
+		return "ask the plugin's author whether the change is theirs (a new release key, a release made without signing): an account takeover looks the same; to accept it, run the same command on a terminal, or with --accept-provenance \"<why>\" (the grant log records who and why)"
+	case errors.As(err, new(*provenance.BadSignatureError)):
+		return "do not install it: what was signed has been changed since; tell the plugin's author"
+	case errors.As(err, new(*provenance.SignersError)):
+		return "fix that file, or take it out of [provenance] allowed_signers (in config.toml, or the policy that names it)"
 	case errors.As(err, &notReq):
 		return "see what it requests and is granted: " + commandLine("plugins", "info", notReq.Plugin)
 	case errors.As(err, &man) && man.Changed:

@@ -155,6 +155,13 @@ func printInfo(out io.Writer, p *lockfile.Plugin, info infoJSON) {
 		row("oci digest", termsafe.Escape(info.OCIDigest))
 	}
 	row("installed", termsafe.Escape(info.Installed))
+	if r := info.Revoked; r != nil {
+		row("revoked", "by "+termsafe.Line(r.Issuer)+" on "+termsafe.Line(r.Date)+": "+termsafe.Line(r.Reason)+" ("+termsafe.Escape(r.List)+")")
+	}
+	if info.Disabled {
+		row("disabled", "by "+termsafe.Line(info.DisabledBy)+": nothing of it runs until "+commandLine("plugins", "enable", info.Name))
+	}
+	row("provenance", provenanceText(p.Provenance))
 	proto := info.Protocol
 	if proto == "" {
 		proto = "none (runs with the terminal, no host operations)"
@@ -228,4 +235,10 @@ func hooksNote(p *lockfile.Plugin) string {
 		return ""
 	}
 	return "; hooks approved"
+}
+
+// provenanceText is who signed an installed revision, for a terminal:
+// the level, the signer and principal, and the file that vouched.
+func provenanceText(p *lockfile.Provenance) string {
+	return termsafe.Escape(p.Describe())
 }

@@ -65,6 +65,57 @@ type pluginJSON struct {
 	// CommandDetails carries what agents need to call each command as a
 	// tool: its description, typed positional args and dangerous flag.
 	CommandDetails []commandJSON `json:"command_details"`
+	// Disabled is true for a plugin fledge plugins disable turned off
+	// (no entry point of it is reachable); DisabledBy says who and when.
+	Disabled   bool   `json:"disabled"`
+	DisabledBy string `json:"disabled_by"`
+	// Revoked is the revocation list entry that revokes it (null when
+	// none does): it does not install, update or run.
+	Revoked *revokedJSON `json:"revoked"`
+	// Seed is the read-only seed directory the plugin is installed in
+	// ("" for FLEDGE_HOME; FLEDGE_SEED_DIR).
+	Seed string `json:"seed"`
+	// Provenance is who signed the installed revision, as verified when
+	// it was fetched.
+	Provenance provenanceJSON `json:"provenance"`
+}
+
+// revokedJSON is a revocation list entry in list, info and audit.
+type revokedJSON struct {
+	Source string `json:"source"`
+	Commit string `json:"commit"`
+	Reason string `json:"reason"`
+	Issuer string `json:"issuer"`
+	Date   string `json:"date"`
+	List   string `json:"list"`
+}
+
+func toRevokedJSON(g settings.Grants) *revokedJSON {
+	r := g.Revoked
+	if r == nil {
+		return nil
+	}
+	return &revokedJSON{Source: r.Source, Commit: r.Commit, Reason: r.Reason, Issuer: r.Issuer, Date: r.Date, List: r.List}
+}
+
+// provenanceJSON is a plugin's "provenance" object: exactly level,
+// signer and principal (a contract others script against).
+type provenanceJSON struct {
+	// Level is signed-tag, signed-commit or unsigned (also for a record
+	// never verified, such as a local plugin's).
+	Level string `json:"level"`
+	// Signer is the key's fingerprint (SHA256:… for SSH), "" when
+	// unsigned.
+	Signer string `json:"signer"`
+	// Principal is the identity vouched for it, "" when none is.
+	Principal string `json:"principal"`
+}
+
+func toProvenanceJSON(p *lockfile.Provenance) provenanceJSON {
+	if !p.Signed() {
+		return provenanceJSON{Level: lockfile.LevelUnsigned}
+	}
+	return provenanceJSON{Level: p.Level, Signer: p.Signer, Principal: p.Principal}
 }
 
 type commandJSON struct {
@@ -119,7 +170,9 @@ func toPluginJSON(p *lockfile.Plugin, g settings.Grants, off string) pluginJSON 
 		PinnedRef: optional(p.PinnedRef), RefKind: p.RefKind, Installed: installDate(p.Installed),
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
 		Capabilities: toCapsJSON(p.Capabilities), Granted: toCapsJSON(g.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
-		OCIDigest: p.OCIDigest, Origin: p.Origin, Mirror: p.Mirror, Description: p.Description, CommandDetails: toCommandsJSON(p),
+		OCIDigest: p.OCIDigest, Origin: p.Origin, Mirror: p.Mirror,
+		Description: p.Description, CommandDetails: toCommandsJSON(p), Provenance: toProvenanceJSON(p.Provenance),
+		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(), Revoked: toRevokedJSON(g),
 	}
 }
 

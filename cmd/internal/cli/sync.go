@@ -17,9 +17,12 @@ import (
 
 type syncOptions struct {
 	consentFlags
-	File  string
-	Prune bool
-	JSON  bool
+	provenance provenanceFlag
+	File       string
+	Prune      bool
+	JSON       bool
+	// Policy syncs the admin policy's [[required]] plugins (syncpolicy.go).
+	Policy bool
 	// From is a bundle (fledge plugins bundle --out) to install from,
 	// offline.
 	From string
@@ -35,8 +38,11 @@ content hashes. The grants it records are a proposal, approved under the same ru
 as install. Nothing is removed unless --prune is given.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Policy {
+				return syncPolicyRun(c.Context(), f, opts)
+			}
 			if opts.File == "" {
-				return usageErrorf("sync needs --file <plugins.toml>")
+				return usageErrorf("sync needs --file <plugins.toml>, or --policy for the admin policy's required plugins")
 			}
 			return syncRun(c.Context(), f, opts)
 		},
@@ -44,10 +50,12 @@ as install. Nothing is removed unless --prune is given.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.File, "file", "", "the plugins.toml to match")
 	opts.consentFlags.register(fl)
+	opts.provenance.register(fl)
 	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Prune, "prune", false, "remove installed plugins the file does not list")
 	fl.StringVar(&opts.From, "from", "", "install from this bundle (fledge plugins bundle --out), contacting nothing")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
+	fl.BoolVar(&opts.Policy, "policy", false, "install or update exactly the admin policy's [[required]] plugins, with the grants it pre-approves (no prompt)")
 	return cmd
 }
 
@@ -69,6 +77,9 @@ type syncDoc struct {
 func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 	in, _, err := newInstaller(ctx, f, opts.consentFlags, true)
 	if err != nil {
+		return err
+	}
+	if err := opts.provenance.apply(in); err != nil {
 		return err
 	}
 	if f.IO.ShowProgress() && !opts.JSON {
