@@ -50,6 +50,8 @@ func TestImportRules(t *testing.T) {
 		{"", []string{module + "/cmd/"}, "nothing imports cmd"},
 		{"", []string{"github.com/spf13/cobra", "charm.land/", "github.com/charmbracelet/"}, "cobra and huh live only under cmd"},
 		{"runner", []string{module + "/install"}, "runner never imports install"},
+		{"runner", []string{module + "/provenance", "github.com/hiddeco/sshsig"}, "signatures are verified at install, update and sync, never on the path that runs a plugin"},
+		{"provenance", []string{module + "/install", module + "/runner", module + "/registry", module + "/gitfetch", module + "/settings", module + "/policy"}, "provenance verifies objects against signers it is given: the fetch and the policy are install's"},
 		{"runner", []string{"github.com/modelcontextprotocol/"}, "the MCP SDK lives in mcpserver"},
 		{"catalog", []string{"github.com/modelcontextprotocol/"}, "the tool catalog is data: serving it is mcpserver's"},
 		{"catalog", []string{module + "/install"}, "the catalog asks settings for tiers and grants, never the orchestrator (and its git and wasm compiler)"},

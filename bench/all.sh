@@ -34,7 +34,8 @@
 #   wasm         fledge <command> for a pluginsdk plugin in the wasm sandbox
 #                (cache warm) vs the same code built native, and a Rust-built
 #                module's; the first run (compile) vs the warm one; output
-#                throughput of the sandbox vs the native runner
+#                throughput of the sandbox vs the native runner (bench/wasm.sh:
+#                the start-up figures in one set of rounds, and against a revision)
 # Usage: bench/all.sh [benchtime]   (default 1s; e.g. 3s, or 5x for a quick look)
 # Figures vary with the machine and its load: compare ratios, not times.
 set -euo pipefail

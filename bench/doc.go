@@ -8,7 +8,10 @@
 // against another revision on the message paths (streaming output through
 // fledge <command> from a plain plugin and from pluginsdk, native and in
 // wasm, and an MCP tools/call), the two run alternately: how protocol's
-// codec was held to encoding/json (see protocol's doc).
+// codec was held to encoding/json (see protocol's doc). bench/wasm.sh
+// [REV] sets a wasm plugin's start-up against the same code native, its
+// first run against its warm one, and each against REV's fledge, in one
+// set of rounds.
 //
 // The benchmarks build only with -tags bench:
 //

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 // sdkBenchNative and sdkBenchWasm are testdata/sdkbench built both ways by
@@ -50,12 +51,19 @@ var rustBench = sync.OnceValue(func() string {
 // Rust-built one.
 func sdkEnv(b *testing.B, kind string) *env {
 	b.Helper()
+	return sdkEnvOf(b, kind, fledgeBin, sdkBenchWasm)
+}
+
+// sdkEnvOf is sdkEnv for the fledge binary fledge, with wasm as the
+// sdkbench plugin's wasm build.
+func sdkEnvOf(b *testing.B, kind, fledge, wasm string) *env {
+	b.Helper()
 	e := newEnv(b)
 	src := filepath.Join(e.root, "sb")
 	bin, runtime, from := "bin/sdkbench", "", sdkBenchNative
 	switch kind {
 	case "wasm":
-		bin, runtime, from = "sdkbench.wasm", "runtime = \"wasm\"\n", sdkBenchWasm
+		bin, runtime, from = "sdkbench.wasm", "runtime = \"wasm\"\n", wasm
 	case "wasm-rust":
 		if from = rustBench(); from == "" {
 			b.Skip("no /usr/bin/rustc with a wasm32-wasi target (apt-get install rustc libstd-rust-dev-wasm32)")
@@ -77,7 +85,7 @@ func sdkEnv(b *testing.B, kind string) *env {
 	if err := os.WriteFile(filepath.Join(src, filepath.FromSlash(bin)), data, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	run(b, e.cmd(fledgeBin, "plugins", "install", "--copy", "--yes", src))
+	run(b, e.cmd(fledge, "plugins", "install", "--copy", "--yes", src))
 	return e
 }
 
@@ -156,4 +164,60 @@ func BenchmarkWasmStream(b *testing.B) {
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 		})
 	}
+}
+
+// BenchmarkWasmStart: `fledge sb` (one output, exit), every figure in the
+// same rounds, one run of each per round in turn, so that a machine whose
+// load drifts slows them alike (bench/wasm.sh prints the ratios):
+//   - native: the pluginsdk plugin built as a process;
+//   - wasm: the same code in the wasm sandbox, the compilation cache warm;
+//   - cold: the same with the cache emptied before the run (the compile);
+//   - rust: the Rust-built module, cache warm (when rustc can build it);
+//   - wasm-base, cold-base: with -base, the base revision's fledge and its
+//     sdkbench build, in a FLEDGE_HOME of their own.
+//
+// Each figure is the median wall-clock time (ms-<figure>) and CPU time,
+// user and system, of fledge and the processes it waited for: a native
+// plugin's are counted (cpu-ms-<figure>).
+func BenchmarkWasmStart(b *testing.B) {
+	type figure struct {
+		name   string
+		fledge string
+		e      *env
+		cold   bool
+	}
+	wasm := sdkEnv(b, "wasm")
+	figs := []figure{
+		{"native", fledgeBin, sdkEnv(b, "native"), false},
+		{"wasm", fledgeBin, wasm, false},
+		{"cold", fledgeBin, wasm, true},
+	}
+	if rustBench() != "" {
+		figs = append(figs, figure{"rust", fledgeBin, sdkEnv(b, "wasm-rust"), false})
+	}
+	if *baseTree != "" {
+		base := sdkEnvOf(b, "wasm", baseFledge, baseSDKWasm)
+		figs = append(figs, figure{"wasm-base", baseFledge, base, false}, figure{"cold-base", baseFledge, base, true})
+	}
+	t := map[string]*timing{}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, f := range figs {
+			if f.cold {
+				b.StopTimer()
+				if err := os.RemoveAll(f.e.paths.WasmCacheDir()); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			start := time.Now()
+			st := run(b, f.e.cmd(f.fledge, "sb"))
+			if t[f.name] == nil {
+				t[f.name] = &timing{}
+			}
+			t[f.name].wall = append(t[f.name].wall, float64(time.Since(start))/1e6)
+			t[f.name].cpu = append(t[f.name].cpu, float64(st.UserTime()+st.SystemTime())/1e6)
+		}
+	}
+	report(b, t)
 }

@@ -29,6 +29,9 @@ type Catalog struct {
 	Collisions []Collision
 	// Skipped lists recorded commands that are not tools, and why.
 	Skipped []Skipped
+	// Edited names the live-linked plugins whose plugin.toml changed
+	// since they were linked: their tools are still what was approved.
+	Edited []Edited
 	// Inputs are the files Load built it from (plugins.toml, the
 	// settings' files: config.toml and the admin policy's, the installed
 	// plugin.toml it read), for a watcher to tell when it is out of date.
@@ -97,6 +100,12 @@ type Collision struct {
 	Tools   []string
 }
 
+// Edited is a live-linked plugin whose plugin.toml is not the one
+// approved when it was linked; Source is the directory it links.
+type Edited struct {
+	Plugin, Source string
+}
+
 // Skipped is a recorded command that is not offered as a tool.
 type Skipped struct {
 	Plugin, Command, Reason string
@@ -111,14 +120,10 @@ func Load(paths home.Paths, s *settings.Settings) (*Catalog, error) {
 		return nil, err
 	}
 	inputs := append([]string{paths.PluginsFile()}, s.Files()...)
-	c := Build(file, s, func(plugin string) (*manifest.Manifest, error) {
+	c := Build(file, s, func(plugin string) ([]byte, error) {
 		path := filepath.Join(paths.PluginDir(plugin), manifest.FileName)
 		inputs = append(inputs, path)
-		data, err := manifest.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		return manifest.Decode(data)
+		return manifest.ReadFile(path)
 	})
 	c.Inputs = inputs
 	return c, nil
@@ -142,8 +147,8 @@ func (c *Catalog) Unconfine(by string) {
 // effective grants s decides (nil: no configuration and no policy).
 // installed reads a plugin's installed plugin.toml; it is called only for
 // live links and for records without command details, and may be nil.
-func Build(file *lockfile.File, s *settings.Settings, installed func(plugin string) (*manifest.Manifest, error)) *Catalog {
-	c := &Catalog{Tools: []*Tool{}, Collisions: []Collision{}, Skipped: []Skipped{}}
+func Build(file *lockfile.File, s *settings.Settings, installed func(plugin string) ([]byte, error)) *Catalog {
+	c := &Catalog{Tools: []*Tool{}, Collisions: []Collision{}, Skipped: []Skipped{}, Edited: []Edited{}}
 	for i := range file.Plugins {
 		p := &file.Plugins[i]
 		c.addPlugin(p, s.Grants(p), installed)
@@ -153,14 +158,24 @@ func Build(file *lockfile.File, s *settings.Settings, installed func(plugin stri
 	return c
 }
 
-func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed func(string) (*manifest.Manifest, error)) {
+func (c *Catalog) addPlugin(p *lockfile.Plugin, g settings.Grants, installed func(string) ([]byte, error)) {
 	details := p.CommandDetails
 	protocol, runtime := p.Protocol, p.Runtime
 	// The scope the approved manifest declared, as recorded with it.
 	confinement := confine.StatusOf(p.Requested.Filesystem, confine.Grants{Filesystem: g.Capabilities.Filesystem, Network: g.Capabilities.Network}, kernel(), p.Unconfined())
 	pluginDesc := p.Description
 	if (len(details) == 0 || p.KindInfo().Live) && installed != nil {
-		if m, err := installed(p.Name); err == nil {
+		if data, err := installed(p.Name); err != nil {
+			// Nothing to read: the record is all there is.
+		} else if len(details) > 0 {
+			// A live link with a record: what it declares is what was
+			// approved when it was linked; an edit is said, not served.
+			if p.ManifestEdited(data) {
+				c.Edited = append(c.Edited, Edited{Plugin: p.Name, Source: p.Source})
+			}
+		} else if m, err := manifest.Decode(data); err == nil && p.ApprovedManifest(data) {
+			// A record without details (the Rust fledge wrote none): the
+			// installed plugin.toml, when it is the one approved.
 			details = m.Commands
 			protocol, runtime = m.Plugin.Protocol, m.Plugin.Runtime
 			if m.Plugin.Description != "" {

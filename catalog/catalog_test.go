@@ -11,6 +11,7 @@ import (
 	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/treehash"
 )
 
 func names(c *Catalog) []string {
@@ -112,16 +113,32 @@ func TestSkipped(t *testing.T) {
 }
 
 // TestDetailsSource: what a tool declares is what was approved (the
-// record); a live link's installed plugin.toml and a record without
-// details (the Rust fledge's) are read instead.
+// record), for a live link too; only a record without details (the Rust
+// fledge's) reads the installed plugin.toml, and only while it is the one
+// approved. A live link's edit is listed in Edited and changes no tool.
 func TestDetailsSource(t *testing.T) {
 	recorded := []manifest.Command{{Name: "go", Description: "recorded", Args: []manifest.Arg{{Name: "a", Type: "string"}}}}
-	live := &manifest.Manifest{
-		Plugin:   manifest.Plugin{Name: "p", Protocol: manifest.ProtocolV1, Runtime: "wasm"},
-		Commands: []manifest.Command{{Name: "go", Description: "live", Dangerous: true, Args: []manifest.Arg{{Name: "b", Type: "boolean"}}}, {Name: "new"}},
+	live := []byte(`[plugin]
+name = "p"
+version = "1.0.0"
+protocol = "fledge-v1"
+runtime = "wasm"
+
+[[commands]]
+name = "go"
+description = "live"
+dangerous = true
+args = [{ name = "b", type = "boolean" }]
+
+[[commands]]
+name = "new"
+`)
+	if _, err := manifest.Decode(live); err != nil {
+		t.Fatal(err)
 	}
+	approved := treehash.FileDigest(live)
 	read := map[string]int{}
-	installed := func(name string) (*manifest.Manifest, error) {
+	installed := func(name string) ([]byte, error) {
 		read[name]++
 		if name == "gone" {
 			return nil, errors.New("no plugin.toml")
@@ -131,8 +148,10 @@ func TestDetailsSource(t *testing.T) {
 	f := &lockfile.File{Plugins: []lockfile.Plugin{
 		{Name: "copy", Kind: lockfile.KindLocalCopy, Commands: []string{"go"}, CommandDetails: recorded},
 		{Name: "git", Commands: []string{"go"}, CommandDetails: recorded},
-		{Name: "link", Kind: lockfile.KindLocalLink, Commands: []string{"go"}, CommandDetails: recorded},
+		{Name: "link", Kind: lockfile.KindLocalLink, Source: "/src/my plugin", Commands: []string{"go"}, CommandDetails: recorded, ManifestHash: "sha256:" + strings.Repeat("0", 64)},
+		{Name: "same", Kind: lockfile.KindLocalLink, Commands: []string{"go"}, CommandDetails: recorded, ManifestHash: approved},
 		{Name: "rust", Commands: []string{"go"}},
+		{Name: "rust-edited", Commands: []string{"go"}, ManifestHash: "sha256:" + strings.Repeat("1", 64)},
 		{Name: "gone", Description: "plugin text", Commands: []string{"go"}},
 	}}
 	c := Build(f, nil, installed)
@@ -140,12 +159,15 @@ func TestDetailsSource(t *testing.T) {
 	for _, tool := range c.Tools {
 		got[tool.Plugin] = fmt.Sprintf("%s %v %v %s %s", tool.Description, tool.Dangerous, tool.FreeForm, tool.Runtime, mustJSON(tool.Args))
 	}
+	rec := `recorded false false native [{"name":"a","type":"string","required":false}]`
 	want := map[string]string{
-		"copy": `recorded false false native [{"name":"a","type":"string","required":false}]`,
-		"git":  `recorded false false native [{"name":"a","type":"string","required":false}]`,
-		"link": `live true false wasm [{"name":"b","type":"boolean","required":false}]`,
-		"rust": `live true false wasm [{"name":"b","type":"boolean","required":false}]`,
-		"gone": `plugin text false true native []`,
+		"copy":        rec,
+		"git":         rec,
+		"link":        rec,
+		"same":        rec,
+		"rust":        `live true false wasm [{"name":"b","type":"boolean","required":false}]`,
+		"rust-edited": `Runs go, a command of the fledge plugin rust-edited. false true native []`,
+		"gone":        `plugin text false true native []`,
 	}
 	for k, w := range want {
 		if got[k] != w {
@@ -155,16 +177,14 @@ func TestDetailsSource(t *testing.T) {
 	if read["copy"] != 0 || read["git"] != 0 {
 		t.Errorf("read the installed manifest of an approved record: %v", read)
 	}
-	if len(c.Tools) != 5 {
+	if read["link"] != 1 {
+		t.Errorf("a live link's plugin.toml was read %d times, want once (to tell an edit)", read["link"])
+	}
+	if len(c.Tools) != len(want) {
 		t.Errorf("a command the record does not list became a tool: %v", names(c))
 	}
-	// A live link cannot make a command recorded as dangerous safe.
-	live.Commands[0].Dangerous = false
-	f.Plugins[2].CommandDetails = []manifest.Command{{Name: "go", Dangerous: true}}
-	for _, tool := range Build(f, nil, installed).Tools {
-		if tool.Plugin == "link" && !tool.Dangerous {
-			t.Error("a live link's edit took away a recorded dangerous flag")
-		}
+	if want := []Edited{{Plugin: "link", Source: "/src/my plugin"}}; !slices.Equal(c.Edited, want) {
+		t.Errorf("edited %v, want %v", c.Edited, want)
 	}
 }
 

@@ -16,12 +16,17 @@
 // # Decisions
 //
 //   - What a tool declares comes from what was approved: the command
-//     details recorded in plugins.toml at install. A live-linked plugin's
-//     edits show through (its installed plugin.toml is read), as do the
-//     details of a record the Rust fledge wrote, which has none; but an
-//     edit never makes a command recorded as dangerous safe (what was
-//     approved is the floor of the confirmation). Only the commands
-//     plugins.toml records are tools: they are what the runner will run.
+//     details recorded in plugins.toml at install, for a live link too. A
+//     live link's plugin.toml edited since it was linked is listed in
+//     Edited (the CLI and the server say so, with the command that offers
+//     the edit: installing the directory again, which asks again) and
+//     changes no tool, so an agent never sees a description, schema or
+//     flag nobody approved, and tools/list_changed never fires for one.
+//     Only a record with no details (the Rust fledge wrote none) reads
+//     the installed plugin.toml, and only while it is the one approved
+//     (lockfile.Plugin.ApprovedManifest). An edit never makes a command
+//     recorded as dangerous safe. Only the commands plugins.toml records
+//     are tools: they are what the runner will run.
 //   - Names: a command's own name when no other plugin provides it (command
 //     names are already valid MCP tool names: letters, digits, '-', '_' and
 //     '.', at most 100 characters). A command two plugins provide (possible

@@ -58,7 +58,7 @@ func TestToolsFollowTheSettings(t *testing.T) {
 
 	write(pol, "")
 	x, inputs := tool()
-	if x.Tier != trust.Team || x.Grants != (manifest.Capabilities{Exec: true, Store: true}) || x.ReadOnly {
+	if x.Tier != trust.Team || !x.Grants.Equal(manifest.Capabilities{Exec: true, Store: true}) || x.ReadOnly {
 		t.Errorf("without a rule: %s %+v read-only %v", x.Tier, x.Grants, x.ReadOnly)
 	}
 	if !slices.Equal(inputs, []string{paths.PluginsFile(), paths.ConfigFile(), pol}) {
@@ -67,7 +67,7 @@ func TestToolsFollowTheSettings(t *testing.T) {
 
 	write(pol, "[trust]\nowners = []\n[capabilities]\nunverified = [\"store\"]\n")
 	x, _ = tool()
-	if x.Tier != trust.Unverified || x.Grants != (manifest.Capabilities{Store: true}) || !x.ReadOnly {
+	if x.Tier != trust.Unverified || !x.Grants.Equal(manifest.Capabilities{Store: true}) || !x.ReadOnly {
 		t.Errorf("under the policy: %s %+v read-only %v", x.Tier, x.Grants, x.ReadOnly)
 	}
 }

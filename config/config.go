@@ -18,6 +18,15 @@ type Config struct {
 	Trust    Trust    `toml:"trust"`
 	Registry Registry `toml:"registry"`
 	Install  Install  `toml:"install"`
+	// Provenance lists the signers this user trusts ([provenance]
+	// allowed_signers: git's allowed-signers files, or armored OpenPGP
+	// public keys; relative paths are read from config.toml's directory).
+	Provenance Provenance `toml:"provenance"`
+}
+
+// Provenance is config.toml's [provenance].
+type Provenance struct {
+	AllowedSigners []string `toml:"allowed_signers"`
 }
 
 // Install bounds what one install, update or sync of a git plugin may

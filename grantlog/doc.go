@@ -2,9 +2,12 @@
 // change to what an installed plugin is granted — install, update, sync,
 // grant, revoke, remove, and a run-time denial by the admin policy — saying
 // when, who (user and uid), what, the plugin, its source, commit and tree
-// hash, the capabilities and hooks granted or removed, and how consent was
+// hash, the capabilities and hooks granted or removed, how consent was
 // given (the approval form, --yes, --grant, a sync proposal, an update's
-// carry-over, the policy).
+// carry-over, the policy), and when who signed the revision changed (or
+// was first recorded), the signer before and after and how a lower level
+// or another signer was accepted (--accept-provenance and its reason, or
+// a terminal).
 //
 // # Tamper evidence
 //

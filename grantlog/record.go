@@ -75,6 +75,10 @@ type Record struct {
 	// something in this change.
 	Policy []PolicyNote `json:"policy"`
 	Note   string       `json:"note"`
+	// Provenance, when set, says who signed the revision this change
+	// installed and who signed the one before, when that changed (or was
+	// first recorded), and who accepted a lower level or another signer.
+	Provenance *Provenance `json:"provenance,omitempty"`
 
 	// StateBefore is the SHA-256 of the plugins.toml this change started
 	// from ("" when there was none).
@@ -84,6 +88,26 @@ type Record struct {
 	LogBreak string `json:"log_break"`
 	Prev     string `json:"prev"`
 	Hash     string `json:"hash"`
+}
+
+// Provenance is a change of who signed a plugin's installed revision.
+type Provenance struct {
+	// From is what was recorded before (nil: nothing was), To what is now.
+	From *Signer `json:"from"`
+	To   *Signer `json:"to"`
+	// Override, when set, says how a lower level or another signer than
+	// From was accepted, and why: "--accept-provenance: <reason>" or
+	// "re-approved on a terminal". The record's user is who accepted it.
+	Override string `json:"override,omitempty"`
+}
+
+// Signer is one side of a Provenance change (package lockfile's
+// Provenance, as the log keeps it).
+type Signer struct {
+	Level     string `json:"level"`
+	Signer    string `json:"signer"`
+	Principal string `json:"principal"`
+	VouchedBy string `json:"vouched_by"`
 }
 
 // PolicyNote is one rule that refused or narrowed an item.

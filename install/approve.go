@@ -2,8 +2,10 @@ package install
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/registry"
 )
@@ -44,6 +46,16 @@ type Request struct {
 	// Installed is the plugin as installed now when this replaces it (a
 	// reinstall): what an approval form starts from.
 	Installed *Installed
+	// Unconfined says who turned kernel confinement off for the plugin
+	// (its record's switch, or the one for every plugin), "" when it is
+	// on: the approval form says what then enforces nothing.
+	Unconfined string
+	// Provenance is who signed the revision (nil: a source without
+	// signatures); a signer no trusted file vouches for is pinned by
+	// this install (trust on first use). ProvenanceNotes say which
+	// signatures were found and not accepted.
+	Provenance      *lockfile.Provenance
+	ProvenanceNotes []string
 }
 
 // Installed is what is installed of a plugin that a request replaces.
@@ -53,6 +65,8 @@ type Installed struct {
 	// they were approved (empty in records the Rust fledge wrote).
 	Grants    Grants
 	Requested manifest.Capabilities
+	// Provenance is who signed the installed revision (nil: not recorded).
+	Provenance *lockfile.Provenance
 }
 
 // Current reports whether item (a grant name) is granted now and, for
@@ -105,6 +119,20 @@ func (r Request) Items() []string {
 	return out
 }
 
+// RequestsEnv reports whether item is an env: item that r may be granted
+// by naming it: a variable its manifest's environment list covers, or any
+// valid name when the manifest lists none (every plugin the Rust fledge
+// published): such a plugin declares nothing that bounds what the user
+// may choose to give it, and only naming the variable grants it.
+func (r Request) RequestsEnv(item string) bool {
+	name, ok := manifest.ParseEnvItem(item)
+	if !ok || manifest.CheckEnvName(name) != "" {
+		return false
+	}
+	declared := r.Capabilities.Environment
+	return len(declared) == 0 || manifest.CoversEnv(declared, name)
+}
+
 // RequiresHooks reports whether installing cannot proceed without the
 // hooks: a build command or a post_install hook must run.
 func (r Request) RequiresHooks() bool {
@@ -139,13 +167,17 @@ type Consent struct {
 	// Unasked says why Ask is nil, in the user's terms, when the reason is
 	// not the absence of a terminal (--ni on one, say).
 	Unasked string
+	// ConfirmProvenance asks a human whether to accept a revision signed
+	// at a lower level, or by another signer, than recorded; nil when no
+	// terminal is available (update and sync then refuse it).
+	ConfirmProvenance func(*ProvenanceError) (bool, error)
 }
 
 // riskyForUnverified reports whether item (a grant name) is approved for
 // an unverified source only by an explicit --grant: hooks, and what the
 // capability table marks ExplicitWhenUnverified.
 func riskyForUnverified(item string) bool {
-	ci, ok := manifest.Info(manifest.Capability(item))
+	ci, ok := manifest.Info(manifest.ItemCapability(item))
 	return item == GrantHooks || ok && ci.ExplicitWhenUnverified
 }
 
@@ -241,8 +273,23 @@ func (e *ApprovalError) Error() string {
 	return fmt.Sprintf("%s needs approval for %s: %s", e.Plugin, strings.Join(e.Missing, ", "), e.Reason)
 }
 
-// Decide applies the contract's approval rules to a request.
+// Decide applies the contract's approval rules to a request. An env:
+// item named in Grant (--grant env:GITHUB_TOKEN) grants that variable when
+// the request allows it (Request.RequestsEnv).
 func (c Consent) Decide(r Request) (Decision, error) {
+	d, err := c.decide(r)
+	if err != nil {
+		return d, err
+	}
+	for _, it := range SortedGrants(c.Grant) {
+		if name, ok := manifest.ParseEnvItem(it); ok && r.RequestsEnv(it) {
+			d.Capabilities = d.Capabilities.Union(manifest.Capabilities{Environment: []string{name}})
+		}
+	}
+	return d, nil
+}
+
+func (c Consent) decide(r Request) (Decision, error) {
 	if r.Empty() {
 		return Decision{}, nil
 	}
@@ -325,13 +372,24 @@ func ParseGrants(list []string) (map[string]bool, error) {
 	none := false
 	for _, item := range list {
 		for _, f := range strings.Split(item, ",") {
-			f = strings.ToLower(strings.TrimSpace(f))
+			f = strings.TrimSpace(f)
 			if f == "" {
 				continue
 			}
 			if out == nil {
 				out = map[string]bool{}
 			}
+			if len(f) > len(manifest.EnvItemPrefix) && strings.EqualFold(f[:len(manifest.EnvItemPrefix)], manifest.EnvItemPrefix) {
+				// The variable's name keeps its case: npm_config_x and
+				// NPM_CONFIG_X are two variables.
+				name := f[len(manifest.EnvItemPrefix):]
+				if msg := manifest.CheckEnvName(name); msg != "" {
+					return nil, fmt.Errorf("%s%s: the variable %q %s", manifest.EnvItemPrefix, name, name, msg)
+				}
+				out[manifest.EnvItem(name)] = true
+				continue
+			}
+			f = strings.ToLower(f)
 			switch f {
 			case GrantNone:
 				none = true
@@ -342,7 +400,7 @@ func ParseGrants(list []string) (map[string]bool, error) {
 			}
 			c, err := manifest.ParseCapability(f)
 			if err != nil {
-				return nil, fmt.Errorf("%v (or %q for hooks and the build command, or %q to deny everything)", err, GrantHooks, GrantNone)
+				return nil, fmt.Errorf("%v (or %q for hooks and the build command, %sNAME for one environment variable, or %q to deny everything)", err, GrantHooks, manifest.EnvItemPrefix, GrantNone)
 			}
 			out[string(c)] = true
 		}
@@ -354,10 +412,19 @@ func ParseGrants(list []string) (map[string]bool, error) {
 }
 
 // SortedGrants lists a grant set in display order: capabilities as
-// manifest.Table orders them, then hooks.
+// manifest.Table orders them, then env: items by name, then hooks.
 func SortedGrants(set map[string]bool) []string {
-	var out []string
+	var out, env []string
+	for it, ok := range set {
+		if _, isEnv := manifest.ParseEnvItem(it); isEnv && ok {
+			env = append(env, it)
+		}
+	}
+	slices.Sort(env)
 	for _, it := range manifest.GrantNames() {
+		if it == GrantHooks {
+			out = append(out, env...)
+		}
 		if set[it] {
 			out = append(out, it)
 		}

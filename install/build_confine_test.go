@@ -15,7 +15,9 @@ import (
 
 // A hook, and what it starts, cannot read keys or cloud credentials,
 // write the shell's start-up file or plugins.toml; it can write its own
-// tree and its TMPDIR; a real Go build and a real make still succeed.
+// tree and its TMPDIR; it gets the base environment and what the plugin
+// is granted, never the user's tokens; a real Go build and a real make
+// still succeed with that environment.
 func TestHooksRunConfined(t *testing.T) {
 	if s := confine.Detect(); !s.Files {
 		t.Skipf("the kernel cannot confine hooks: %s", s.Reason)
@@ -31,10 +33,36 @@ func TestHooksRunConfined(t *testing.T) {
 	writeFileT(t, filepath.Join(dir, "main.go"), "package main\n\nfunc main() { println(\"built\") }\n")
 	writeFileT(t, filepath.Join(dir, "go.mod"), "module example.com/probe\n\ngo 1.21\n")
 	writeFileT(t, filepath.Join(dir, "Makefile"), "all:\n\techo made > made.txt\n")
-	env := append(os.Environ(), "HOME="+home, "PROBE_FH="+in.Paths.Root(), "GOTOOLCHAIN=local")
+	const secret = "ghp_0123456789abcdefghij0123456789abcdef"
+	in.Env = append(os.Environ(), "HOME="+home, "PROBE_FH="+in.Paths.Root(), "GOTOOLCHAIN=local",
+		"GITHUB_TOKEN="+secret, "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
 	if c, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
 		// The real build cache, named by its variable: a warm build.
-		env = append(env, "GOCACHE="+strings.TrimSpace(string(c)))
+		in.Env = append(in.Env, "GOCACHE="+strings.TrimSpace(string(c)))
+	}
+	var log bytes.Buffer
+	in.Log = &log
+	// PROBE_FH is granted; GITHUB_TOKEN is declared, not granted.
+	env := in.hookEnv("fledge-plugin-p", "env", dir, []string{"PROBE_FH"}, []string{"GITHUB_TOKEN", "PROBE_FH"})
+	if want := "  note: the hooks of fledge-plugin-p are not given GITHUB_TOKEN (it declares them, they are not granted): fledge plugins grant fledge-plugin-p env:GITHUB_TOKEN\n"; log.String() != want {
+		t.Errorf("log:\n%s\nwant:\n%s", log.String(), want)
+	}
+	if strings.Contains(log.String(), secret) {
+		t.Error("the note holds the value")
+	}
+	var envOut bytes.Buffer
+	if err := in.runHook(context.Background(), "build", "env", dir, env, &envOut); err != nil {
+		t.Fatalf("env hook: %v\n%s", err, envOut.String())
+	}
+	for _, absent := range []string{"GITHUB_TOKEN=", "AWS_SECRET_ACCESS_KEY=", secret} {
+		if strings.Contains(envOut.String(), absent) {
+			t.Errorf("the hook's environment holds %q:\n%s", absent, envOut.String())
+		}
+	}
+	for _, present := range []string{"PROBE_FH=" + in.Paths.Root(), "FLEDGE_PLUGIN_DIR=" + dir, "HOME=" + home, "PATH="} {
+		if !strings.Contains(envOut.String(), present) {
+			t.Errorf("the hook's environment lacks %q:\n%s", present, envOut.String())
+		}
 	}
 
 	probe := `try() { if sh -c "$2" >/dev/null 2>&1; then echo "$1 ok"; else echo "$1 denied"; fi; }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strconv"
 	"strings"
@@ -209,7 +210,7 @@ func TestRunHookScriptInDir(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "build.sh"), "#!/bin/sh\necho \"direct:$1:$(pwd)\"\n", 0o755)
 	writeFile(t, filepath.Join(dir, "scripts", "setup"), "echo \"via-sh:$FLEDGE_PLUGIN_DIR\"\n", 0o644) // not executable
 	in := Installer{Env: []string{"PATH=" + os.Getenv("PATH")}}
-	env := in.hookEnv(dir)
+	env := in.hookEnv("p", "build.sh", dir, nil, nil)
 
 	// "build.sh" is not on PATH, so only running it directly works.
 	var out bytes.Buffer
@@ -296,4 +297,31 @@ func testInstaller(t *testing.T) *Installer {
 		t.Fatal(err)
 	}
 	return &Installer{Paths: p}
+}
+
+// A hook of a plugin that declares no environment is given the base
+// environment; the withheld variables its command or its script names
+// are named in one note with the grant command, never with a value.
+func TestHookEnvNamesWhatItsScriptReads(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "hooks", "setup.sh"), "#!/bin/sh\ncurl -H \"Bearer $CORVID_TOKEN\" \"$CORVID_URL\"\n", 0o755)
+	var log bytes.Buffer
+	in := Installer{Env: []string{"PATH=/bin", "HOME=/h", "CORVID_TOKEN=ctok-value", "CORVID_URL=http://x", "OTHER_SECRET=o", "DEPLOY_KEY=k"}, Log: &log}
+	env := in.hookEnv("fledge-plugin-b", "hooks/setup.sh --key $DEPLOY_KEY", dir, nil, nil)
+	if want := "  note: the hooks of fledge-plugin-b are not given CORVID_TOKEN, CORVID_URL, DEPLOY_KEY (the hook names them): " +
+		"fledge plugins grant fledge-plugin-b env:CORVID_TOKEN env:CORVID_URL env:DEPLOY_KEY\n"; log.String() != want {
+		t.Errorf("note:\n%s\nwant:\n%s", log.String(), want)
+	}
+	if strings.Contains(log.String(), "ctok-value") {
+		t.Error("the note holds a value")
+	}
+	if want := []string{"PATH=/bin", "HOME=/h", "FLEDGE_PLUGIN_DIR=" + dir}; !reflect.DeepEqual(env, want) {
+		t.Errorf("env = %q, want %q", env, want)
+	}
+	in.Unconfined = "FLEDGE_CONFINE=off"
+	log.Reset()
+	if env := in.hookEnv("fledge-plugin-b", "hooks/setup.sh", dir, nil, nil); len(env) != 7 || log.Len() != 0 {
+		t.Errorf("unconfined: env %q, note %q", env, log.String())
+	}
 }

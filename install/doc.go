@@ -23,4 +23,16 @@
 // policy.go). Every change of grants is recorded in the grant log (package
 // grantlog) in the same transaction as plugins.toml. Its errors carry data (what is missing, what a
 // plugin requests), never command-line flags: the CLI adds the hints.
+//
+// Who signed a fetched revision (provenance.go) is verified by the git
+// fetcher on the fetch's own objects, before its .git goes, against the
+// allowed-signers files the settings name (package provenance), and
+// recorded as the entry's lockfile.Provenance; a fetcher of another kind
+// (an OCI artifact) fills the same field of fetched from its own
+// signature, and everything after it (the policy's [provenance] require,
+// the approval form, the record, the grant log) applies unchanged. Update
+// and sync refuse a lower level or another signer than recorded
+// (*ProvenanceError) unless Installer.AcceptProvenance or
+// Consent.ConfirmProvenance accepts it; the grant log records the change
+// and how it was accepted. Nothing here runs when a plugin runs.
 package install

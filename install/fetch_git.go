@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -9,6 +10,7 @@ import (
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/provenance"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/trust"
 )
@@ -78,10 +80,25 @@ func (g *gitFetcher) checkoutFrom(ctx context.Context, rev gitfetch.Revision, tr
 
 // fetchedTree is a checked-out revision in tree, without its .git.
 func (g *gitFetcher) fetchedTree(rev gitfetch.Revision, tree, commit string) (*fetched, error) {
+	// Who signed it is read from the fetch's own objects, before they go.
+	prov, notes, err := g.in.verifyCheckout(tree, rev, commit)
+	var se *provenance.SignersError
+	if errors.As(err, &se) {
+		return nil, err // the settings', not the source's
+	}
+	if err != nil {
+		return nil, &FetchError{Source: g.src.String(), Err: err}
+	}
+	at := short(commit)
+	if rev.RefName.IsTag() {
+		at = rev.RefName.Short() + " (" + at + ")"
+	}
+	g.in.logf("Provenance of %s: %s\n", at, prov.Describe())
 	if err := gitfetch.RemoveGitDir(tree); err != nil {
 		return nil, err
 	}
-	f := &fetched{src: g.src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind), tier: g.tier(g.in.trust())}
+	f := &fetched{src: g.src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind), tier: g.tier(g.in.trust()),
+		prov: prov, provNotes: notes}
 	if rev.RefName.IsTag() {
 		f.tag = rev.RefName.Short()
 	}

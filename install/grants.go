@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/lockedfile"
@@ -78,17 +79,30 @@ type Grants struct {
 	Hooks map[string]string
 }
 
-// Items lists the grants as grant names: capabilities, then "hooks" when
-// any hook is approved.
+// Items lists the grants as grant names: capabilities (each environment
+// variable as its env: item), then "hooks" when any hook is approved.
 func (g Grants) Items() []string {
-	d := Decision{Capabilities: g.Capabilities, Hooks: len(g.Hooks) > 0}
-	return d.items()
+	var out []string
+	for _, it := range (Decision{Capabilities: g.Capabilities, Hooks: len(g.Hooks) > 0}).items() {
+		if it != string(manifest.CapEnvironment) {
+			out = append(out, it)
+			continue
+		}
+		for _, e := range g.Capabilities.Entries(manifest.CapEnvironment) {
+			out = append(out, manifest.EnvItem(e))
+		}
+	}
+	return out
 }
 
-// Has reports whether item (a capability name or "hooks") is granted.
+// Has reports whether item (a capability name, an env: item or "hooks")
+// is granted.
 func (g Grants) Has(item string) bool {
 	if item == GrantHooks {
 		return len(g.Hooks) > 0
+	}
+	if name, ok := manifest.ParseEnvItem(item); ok {
+		return manifest.CoversEnv(g.Capabilities.Environment, name)
 	}
 	return g.Capabilities.Has(manifest.Capability(item))
 }
@@ -277,7 +291,7 @@ func applyGrants(p *lockfile.Plugin, r Request, grant, revoke map[string]bool, c
 	res := &GrantResult{Plugin: p.Name, Version: p.Version, Tier: r.Tier, Request: r, Before: before, Consent: map[string]string{}}
 
 	for _, it := range SortedGrants(grant) {
-		if !requested[it] {
+		if !requested[it] && !r.RequestsEnv(it) {
 			return nil, &NotRequestedError{Plugin: p.Name, Item: it, Requested: r.Items()}
 		}
 	}
@@ -285,6 +299,10 @@ func applyGrants(p *lockfile.Plugin, r Request, grant, revoke map[string]bool, c
 		// What is granted can always be withdrawn, requested or not (a
 		// live link's manifest may have dropped it).
 		if !requested[it] && !before.Has(it) {
+			if _, env := manifest.ParseEnvItem(it); env {
+				res.Unchanged = append(res.Unchanged, it)
+				continue
+			}
 			return nil, &NotRequestedError{Plugin: p.Name, Item: it, Requested: r.Items()}
 		}
 	}
@@ -354,20 +372,45 @@ func applyGrants(p *lockfile.Plugin, r Request, grant, revoke map[string]bool, c
 				continue
 			}
 			after.Hooks = hooks
-		default:
-			c := manifest.Capability(it)
-			if after.Capabilities.Same(r.Capabilities, c) {
+		case strings.HasPrefix(it, manifest.EnvItemPrefix):
+			name, _ := manifest.ParseEnvItem(it)
+			if manifest.CoversEnv(after.Capabilities.Environment, name) {
 				res.Unchanged = append(res.Unchanged, it)
 				continue
 			}
-			after.Capabilities = after.Capabilities.Union(r.Capabilities.Only(map[manifest.Capability]bool{c: true}))
+			after.Capabilities = after.Capabilities.Union(manifest.Capabilities{Environment: []string{name}})
+		default:
+			c := manifest.Capability(it)
+			wanted := r.Capabilities.Only(map[manifest.Capability]bool{c: true})
+			if len(wanted.Missing(after.Capabilities)) == 0 {
+				res.Unchanged = append(res.Unchanged, it)
+				continue
+			}
+			after.Capabilities = after.Capabilities.Union(wanted)
 		}
 		res.Granted = append(res.Granted, it)
 		res.Consent[it] = approve[it]
 	}
 	for _, it := range SortedGrants(revoke) {
 		if !after.Has(it) {
-			res.Unchanged = append(res.Unchanged, it)
+			if !slices.Contains(res.Unchanged, it) {
+				res.Unchanged = append(res.Unchanged, it)
+			}
+			continue
+		}
+		if name, env := manifest.ParseEnvItem(it); env {
+			if !slices.Contains(after.Capabilities.Environment, name) {
+				// Granted by a prefix: only the prefix can be revoked.
+				var by string
+				for _, e := range after.Capabilities.Environment {
+					if manifest.CoversEnv([]string{e}, name) {
+						by = e
+					}
+				}
+				return nil, fmt.Errorf("%s is granted %s by %s: revoke %s to withdraw it", p.Name, name, manifest.EnvItem(by), manifest.EnvItem(by))
+			}
+			after.Capabilities.Environment = slices.DeleteFunc(slices.Clone(after.Capabilities.Environment), func(e string) bool { return e == name })
+			res.Revoked = append(res.Revoked, it)
 			continue
 		}
 		if it == GrantHooks {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/internal/testutil"
@@ -172,4 +173,83 @@ func TestChangeGrantsReadsTheInstalledManifest(t *testing.T) {
 			t.Errorf("recorded %+v / hooks %v", p.Capabilities, p.Hooks)
 		}
 	})
+}
+
+// Environment variables are granted whole (environment: every entry the
+// manifest lists) or one by one (env:NAME, a name its entries cover), and
+// revoked one by one; a plugin that lists none may be granted any name by
+// naming it; --yes never grants them to an unverified source; a name a
+// prefix grants is revoked by revoking the prefix.
+func TestChangeGrantsEnvironment(t *testing.T) {
+	unixOnly(t)
+	t.Parallel()
+	install := func(t *testing.T, caps string) *env {
+		e := newEnv(t)
+		g := newGitRepo(t)
+		g.commit(t, pluginFiles("1.0.0", "\n[capabilities]\n"+caps+"\n"), "")
+		if _, err := e.installer(Consent{Grant: map[string]bool{}}).Install(context.Background(), g.url); err != nil {
+			t.Fatalf("Install: %v\n%s", err, e.log)
+		}
+		return e
+	}
+	granted := func(t *testing.T, e *env) []string {
+		p, _ := e.entry(t, name)
+		return (Grants{Capabilities: p.Capabilities}).Items()
+	}
+	change := func(t *testing.T, e *env, ch GrantChange) (*GrantResult, error) {
+		ch.Plugin = name
+		return e.installer(Consent{}).ChangeGrants(ch)
+	}
+
+	e := install(t, `store = true`+"\n"+`environment = ["GITHUB_TOKEN", "AWS_*"]`)
+	var ae *ApprovalError
+	if _, err := change(t, e, GrantChange{Yes: true}); !errors.As(err, &ae) || !reflect.DeepEqual(ae.Missing, []string{"environment"}) {
+		t.Errorf("--yes on an unverified source: %v, want environment withheld", err)
+	}
+	var nr *NotRequestedError
+	if _, err := change(t, e, GrantChange{Grant: []string{"env:HOME_SECRET"}}); !errors.As(err, &nr) || nr.Item != "env:HOME_SECRET" {
+		t.Errorf("a name it does not list: %v", err)
+	}
+	res, err := change(t, e, GrantChange{Grant: []string{"env:GITHUB_TOKEN", "env:AWS_REGION"}})
+	if err != nil || !reflect.DeepEqual(res.Granted, []string{"env:AWS_REGION", "env:GITHUB_TOKEN"}) || res.Consent["env:GITHUB_TOKEN"] != ConsentNamed {
+		t.Fatalf("env: grants: %+v, %v", res, err)
+	}
+	if got := granted(t, e); !reflect.DeepEqual(got, []string{"env:AWS_REGION", "env:GITHUB_TOKEN"}) {
+		t.Errorf("granted %q", got)
+	}
+	if res, err := change(t, e, GrantChange{Grant: []string{"environment"}}); err != nil || !reflect.DeepEqual(res.Granted, []string{"environment"}) {
+		t.Fatalf("environment: %+v, %v", res, err)
+	}
+	if got := granted(t, e); !reflect.DeepEqual(got, []string{"env:AWS_*", "env:AWS_REGION", "env:GITHUB_TOKEN"}) {
+		t.Errorf("granted %q", got)
+	}
+	if res, _ := change(t, e, GrantChange{Grant: []string{"environment"}}); res == nil || !reflect.DeepEqual(res.Unchanged, []string{"environment"}) {
+		t.Errorf("environment again: %+v", res)
+	}
+	if _, err := change(t, e, GrantChange{Revoke: []string{"env:AWS_SECRET_ACCESS_KEY"}}); err == nil || !strings.Contains(err.Error(), "revoke env:AWS_*") {
+		t.Errorf("revoking a name a prefix grants: %v", err)
+	}
+	if res, err := change(t, e, GrantChange{Revoke: []string{"env:AWS_*", "env:GITHUB_TOKEN"}}); err != nil || !reflect.DeepEqual(res.Revoked, []string{"env:AWS_*", "env:GITHUB_TOKEN"}) {
+		t.Fatalf("revoke: %+v, %v", res, err)
+	}
+	if got := granted(t, e); !reflect.DeepEqual(got, []string{"env:AWS_REGION"}) {
+		t.Errorf("after revoke, granted %q", got)
+	}
+	if res, err := change(t, e, GrantChange{Revoke: []string{"environment"}}); err != nil || !reflect.DeepEqual(res.Revoked, []string{"environment"}) {
+		t.Fatalf("revoke environment: %+v, %v", res, err)
+	}
+	if got := granted(t, e); len(got) != 0 {
+		t.Errorf("after revoking environment, granted %q", got)
+	}
+	if _, err := ParseGrants([]string{"env:BAD-NAME"}); err == nil {
+		t.Error("env:BAD-NAME parsed")
+	}
+
+	rust := install(t, `store = true`)
+	if res, err := change(t, rust, GrantChange{Grant: []string{"env:DATABASE_URL"}}); err != nil || !reflect.DeepEqual(res.Granted, []string{"env:DATABASE_URL"}) {
+		t.Fatalf("a plugin that lists none, granted a name: %+v, %v", res, err)
+	}
+	if got := granted(t, rust); !reflect.DeepEqual(got, []string{"env:DATABASE_URL"}) {
+		t.Errorf("granted %q", got)
+	}
 }

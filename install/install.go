@@ -9,12 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/rogpeppe/go-internal/lockedfile"
 	"github.com/rogpeppe/go-internal/renameio"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
@@ -61,6 +64,10 @@ type Installer struct {
 	LookupName func(ctx context.Context, s registry.Source) (registry.Source, error)
 	// Journal is the grant log every change is recorded in (nil: none).
 	Journal *grantlog.Log
+	// AcceptProvenance, when set, is why the user accepts a revision
+	// signed at a lower level, or by another signer, than recorded
+	// (--accept-provenance): the grant log records it with who.
+	AcceptProvenance string
 }
 
 // Result describes an installed plugin.
@@ -94,6 +101,11 @@ type fetched struct {
 	registry string
 	// tier is the source's trust tier, as its fetcher judged it.
 	tier trust.Tier
+	// prov is who signed the revision, verified on the fetch's own
+	// objects (nil for a kind of source without signatures); provNotes
+	// say which signatures were found and not accepted.
+	prov      *lockfile.Provenance
+	provNotes []string
 }
 
 // live reports whether the plugin's files are its source directory itself
@@ -173,6 +185,16 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 			return nil, err
 		}
 	}
+	c.req.Unconfined = in.unconfinedFor(c.m.Plugin.Name)
+	// A reinstall is held to who signed what it replaces, as an update is.
+	var against []recorded
+	if cur := c.req.Installed; cur != nil {
+		against = append(against, recorded{p: cur.Provenance, against: "the installed " + short(cur.Commit)})
+	}
+	override, err := in.checkProvenance(c, against...)
+	if err != nil {
+		return nil, err
+	}
 	dec, denied, err := in.decide(c.req)
 	if err != nil {
 		return nil, err
@@ -183,7 +205,7 @@ func (in *Installer) installFetched(ctx context.Context, f *fetched) (*Result, e
 			hooks[h.Name] = h.Command
 		}
 	}
-	j := journal{action: grantlog.ActionInstall, consent: in.Consent.consentOf(dec, grantlog.ConsentYes), policy: denied}
+	j := journal{action: grantlog.ActionInstall, consent: in.Consent.consentOf(dec, grantlog.ConsentYes), policy: denied, override: override}
 	return in.finish(ctx, c, dec.Capabilities, hooks, j)
 }
 
@@ -222,6 +244,7 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	for _, p := range problems.Warnings() {
 		c.res.Warnings = append(c.res.Warnings, p.String())
 	}
+	c.res.Warnings = append(c.res.Warnings, f.provNotes...)
 	srcTree, err := treehash.Hash(f.dir, treehash.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", m.Plugin.Name, err)
@@ -231,6 +254,7 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 	c.req = Request{
 		Plugin: m.Plugin.Name, Version: m.Plugin.Version, Description: m.Plugin.Description,
 		Source: f.src.String(), Tier: c.res.Tier, Runtime: m.Plugin.Runtime, Capabilities: m.Capabilities, Commit: f.commit,
+		Provenance: f.prov, ProvenanceNotes: f.provNotes,
 	}
 	if c.buildCmd != "" {
 		c.req.Hooks = append(c.req.Hooks, HookItem{Name: manifest.HookBuild, Command: c.buildCmd, Auto: c.autoBuild})
@@ -262,13 +286,8 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		in.logf("Building %s: %s\n", name, termsafe.Escape(c.buildCmd))
 		// An update or reinstall builds as its installed record says:
 		// unconfined when fledge plugins unconfine turned it off.
-		hin := in
-		if file, err := in.Store.Load(); err == nil {
-			if p, ok := file.Get(name); ok {
-				hin = in.forPlugin(p)
-			}
-		}
-		if err := hin.runHook(ctx, "build", c.buildCmd, f.dir, in.hookEnv(f.dir), in.Log); err != nil {
+		hin := in.forName(name)
+		if err := hin.runHook(ctx, "build", c.buildCmd, f.dir, hin.hookEnv(name, c.buildCmd, f.dir, granted.Environment, m.Capabilities.Environment), in.Log); err != nil {
 			return nil, err
 		}
 	}
@@ -293,6 +312,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		ManifestHash: treehash.FileDigest(c.data), Protocol: m.Plugin.Protocol,
 		Requested: m.Capabilities, Hooks: hooks, BuildCommand: c.buildCmd,
 		Description: m.Plugin.Description, CommandDetails: m.Commands, RegistryName: f.registry,
+		Provenance: f.prov,
 	}
 	if m.Plugin.Runtime == "wasm" {
 		entry.Runtime = m.Plugin.Runtime
@@ -327,6 +347,35 @@ func (in *Installer) preflight(m *manifest.Manifest) error {
 	return checkSlot(file, m, in.Force)
 }
 
+// unconfinedFor says who turned kernel confinement off for the plugin
+// named name: Unconfined (FLEDGE_CONFINE=off, or the switch for every
+// plugin), else its record's switch; "" when it is on.
+func (in *Installer) unconfinedFor(name string) string {
+	if in.Unconfined != "" {
+		return in.Unconfined
+	}
+	file, err := in.Store.Load()
+	if err != nil {
+		return ""
+	}
+	if p, ok := file.Get(name); ok {
+		return p.Unconfined()
+	}
+	return file.Unconfined()
+}
+
+// forName is in for the hooks of the plugin named name: with
+// confinement off when unconfinedFor says it is.
+func (in *Installer) forName(name string) *Installer {
+	off := in.unconfinedFor(name)
+	if off == in.Unconfined {
+		return in
+	}
+	cp := *in
+	cp.Unconfined = off
+	return &cp
+}
+
 // installed describes the installed plugin named name, or nil.
 func (in *Installer) installed(name string) (*Installed, error) {
 	file, err := in.Store.Load()
@@ -338,7 +387,7 @@ func (in *Installer) installed(name string) (*Installed, error) {
 		return nil, nil
 	}
 	return &Installed{Version: p.Version, Commit: p.Commit, Requested: p.Requested,
-		Grants: Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}}, nil
+		Grants: Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}, Provenance: p.Provenance}, nil
 }
 
 // checkSlot refuses a plugin whose name or commands are taken, spelled
@@ -369,12 +418,55 @@ func (in *Installer) now() time.Time {
 	return in.Now()
 }
 
-func (in *Installer) hookEnv(dir string) []string {
+// hookEnv is the environment of the hook or build command command, run in
+// dir for the plugin name granted the environment variables granted and
+// declaring declared (its manifest's): the base environment and what is
+// granted (confine.Environment), or fledge's whole environment where
+// confinement is turned off (Unconfined), plus FLEDGE_PLUGIN_DIR. The
+// withheld variables it may have wanted are named in one note in the log,
+// with the command that grants them, never with their values: those it
+// declares, or, for a plugin that declares none, those the command names
+// (or the script in dir it runs, read as confine.NamedIn reads a program).
+func (in *Installer) hookEnv(name, command, dir string, granted, declared []string) []string {
 	env := in.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	return append(append([]string(nil), env...), "FLEDGE_PLUGIN_DIR="+dir)
+	env = slices.Clone(env)
+	if in.Unconfined == "" {
+		var withheld []string
+		env, withheld, _ = confine.Environment(env, granted)
+		withheld = slices.DeleteFunc(withheld, func(v string) bool { return manifest.CheckEnvName(v) != "" || len(v) < 3 })
+		var wanted []string
+		why := "it declares them, they are not granted"
+		if len(declared) > 0 {
+			for _, v := range withheld {
+				if confine.MatchAny(declared, v) {
+					wanted = append(wanted, v)
+				}
+			}
+		} else {
+			why = "the hook names them"
+			wanted = confine.Named([]byte(command), withheld)
+			if f := strings.Fields(command); len(f) > 0 && manifest.CheckBinaryPath(f[0]) == "" {
+				for _, v := range confine.NamedIn(filepath.Join(dir, filepath.FromSlash(f[0])), withheld) {
+					if !slices.Contains(wanted, v) {
+						wanted = append(wanted, v)
+					}
+				}
+			}
+			slices.Sort(wanted)
+		}
+		if len(wanted) > 0 && in.Log != nil {
+			items := make([]string, len(wanted))
+			for i, v := range wanted {
+				items[i] = manifest.EnvItem(v)
+			}
+			fmt.Fprintf(in.Log, "  note: the hooks of %s are not given %s (%s): fledge plugins grant %s %s\n",
+				name, strings.Join(wanted, ", "), why, name, strings.Join(items, " "))
+		}
+	}
+	return confine.SetEnv(env, "FLEDGE_PLUGIN_DIR", dir)
 }
 
 // makeBinariesExecutable sets the executable bits of command binaries in a
@@ -471,7 +563,9 @@ func (in *Installer) commit(ctx context.Context, m *manifest.Manifest, f *fetche
 	}
 	if hook, ok := entry.Hooks[manifest.HookPostInstall]; ok {
 		in.logf("Running post_install for %s: %s\n", entry.Name, termsafe.Escape(hook))
-		if err := in.forPlugin(entry).runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), in.hookEnv(finalDir(final, f)), in.Log); err != nil {
+		hin := in.forName(entry.Name)
+		env := hin.hookEnv(entry.Name, hook, finalDir(final, f), in.Settings.Grants(entry).Capabilities.Environment, m.Capabilities.Environment)
+		if err := hin.runHook(ctx, manifest.HookPostInstall, hook, finalDir(final, f), env, in.Log); err != nil {
 			return false, err
 		}
 	}

@@ -20,6 +20,9 @@ type journal struct {
 	consent map[string]string
 	policy  []policy.Denial
 	note    string
+	// override says how a lower provenance or another signer was
+	// accepted ("" when none was).
+	override string
 }
 
 // updateLogged changes plugins.toml with change and, when there is a grant
@@ -54,11 +57,19 @@ func recordOf(j journal, tier registry.Tier, before, after *lockfile.Plugin) gra
 	}
 	if after == nil {
 		r.TreeHash = ""
+	} else {
+		var was *lockfile.Provenance
+		if before != nil {
+			was = before.Provenance
+		}
+		r.Provenance = provenanceNote(was, after.Provenance, j.override)
 	}
 	for _, it := range a.Items() {
+		// An env: item is one variable: granted when b did not cover it.
+		_, env := manifest.ParseEnvItem(it)
 		changed := !b.Has(it) ||
 			(it == GrantHooks && !maps.Equal(a.Hooks, b.Hooks)) ||
-			(it != GrantHooks && !a.Capabilities.Same(b.Capabilities, manifest.Capability(it)))
+			(it != GrantHooks && !env && !a.Capabilities.Same(b.Capabilities, manifest.Capability(it)))
 		if changed {
 			r.Granted = append(r.Granted, it)
 		}
@@ -73,7 +84,7 @@ func recordOf(j journal, tier registry.Tier, before, after *lockfile.Plugin) gra
 	for _, it := range b.Items() {
 		if !a.Has(it) {
 			r.Removed = append(r.Removed, it)
-			if byPolicy[it] {
+			if byPolicy[it] || byPolicy[string(manifest.ItemCapability(it))] {
 				r.Consent[it] = grantlog.ConsentPolicy
 			}
 		}

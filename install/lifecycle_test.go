@@ -541,7 +541,7 @@ func TestRemovePostRemoveHook(t *testing.T) {
 	g := newGitRepo(t)
 	marker := filepath.Join(t.TempDir(), "marker")
 	files := pluginFiles("1.0.0", "\n[hooks]\npost_remove = \"./cleanup.sh\"\n")
-	files["cleanup.sh"] = "#!/bin/sh\nif [ -n \"$FAIL\" ]; then echo refusing >&2; exit 4; fi\necho \"$FLEDGE_PLUGIN_DIR\" > " + marker + "\n"
+	files["cleanup.sh"] = "#!/bin/sh\nif [ -n \"$FLEDGE_TEST_FAIL\" ]; then echo refusing >&2; exit 4; fi\necho \"$FLEDGE_PLUGIN_DIR\" > " + marker + "\n"
 	g.commit(t, files, "")
 	if _, err := e.installer(Consent{Grant: grants("hooks")}).Install(context.Background(), g.url); err != nil {
 		t.Fatalf("Install: %v\n%s", err, e.log)
@@ -553,7 +553,7 @@ func TestRemovePostRemoveHook(t *testing.T) {
 	}
 	// A failing post_remove first: nothing is removed.
 	r := e.remover()
-	r.Env = append(r.Env, "FAIL=1")
+	r.Env = append(r.Env, "FLEDGE_TEST_FAIL=1") // the base environment holds FLEDGE_*
 	_, err = r.Remove(context.Background(), name)
 	var he *HookError
 	if !errors.As(err, &he) || !strings.Contains(err.Error(), "not removed") {

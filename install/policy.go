@@ -176,6 +176,9 @@ func PolicyFindings(pol *policy.Set, p *lockfile.Plugin, tier registry.Tier) []p
 	}
 	_, _, denied := pol.Narrow(string(tier), p.Capabilities, len(p.Hooks) > 0)
 	out = append(out, denied...)
+	if d := pol.CheckProvenance(EntrySource(p), string(tier), signatureOf(p.Provenance)); d != nil {
+		out = append(out, *d)
+	}
 	if !p.IsLocal() {
 		kind := p.RefKind
 		if kind == "" && p.PinnedRef == "" {

@@ -84,7 +84,7 @@ func TestInstallUnderPolicy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Entry.Capabilities != c.granted || (len(res.Entry.Hooks) > 0) != c.hooksOK {
+			if !res.Entry.Capabilities.Equal(c.granted) || (len(res.Entry.Hooks) > 0) != c.hooksOK {
 				t.Errorf("granted %+v hooks %v, want %+v hooks %v", res.Entry.Capabilities, res.Entry.Hooks, c.granted, c.hooksOK)
 			}
 		})

@@ -107,7 +107,8 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 			fmt.Fprintf(r.Log, "Running post_remove for %s: %s\n", entry.Name, termsafe.Escape(hook))
 		}
 		in := (&Installer{Env: r.Env, Paths: r.Paths, Log: r.Log, Unconfined: r.Unconfined, Settings: r.Settings}).forPlugin(&entry)
-		if err := in.runHook(ctx, manifest.HookPostRemove, hook, real, in.hookEnv(real), r.Log); err != nil {
+		env := in.hookEnv(entry.Name, hook, real, r.Settings.Grants(&entry).Capabilities.Environment, entry.Requested.Environment)
+		if err := in.runHook(ctx, manifest.HookPostRemove, hook, real, env, r.Log); err != nil {
 			return nil, fmt.Errorf("%w; %s was not removed", err, entry.Name)
 		}
 	}

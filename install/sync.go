@@ -119,7 +119,7 @@ func inSync(cur, w *lockfile.Plugin) bool {
 	if w.SourceHash != "" && cur.SourceHash != w.SourceHash {
 		return false
 	}
-	if cur.Capabilities != w.Capabilities || len(cur.Hooks) != len(w.Hooks) {
+	if !cur.Capabilities.Equal(w.Capabilities) || len(cur.Hooks) != len(w.Hooks) {
 		return false
 	}
 	for k, v := range w.Hooks {
@@ -252,6 +252,16 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	if err := in.checkTagAge(w.Name, f); err != nil {
 		return err
 	}
+	// The synced file's record of who signed it holds here too, and so
+	// does what is installed.
+	against := []recorded{{p: w.Provenance, against: "the synced plugins.toml's " + revName(&w)}}
+	if cur, err := in.installed(w.Name); err == nil && cur != nil {
+		against = append(against, recorded{p: cur.Provenance, against: "the installed " + short(cur.Commit)})
+	}
+	override, err := in.checkProvenance(c, against...)
+	if err != nil {
+		return err
+	}
 	// The file's grants are a proposal: what it grants that the manifest
 	// requests, and the hooks it approved with exactly these commands.
 	proposal := c.req
@@ -283,7 +293,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	if w.Source != "" {
 		f.src.Display = registry.RedactText(w.Source)
 	}
-	j := journal{action: grantlog.ActionSync, consent: in.Consent.consentOf(dec, grantlog.ConsentSync), policy: denied}
+	j := journal{action: grantlog.ActionSync, consent: in.Consent.consentOf(dec, grantlog.ConsentSync), policy: denied, override: override}
 	_, err = in.finish(ctx, c, dec.Capabilities, hooks, j)
 	return err
 }

@@ -58,14 +58,7 @@ func (in *Installer) SetConfinement(name string, off bool) (*ConfinementChange, 
 			res.Unconfined = p.Unconfined()
 			return errNoChange
 		}
-		p.UnconfinedBy, p.UnconfinedAt = "", ""
-		if off {
-			user, uid := grantlog.CurrentUser()
-			if user == "" {
-				user = fmt.Sprintf("uid %d", uid)
-			}
-			p.UnconfinedBy, p.UnconfinedAt = user, in.now().UTC().Format(time.RFC3339)
-		}
+		p.UnconfinedBy, p.UnconfinedAt = in.offStamp(off)
 		after, res.Unconfined, res.Changed = *p, p.Unconfined(), true
 		return nil
 	}, func() []grantlog.Record {
@@ -79,4 +72,58 @@ func (in *Installer) SetConfinement(name string, off bool) (*ConfinementChange, 
 		return nil, err
 	}
 	return res, nil
+}
+
+// SetConfinementAll turns kernel confinement off for every native plugin
+// (off), or back on, in plugins.toml, and writes the change to the grant
+// log (who and when). It applies from each plugin's next run and to its
+// hooks, until turned back on; a plugin's own switch (SetConfinement)
+// stays as it was. Turning it off is refused where the admin policy's
+// [confinement] allow_off is false; turning it back on never is.
+func (in *Installer) SetConfinementAll(off bool) (*ConfinementChange, error) {
+	if off {
+		if d := in.policy().CheckOff("fledge plugins unconfine --all"); d != nil {
+			return nil, policy.Deny("", *d)
+		}
+	}
+	unlock, err := lockedfile.MutexAt(in.Paths.TreeLock()).Lock()
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", in.Paths.TreeLock(), err)
+	}
+	defer unlock()
+	if err := recoverLocked(in.Paths, in.Store); err != nil {
+		return nil, err
+	}
+	res := &ConfinementChange{}
+	err = updateLogged(in.Store, in.Journal, func(file *lockfile.File) error {
+		if off == (file.UnconfinedBy != "") {
+			res.Unconfined = file.Unconfined()
+			return errNoChange
+		}
+		file.UnconfinedBy, file.UnconfinedAt = in.offStamp(off)
+		res.Unconfined, res.Changed = file.Unconfined(), true
+		return nil
+	}, func() []grantlog.Record {
+		if off {
+			return []grantlog.Record{{Action: grantlog.ActionUnconfine, Note: "kernel confinement turned off for every plugin (fledge plugins unconfine --all)"}}
+		}
+		return []grantlog.Record{{Action: grantlog.ActionConfine, Note: "kernel confinement turned back on for every plugin (fledge plugins confine --all)"}}
+	})
+	if err != nil && !errors.Is(err, errNoChange) {
+		return nil, err
+	}
+	return res, nil
+}
+
+// offStamp is who turns confinement off and when, as plugins.toml records
+// it (off), or nothing (turning it back on).
+func (in *Installer) offStamp(off bool) (by, at string) {
+	if !off {
+		return "", ""
+	}
+	user, uid := grantlog.CurrentUser()
+	if user == "" {
+		user = fmt.Sprintf("uid %d", uid)
+	}
+	return user, in.now().UTC().Format(time.RFC3339)
 }

@@ -62,7 +62,10 @@ type UpdateResult struct {
 	// ForcePushed is set when the branch followed was force-pushed: its
 	// new head does not descend from the installed commit.
 	ForcePushed bool
-	Err         error
+	// Provenance is who signed the new revision, once it was fetched
+	// (also when the update was then refused).
+	Provenance *lockfile.Provenance
+	Err        error
 }
 
 // ErrTagMoved is wrapped when a pinned tag now names another commit.
@@ -367,6 +370,14 @@ func movedErr(p *lockfile.Plugin, tag, commit string) error {
 
 func short(c string) string { return c[:min(12, len(c))] }
 
+// revName names an installed revision in messages: "v1.2.0 (0123abcd4567)".
+func revName(p *lockfile.Plugin) string {
+	if p.Tag != "" {
+		return p.Tag + " (" + short(p.Commit) + ")"
+	}
+	return short(p.Commit)
+}
+
 // entrySource rebuilds a plugin's source from its record. githubBase
 // expands the owner/repo sources of records that carry no URL (written by
 // the Rust fledge); empty means https://github.com.
@@ -479,6 +490,12 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		}
 		pl.res.Detail = "branch " + pl.rev.RefName.Short() + " was force-pushed; followed, as the update was forced"
 	}
+	pl.res.Provenance = f.prov
+	override, err := in.checkProvenance(c, recorded{p: p.Provenance, against: "the installed " + revName(p)})
+	if err != nil {
+		fail(pl, err)
+		return
+	}
 
 	// What was approved before, and still requested, carries over.
 	baseline := p.Requested
@@ -488,7 +505,8 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 	granted := c.m.Capabilities.Intersect(p.Capabilities)
 	hooks := map[string]string{}
 	ask := Request{Plugin: c.req.Plugin, Version: c.req.Version, Description: c.req.Description,
-		Source: c.req.Source, Tier: c.req.Tier, Runtime: c.req.Runtime}
+		Source: c.req.Source, Tier: c.req.Tier, Runtime: c.req.Runtime, Provenance: c.req.Provenance, ProvenanceNotes: c.req.ProvenanceNotes,
+		Unconfined: in.forPlugin(p).Unconfined}
 	added := map[manifest.Capability]bool{}
 	for _, k := range c.m.Capabilities.Missing(baseline) {
 		added[k] = true
@@ -543,7 +561,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 	}
 	f.src.Ref = pl.pinnedRef()
 	f.registry = p.RegistryName
-	j := journal{action: grantlog.ActionUpdate, consent: consent, policy: denied}
+	j := journal{action: grantlog.ActionUpdate, consent: consent, policy: denied, override: override}
 	if _, err := in.finish(ctx, c, granted, hooks, j); err != nil {
 		fail(pl, err)
 		return

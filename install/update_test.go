@@ -388,7 +388,7 @@ func TestUpdateCarriesDenialsAndPartialGrants(t *testing.T) {
 	}
 	ent, _ = e.entry(t, name)
 	want := manifest.Capabilities{Store: true, Metadata: true}
-	if ent.Commit != c3 || ent.Capabilities != want {
+	if ent.Commit != c3 || !ent.Capabilities.Equal(want) {
 		t.Errorf("after v3: commit %s, granted %+v, want %+v", ent.Commit, ent.Capabilities, want)
 	}
 }

@@ -165,6 +165,13 @@ func describe(p Plugin) component {
 	}
 	add("runtime", runtime)
 	add("installed_at", e.Installed)
+	add("provenance:level", e.Provenance.LevelOf())
+	if e.Provenance.Signed() {
+		add("provenance:signer", e.Provenance.Signer)
+		add("provenance:principal", e.Provenance.Principal)
+		add("provenance:format", e.Provenance.Format)
+		add("provenance:vouched_by", e.Provenance.VouchedBy)
+	}
 	for _, cmd := range e.Commands {
 		add("command", cmd)
 	}

@@ -60,8 +60,9 @@ var plugins = []Plugin{
 		RefKind: "tag", Tag: "v0.2.0", TreeHash: "fh1:" + strings.Repeat("b", 64), SourceHash: "fh1:" + strings.Repeat("c", 64),
 		ManifestHash: "sha256:" + strings.Repeat("d", 64), Protocol: "fledge-v1", Installed: "2026-05-01T10:00:00Z",
 		Commands: []string{"deps"}, Capabilities: manifest.Capabilities{Exec: true, Store: true},
-		Requested: manifest.Capabilities{Exec: true, Store: true, Metadata: true, Filesystem: "project"},
-		Hooks:     map[string]string{"build": "cargo build --release", "post_install": "echo 'done' && true"},
+		Requested:  manifest.Capabilities{Exec: true, Store: true, Metadata: true, Filesystem: "project"},
+		Hooks:      map[string]string{"build": "cargo build --release", "post_install": "echo 'done' && true"},
+		Provenance: &lockfile.Provenance{Level: lockfile.LevelSignedTag, Signer: "SHA256:k", Principal: "rel@corvidlabs.example", Format: "ssh", VouchedBy: "/etc/fledge/allowed_signers"},
 	}},
 	{Tier: "unverified", PolicyDenied: []string{"exec"}, Entry: lockfile.Plugin{
 		Name: "fledge-plugin-x", Version: "1.0.0", Source: "https://git.example.com/a b/fledge-plugin-x.git",
@@ -110,10 +111,21 @@ func TestBOMValidatesAgainstTheSchema(t *testing.T) {
 	}
 	for k, v := range map[string]string{"fledge:granted:exec": "true", "fledge:granted:metadata": "false", "fledge:requested:metadata": "true",
 		"fledge:requested:filesystem": "project", "fledge:hook:build": "cargo build --release", "fledge:granted:hooks": "true",
-		"fledge:trust_tier": "official", "fledge:commit": strings.Repeat("a", 40)} {
+		"fledge:trust_tier": "official", "fledge:commit": strings.Repeat("a", 40),
+		"fledge:provenance:level": "signed-tag", "fledge:provenance:signer": "SHA256:k", "fledge:provenance:principal": "rel@corvidlabs.example",
+		"fledge:provenance:vouched_by": "/etc/fledge/allowed_signers"} {
 		if props[k] != v {
 			t.Errorf("%s = %q, want %q", k, props[k], v)
 		}
+	}
+	level := ""
+	for _, p := range doc.Components[2].Properties {
+		if p.Name == "fledge:provenance:level" {
+			level = p.Value
+		}
+	}
+	if level != "unsigned" {
+		t.Errorf("a record never verified: fledge:provenance:level = %q, want unsigned", level)
 	}
 	if x := doc.Components[2]; !strings.HasPrefix(x.Purl, "pkg:generic/fledge-plugin-x@1.0.0?vcs_url=git%2Bhttps://git.example.com/a%2520b/") {
 		t.Errorf("generic purl %q", x.Purl)

@@ -4,8 +4,9 @@
 // URL pinned to the installed commit (pkg:github/owner/repo@commit, else
 // pkg:generic with the repository as vcs_url), the installed tree's content
 // hash, the repository as a vcs reference, and as fledge:* properties its
-// trust tier, source and pin, what it is granted and requests, its approved
-// hooks and build command, and what the admin policy denies it.
+// trust tier, source and pin, who signed it (fledge:provenance:level,
+// signer, principal, format, vouched_by), what it is granted and requests,
+// its approved hooks and build command, and what the admin policy denies it.
 //
 // It reads nothing itself: the command layer passes the plugins.toml records
 // with their tiers.

@@ -54,6 +54,7 @@ func decodeGob(body []byte) (*File, bool) {
 	}
 	for i := range f.Plugins {
 		p := &f.Plugins[i]
+		p.everyone = f.Unconfined() // as Parse sets it: gob keeps no unexported field
 		if p.Commands == nil {
 			p.Commands = []string{}
 		}

@@ -36,6 +36,11 @@ type File struct {
 	// FormatVersion is absent in files written by the Rust fledge (read
 	// as 0) and FormatVersion in files written here.
 	FormatVersion int `toml:"format_version,omitempty"`
+	// UnconfinedBy, when set, is the user who turned kernel confinement
+	// off for every native plugin (fledge plugins unconfine --all), at
+	// UnconfinedAt (RFC 3339); the grant log records the change too.
+	UnconfinedBy string `toml:"unconfined_by,omitempty"`
+	UnconfinedAt string `toml:"unconfined_at,omitempty"`
 	// GrantLog anchors the grant log (FLEDGE_HOME/grants.log) to this
 	// file: the last record written in the same transaction as it. Records
 	// after it belong to a change that never landed; a log that ends
@@ -115,20 +120,44 @@ type Plugin struct {
 	// (RFC 3339); the grant log records the change too.
 	UnconfinedBy string `toml:"unconfined_by,omitempty"`
 	UnconfinedAt string `toml:"unconfined_at,omitempty"`
+	// Provenance is who signed the installed revision, as verified at
+	// install (nil: not verified, as in records written before fledge
+	// verified signatures, or by the Rust fledge).
+	Provenance *Provenance `toml:"provenance,omitempty"`
+
+	// everyone is File.Unconfined of the file the record was read from
+	// (Parse sets it), so that Unconfined answers for both switches.
+	everyone string
+}
+
+// Unconfined says who turned kernel confinement off for every plugin
+// (fledge plugins unconfine --all) and when, as the runner and audit show
+// it after "turned off by"; "" when nobody did.
+func (f *File) Unconfined() string {
+	return offText(f.UnconfinedBy, f.UnconfinedAt, "every plugin", "fledge plugins unconfine --all")
+}
+
+// offText is who turned confinement off for whom, when, and with what.
+func offText(by, at, whom, how string) string {
+	if by == "" {
+		return ""
+	}
+	s := by + " for " + whom
+	if at != "" {
+		s += " at " + at
+	}
+	return s + " (" + how + ")"
 }
 
 // Unconfined says who turned kernel confinement off for this plugin and
-// when, as the runner and audit show it after "turned off by"; "" when
-// it is on.
+// when, as the runner and audit show it after "turned off by": the switch
+// for every plugin of the file it was read from (File.Unconfined) first,
+// then its own (fledge plugins unconfine NAME); "" when it is on.
 func (p *Plugin) Unconfined() string {
-	if p.UnconfinedBy == "" {
-		return ""
+	if p.everyone != "" {
+		return p.everyone
 	}
-	s := p.UnconfinedBy + " for this plugin"
-	if p.UnconfinedAt != "" {
-		s += " at " + p.UnconfinedAt
-	}
-	return s + " (fledge plugins unconfine)"
+	return offText(p.UnconfinedBy, p.UnconfinedAt, "this plugin", "fledge plugins unconfine")
 }
 
 // IsLocal reports whether the plugin came from a local directory.
@@ -164,6 +193,7 @@ func Parse(data []byte) (*File, error) {
 	seen := map[string]bool{}
 	for i := range f.Plugins {
 		p := &f.Plugins[i]
+		p.everyone = f.Unconfined()
 		if p.Commands == nil {
 			p.Commands = []string{}
 		}

@@ -85,7 +85,7 @@ func TestParseRustLayout(t *testing.T) {
 	if got := f.Plugins[1].Commands; !reflect.DeepEqual(got, []string{"hello", "hi"}) {
 		t.Errorf("hello commands = %q", got)
 	}
-	if got := f.Plugins[1].Capabilities; got != (manifest.Capabilities{Store: true, Network: true}) {
+	if got := f.Plugins[1].Capabilities; !got.Equal(manifest.Capabilities{Store: true, Network: true}) {
 		t.Errorf("hello capabilities = %+v", got)
 	}
 	// commands is #[serde(default)] in Rust: absent means empty, and we

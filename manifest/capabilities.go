@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,7 +24,33 @@ const (
 	CapMetadata   Capability = "metadata"
 	CapNetwork    Capability = "network"
 	CapFilesystem Capability = "filesystem"
+	// CapEnvironment lists the environment variables a native plugin
+	// needs beyond the base environment (package confine): names, or
+	// prefixes ending in '*'.
+	CapEnvironment Capability = "environment"
 )
+
+// EnvItem is the grant name of one environment variable (or prefix) of
+// CapEnvironment: "env:GITHUB_TOKEN". Granting "environment" grants every
+// variable the manifest lists; EnvItem grants one.
+func EnvItem(name string) string { return EnvItemPrefix + name }
+
+// EnvItemPrefix starts the grant name of one environment variable.
+const EnvItemPrefix = "env:"
+
+// ParseEnvItem returns the variable an env: grant name names.
+func ParseEnvItem(item string) (name string, ok bool) {
+	return strings.CutPrefix(item, EnvItemPrefix)
+}
+
+// ItemCapability is the capability a grant name belongs to: the
+// capability itself, or CapEnvironment for an env: item.
+func ItemCapability(item string) Capability {
+	if _, ok := ParseEnvItem(item); ok {
+		return CapEnvironment
+	}
+	return Capability(item)
+}
 
 // GrantHooks is the grant name that approves a plugin's hooks and build
 // command: not a capability, but named beside them in --grant lists, the
@@ -72,9 +99,14 @@ type CapabilityInfo struct {
 	// file"), UnboundedMeaning how the approval form explains it.
 	Unbounded, UnboundedMeaning string
 
-	flag  func(*Capabilities) *bool   // a switch's field
-	scope func(*Capabilities) *string // a scoped capability's field
+	flag  func(*Capabilities) *bool     // a switch's field
+	scope func(*Capabilities) *string   // a scoped capability's field
+	list  func(*Capabilities) *[]string // a listed capability's field
 }
+
+// Listed reports whether the capability is claimed as a list of entries
+// (environment = ["GITHUB_TOKEN"]) rather than as a switch or a scope.
+func (ci CapabilityInfo) Listed() bool { return ci.list != nil }
 
 // Table lists every capability fledge knows, in display order.
 var Table = []CapabilityInfo{
@@ -91,6 +123,8 @@ var Table = []CapabilityInfo{
 		Unbounded:        "access to every file",
 		UnboundedMeaning: "access every file: an unknown scope has no bound",
 		scope:            func(c *Capabilities) *string { return &c.Filesystem }},
+	{Name: CapEnvironment, Meaning: "receive these environment variables (its code reads them directly)", ExplicitWhenUnverified: true,
+		list: func(c *Capabilities) *[]string { return &c.Environment }},
 }
 
 // AllCapabilities lists every capability in display order.
@@ -154,6 +188,10 @@ type Capabilities struct {
 	// "none" means no claim. A scope outside FilesystemScopes counts as
 	// the widest claim (see KnownFilesystemScope).
 	Filesystem string `toml:"filesystem,omitempty" json:"filesystem,omitempty"`
+	// Environment lists the environment variables claimed beyond the base
+	// environment a confined native plugin gets: names, or prefixes ending
+	// in '*' ("AWS_*"), each valid by CheckEnvName.
+	Environment []string `toml:"environment,omitempty" json:"environment,omitempty"`
 }
 
 // FilesystemScopes are the filesystem scopes the Rust fledge defines:
@@ -177,6 +215,8 @@ func (c Capabilities) Has(k Capability) bool {
 		return false
 	case ci.flag != nil:
 		return *ci.flag(&c)
+	case ci.list != nil:
+		return len(*ci.list(&c)) > 0
 	}
 	s := *ci.scope(&c)
 	return s != "" && s != NoScope
@@ -209,13 +249,37 @@ func (c Capabilities) KnownScope(k Capability) bool {
 // Same reports whether c and o hold k alike: both not at all, or both with
 // the same scope.
 func (c Capabilities) Same(o Capabilities, k Capability) bool {
+	if ci, _ := Info(k); ci.list != nil {
+		a, b := sortedSet(*ci.list(&c)), sortedSet(*ci.list(&o))
+		return slices.Equal(a, b)
+	}
 	return c.Has(k) == o.Has(k) && c.Scope(k) == o.Scope(k)
+}
+
+// Entries returns the entries c claims of a listed capability k (nil for
+// the others), sorted, each once.
+func (c Capabilities) Entries(k Capability) []string {
+	if ci, _ := Info(k); ci.list != nil {
+		return sortedSet(*ci.list(&c))
+	}
+	return nil
+}
+
+func sortedSet(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Label names k as c holds it, for a person: its name, with the scope
 // claimed in parentheses ("filesystem (project)"), made safe to print.
 func (c Capabilities) Label(k Capability) string {
-	if ci, _ := Info(k); ci.scope != nil {
+	if ci, _ := Info(k); ci.list != nil {
+		return string(k) + " (" + termsafe.Escape(strings.Join(c.Entries(k), ", ")) + ")"
+	} else if ci.scope != nil {
 		return string(k) + " (" + termsafe.Escape(*ci.scope(&c)) + ")"
 	}
 	return string(k)
@@ -225,6 +289,12 @@ func (c Capabilities) Label(k Capability) string {
 // a switch, the scope claimed for a scoped capability (NoScope when none).
 func (c Capabilities) Shown(k Capability) any {
 	ci, _ := Info(k)
+	if ci.list != nil {
+		if e := c.Entries(k); e != nil {
+			return e
+		}
+		return []string{}
+	}
 	if ci.scope == nil {
 		return c.Has(k)
 	}
@@ -282,9 +352,12 @@ func (c Capabilities) List() []Capability {
 // o does not hold it.
 func (c Capabilities) with(k Capability, o Capabilities) Capabilities {
 	ci, _ := Info(k)
-	if ci.flag != nil {
+	switch {
+	case ci.flag != nil:
 		*ci.flag(&c) = o.Has(k)
-	} else {
+	case ci.list != nil:
+		*ci.list(&c) = o.Entries(k)
+	default:
 		*ci.scope(&c) = o.Scope(k)
 	}
 	return c
@@ -304,9 +377,24 @@ func (c Capabilities) Only(keep map[Capability]bool) Capabilities {
 
 // Intersect returns what both c and o hold. A scope survives only when
 // both name the same one, so an edited manifest cannot widen it.
+//
+// For a listed capability, c being what a manifest requests and o what is
+// granted, it is o's entries that c's entries cover (CoversEnv): a manifest
+// that claims none of it keeps o's whole list, since those were granted by
+// name to a plugin that declared nothing to bound them.
 func (c Capabilities) Intersect(o Capabilities) Capabilities {
 	var out Capabilities
 	for _, k := range AllCapabilities {
+		if ci, _ := Info(k); ci.list != nil {
+			var keep []string
+			for _, e := range o.Entries(k) {
+				if !c.Has(k) || CoversEnv(c.Entries(k), e) {
+					keep = append(keep, e)
+				}
+			}
+			*ci.list(&out) = keep
+			continue
+		}
 		if c.Has(k) && c.Same(o, k) {
 			out = out.with(k, c)
 		}
@@ -319,6 +407,10 @@ func (c Capabilities) Intersect(o Capabilities) Capabilities {
 func (c Capabilities) Union(o Capabilities) Capabilities {
 	out := c
 	for _, k := range AllCapabilities {
+		if ci, _ := Info(k); ci.list != nil {
+			*ci.list(&out) = sortedSet(append(c.Entries(k), o.Entries(k)...))
+			continue
+		}
 		if o.Has(k) {
 			out = out.with(k, o)
 		}
@@ -331,6 +423,15 @@ func (c Capabilities) Union(o Capabilities) Capabilities {
 func (c Capabilities) Missing(granted Capabilities) []Capability {
 	var out []Capability
 	for _, k := range c.List() {
+		if ci, _ := Info(k); ci.list != nil {
+			for _, e := range c.Entries(k) {
+				if !CoversEnv(granted.Entries(k), e) {
+					out = append(out, k)
+					break
+				}
+			}
+			continue
+		}
 		if !c.Same(granted, k) {
 			out = append(out, k)
 		}
@@ -357,4 +458,49 @@ func SortCapabilities(cs []Capability) {
 		rank[k] = i
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return rank[cs[i]] < rank[cs[j]] })
+}
+
+// CoversEnv reports whether the environment entries list (names, or
+// prefixes ending in '*') cover entry: it is one of them, or a name or
+// narrower prefix that one of the prefixes holds.
+func CoversEnv(list []string, entry string) bool {
+	for _, e := range list {
+		if e == entry {
+			return true
+		}
+		if prefix, ok := strings.CutSuffix(e, "*"); ok && strings.HasPrefix(strings.TrimSuffix(entry, "*"), prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckEnvName says what is wrong with an environment entry (a name of
+// letters, digits and '_' not starting with a digit, or such a prefix
+// ending in '*'), or "" when nothing is.
+func CheckEnvName(entry string) string {
+	name := strings.TrimSuffix(entry, "*")
+	switch {
+	case name == "":
+		return "is no variable name: name the variables, or a prefix such as \"AWS_*\" (a lone \"*\" would be the whole environment)"
+	case name[0] >= '0' && name[0] <= '9':
+		return "starts with a digit"
+	}
+	for _, r := range name {
+		if !(r == '_' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
+			return fmt.Sprintf("holds %q: a variable name has only letters, digits and '_' (and may end in '*' for a prefix)", r)
+		}
+	}
+	return ""
+}
+
+// Equal reports whether c and o hold the same capabilities alike (a
+// listed capability's entries as a set).
+func (c Capabilities) Equal(o Capabilities) bool {
+	for _, k := range AllCapabilities {
+		if !c.Same(o, k) {
+			return false
+		}
+	}
+	return true
 }

@@ -42,8 +42,13 @@ func TestCapabilityTableCoversTheType(t *testing.T) {
 			if field.String() != "x" || c.Scope(ci.Name) != "x" || c.KnownScope(ci.Name) || len(c.List()) != 1 {
 				t.Errorf("%s: the row's scope does not reach field %s alone", ci.Name, f.Name)
 			}
+		case ci.list != nil && ci.flag == nil && ci.scope == nil && f.Type == reflect.TypeOf([]string(nil)):
+			*ci.list(&c) = []string{"B", "A", "B"}
+			if field.Len() != 3 || !reflect.DeepEqual(c.Entries(ci.Name), []string{"A", "B"}) || !c.Has(ci.Name) || len(c.List()) != 1 {
+				t.Errorf("%s: the row's list does not reach field %s alone", ci.Name, f.Name)
+			}
 		default:
-			t.Errorf("%s: a row has a switch (for a bool field) or a scope (for a string field), not both", ci.Name)
+			t.Errorf("%s: a row has a switch (for a bool field), a scope (for a string field) or a list (for a []string field), one only", ci.Name)
 		}
 	}
 }
@@ -55,17 +60,43 @@ func TestCapabilityTableCoversTheType(t *testing.T) {
 func TestCapabilitySetOperations(t *testing.T) {
 	req := Capabilities{Exec: true, Network: true, Filesystem: "project"}
 	granted := Capabilities{Exec: true, Store: true, Filesystem: "plugin"}
-	if got, want := req.Intersect(granted), (Capabilities{Exec: true}); got != want {
+	if got, want := req.Intersect(granted), (Capabilities{Exec: true}); !reflect.DeepEqual(got, want) {
 		t.Errorf("Intersect = %+v, want %+v", got, want)
 	}
-	if got, want := granted.Union(req), (Capabilities{Exec: true, Store: true, Network: true, Filesystem: "project"}); got != want {
+	if got, want := granted.Union(req), (Capabilities{Exec: true, Store: true, Network: true, Filesystem: "project"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("Union = %+v, want %+v", got, want)
 	}
 	if got := JoinCapabilities(req.Missing(granted)); got != "network, filesystem" {
 		t.Errorf("Missing = %q", got)
 	}
-	if got, want := req.Only(map[Capability]bool{CapFilesystem: true, CapStore: true}), (Capabilities{Filesystem: "project"}); got != want {
+	if got, want := req.Only(map[Capability]bool{CapFilesystem: true, CapStore: true}), (Capabilities{Filesystem: "project"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("Only = %+v, want %+v", got, want)
+	}
+	// A listed capability: the intersection keeps what is granted that
+	// the request covers (all of it when the request claims none), the
+	// union joins both lists, and an entry not covered is missing.
+	envReq := Capabilities{Environment: []string{"AWS_*", "GITHUB_TOKEN"}}
+	envGranted := Capabilities{Environment: []string{"AWS_REGION", "GITHUB_TOKEN", "OTHER"}}
+	if got, want := envReq.Intersect(envGranted), (Capabilities{Environment: []string{"AWS_REGION", "GITHUB_TOKEN"}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("Intersect of environment = %+v, want %+v", got, want)
+	}
+	if got, want := (Capabilities{}).Intersect(envGranted), (Capabilities{Environment: []string{"AWS_REGION", "GITHUB_TOKEN", "OTHER"}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("Intersect with a request claiming no environment = %+v, want %+v", got, want)
+	}
+	if got, want := envReq.Union(envGranted).Environment, []string{"AWS_*", "AWS_REGION", "GITHUB_TOKEN", "OTHER"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Union of environment = %v, want %v", got, want)
+	}
+	if got := JoinCapabilities(envReq.Missing(envGranted)); got != "environment" {
+		t.Errorf("Missing: AWS_* is not covered by AWS_REGION, got %q", got)
+	}
+	if got := envReq.Missing(Capabilities{Environment: []string{"AWS_*", "GITHUB_TOKEN"}}); len(got) != 0 {
+		t.Errorf("Missing of a list granted whole = %v", got)
+	}
+	if got := string(envReq.ShownJSON()); !strings.HasSuffix(got, `"environment":["AWS_*","GITHUB_TOKEN"]}`) {
+		t.Errorf("ShownJSON of environment = %s", got)
+	}
+	if got := string((Capabilities{}).ShownJSON()); !strings.HasSuffix(got, `"environment":[]}`) {
+		t.Errorf("ShownJSON of no environment = %s", got)
 	}
 	// Rows added after filesystem extend the object; these keys lead it.
 	if got := string((Capabilities{Store: true, Filesystem: "<all>"}).ShownJSON()); !strings.HasPrefix(got, `{"exec":false,"store":true,"metadata":false,"network":false,"filesystem":"<all>"`) {

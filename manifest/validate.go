@@ -193,6 +193,13 @@ func (m *Manifest) Validate() Problems {
 		}
 	}
 
+	for i, e := range m.Capabilities.Environment {
+		if msg := CheckEnvName(e); msg != "" {
+			add(SeverityError, fmt.Sprintf("capabilities.environment[%d]", i), fmt.Sprintf("%q %s", e, msg),
+				`list variable names ("GITHUB_TOKEN") or prefixes ending in '*' ("AWS_*")`)
+		}
+	}
+
 	for _, k := range m.Unknown {
 		add(SeverityWarning, k, "unknown key, ignored", "remove it or check its spelling")
 	}

@@ -298,7 +298,7 @@ func TestCapabilitiesParsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Capabilities{Exec: true, Store: true, Network: true, Filesystem: "project"}
-	if m.Capabilities != want {
+	if !m.Capabilities.Equal(want) {
 		t.Errorf("capabilities = %+v, want %+v", m.Capabilities, want)
 	}
 	if got := JoinCapabilities(m.Capabilities.List()); got != "exec, store, network, filesystem" {
@@ -310,5 +310,27 @@ func TestCapabilitiesParsed(t *testing.T) {
 	}
 	if len(m.Unknown) != 0 {
 		t.Errorf("Unknown = %v", m.Unknown)
+	}
+}
+
+// TestEnvironmentEntries: an environment entry is a variable name or a
+// prefix ending in '*'; anything else is an error naming the entry.
+func TestEnvironmentEntries(t *testing.T) {
+	base := "[plugin]\nname = \"p\"\nversion = \"1.0.0\"\n[[commands]]\nname = \"p\"\nbinary = \"bin/p\"\n[capabilities]\n"
+	for entry, bad := range map[string]bool{`"GITHUB_TOKEN"`: false, `"AWS_*"`: false, `"npm_config_x"`: false,
+		`"*"`: true, `"9LIVES"`: true, `"A-B"`: true, `"A*B"`: true, `""`: true} {
+		m, err := Parse([]byte(base + "environment = [" + entry + "]\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", entry, err)
+		}
+		found := false
+		for _, p := range m.Validate() {
+			if strings.HasPrefix(p.Field, "capabilities.environment[0]") && p.Severity == SeverityError {
+				found = true
+			}
+		}
+		if found != bad {
+			t.Errorf("environment = [%s]: error %v, want %v", entry, found, bad)
+		}
 	}
 }

@@ -251,6 +251,9 @@ func (s *Server) Reload() error {
 	for _, sk := range c.Skipped {
 		s.log.printf("warning: %s: command %s is not offered as a tool: %s\n", termsafe.Escape(sk.Plugin), termsafe.Escape(sk.Command), termsafe.EscapeText(sk.Reason))
 	}
+	for _, e := range c.Edited {
+		s.log.printf("note: %s: plugin.toml changed since it was linked, so its tools are what was approved; install its directory again to offer the edit\n", termsafe.Escape(e.Plugin))
+	}
 	seen := map[string]bool{}
 	var offered []string // their fingerprints
 	for _, t := range c.Tools {

@@ -163,13 +163,15 @@ func FormatAge(d time.Duration) string {
 }
 
 // Allows reports whether a plugin of tier may be granted item (a
-// capability name, or ItemHooks for hooks and build commands), or returns
-// the first rule that forbids it. A tier this package does not know is
-// judged as unverified.
+// capability name, an env: item, judged as its capability environment, or
+// ItemHooks for hooks and build commands), or returns the first rule that
+// forbids it. A tier this package does not know is judged as unverified.
 func (s *Set) Allows(tier, item string) *Denial {
 	if !slices.Contains(trust.Tiers, trust.Tier(tier)) {
 		tier = string(trust.Unverified)
 	}
+	asked := item
+	item = string(manifest.ItemCapability(item))
 	for _, l := range s.Layers() {
 		if item == ItemHooks {
 			if allowed, set := l.hooks[tier]; set && !allowed {
@@ -187,7 +189,7 @@ func (s *Set) Allows(tier, item string) *Denial {
 		if len(allowed) > 0 {
 			what = "allows only " + strings.Join(allowed, ", ")
 		}
-		return &Denial{Item: item, Rule: l.Rule("capabilities", tier), File: l.Where(),
+		return &Denial{Item: asked, Rule: l.Rule("capabilities", tier), File: l.Where(),
 			Reason: fmt.Sprintf("%s for %s sources", what, tier)}
 	}
 	return nil

@@ -42,6 +42,20 @@ type Effective struct {
 	// layer says false); nil when no layer sets it.
 	ConfineRequire  *Setting[bool]
 	ConfineAllowOff *Setting[bool]
+	// Signers lists each allowed-signers file a layer names (Pattern is
+	// its path); ProvenanceRequire every [provenance] require rule: each
+	// applies where it says.
+	Signers           []PatternRule
+	ProvenanceRequire []ProvenanceRule
+}
+
+// ProvenanceRule is one [provenance] require rule: the level it wants of
+// the sources it applies to ("every source", "tier team", or a source
+// pattern).
+type ProvenanceRule struct {
+	Origin
+	AppliesTo string
+	Level     string
 }
 
 // LayerInfo is one layer's file and scope.
@@ -130,6 +144,22 @@ func (s *Set) Effective() Effective {
 		}
 		if a := l.confineAllowOff; a != nil && (e.ConfineAllowOff == nil || !*a && e.ConfineAllowOff.Value) {
 			e.ConfineAllowOff = &Setting[bool]{Value: *a, From: Origin{l.Where(), l.Rule("confinement", "allow_off")}}
+		}
+		if pl := l.provenance; pl != nil {
+			for _, f := range pl.signers {
+				e.Signers = append(e.Signers, PatternRule{Origin: Origin{l.Where(), l.Rule("provenance", "allowed_signers")}, Pattern: f})
+			}
+			if pl.require != "" {
+				e.ProvenanceRequire = append(e.ProvenanceRequire, ProvenanceRule{Origin{l.Where(), l.Rule("provenance", "require")}, "every source", pl.require})
+			}
+			for _, tier := range tiers() {
+				if v, ok := pl.tiers[tier]; ok {
+					e.ProvenanceRequire = append(e.ProvenanceRequire, ProvenanceRule{Origin{l.Where(), l.Rule("provenance.tiers", tier)}, "tier " + tier, v})
+				}
+			}
+			for _, sr := range pl.sources {
+				e.ProvenanceRequire = append(e.ProvenanceRequire, ProvenanceRule{Origin{l.Where(), l.Rule("provenance", "sources")}, sr.p.text, sr.require})
+			}
 		}
 		if l.hasOwner {
 			o := Origin{l.Where(), l.Rule("trust", "owners")}

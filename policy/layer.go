@@ -76,6 +76,7 @@ type fileRules struct {
 		Require  *bool `toml:"require"`
 		AllowOff *bool `toml:"allow_off"`
 	} `toml:"confinement"`
+	Provenance *provenanceRules `toml:"provenance"`
 }
 
 type tierLists struct {
@@ -129,6 +130,8 @@ type Layer struct {
 	// allow_off (nil: not set).
 	confineRequire  *bool
 	confineAllowOff *bool
+	// provenance is [provenance] (provenance.go).
+	provenance *provenanceLayer
 	// raw is the file's bytes (or the [policy] table's), for Digest.
 	raw []byte
 }
@@ -281,6 +284,9 @@ func (l *Layer) load(r *fileRules) error {
 	}
 	if c := r.Confinement; c != nil {
 		l.confineRequire, l.confineAllowOff = c.Require, c.AllowOff
+	}
+	if err := l.loadProvenance(r.Provenance); err != nil {
+		return err
 	}
 	if err := l.loadTools(r.Tools); err != nil {
 		return err

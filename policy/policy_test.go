@@ -221,7 +221,7 @@ func TestLayersOnlyNarrow(t *testing.T) {
 		t.Errorf("trust: kept %v, dropped %+v", kept, dropped)
 	}
 	caps, hooks, denied := s.Narrow(string(trust.Unverified), manifest.Capabilities{Exec: true, Store: true, Metadata: true}, true)
-	if caps != (manifest.Capabilities{Store: true}) || hooks || len(denied) != 3 {
+	if !caps.Equal(manifest.Capabilities{Store: true}) || hooks || len(denied) != 3 {
 		t.Errorf("narrow: %+v %v %+v", caps, hooks, denied)
 	}
 	e := s.Effective()
@@ -293,5 +293,21 @@ func TestParseAge(t *testing.T) {
 		if got := FormatAge(d); got != want {
 			t.Errorf("FormatAge(%v) = %q, want %q", d, got, want)
 		}
+	}
+}
+
+// An env: item is judged as the capability environment, and a denial
+// names the item asked for.
+func TestAllowsEnvItems(t *testing.T) {
+	l, err := Parse("p.toml", []byte("[capabilities]\nunverified = [\"store\"]\nteam = [\"store\", \"environment\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Set{layers: []*Layer{l}}
+	if d := s.Allows("unverified", "env:GITHUB_TOKEN"); d == nil || d.Item != "env:GITHUB_TOKEN" {
+		t.Errorf("unverified env:GITHUB_TOKEN: %+v", d)
+	}
+	if d := s.Allows("team", "env:GITHUB_TOKEN"); d != nil {
+		t.Errorf("team env:GITHUB_TOKEN: %+v", d)
 	}
 }

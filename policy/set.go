@@ -104,7 +104,7 @@ func mayHavePolicy(data []byte) bool {
 
 func (l *Layer) hasRules() bool {
 	return l.hasAllow || len(l.deny) > 0 || l.caps != nil || l.hooks != nil || l.require != "" || l.minAge > 0 || l.hasOwner ||
-		l.hasToolAllow || len(l.toolDeny) > 0 || l.confineRequire != nil || l.confineAllowOff != nil
+		l.hasToolAllow || len(l.toolDeny) > 0 || l.confineRequire != nil || l.confineAllowOff != nil || !l.provenance.empty()
 }
 
 // Layers lists the layers, system first.

@@ -24,7 +24,7 @@ var ErrDiverged = errors.New("the repository has commits that the directory does
 // push commits the directory's changes and pushes its branch to
 // res.CloneURL, filling res.Branch, res.Commit, res.Committed and
 // res.UpToDate.
-func push(ctx context.Context, a *api, req Request, res *Result) error {
+func push(ctx context.Context, a *api, run GitRunner, req Request, res *Result) error {
 	r, err := openOrInit(req.Dir)
 	if err != nil {
 		return err
@@ -67,6 +67,21 @@ func push(ctx context.Context, a *api, req Request, res *Result) error {
 		return fmt.Errorf("%s is not on a branch (a detached HEAD): check out the branch to publish", req.Dir)
 	}
 	res.Branch, res.Commit = head.Name().Short(), head.Hash().String()
+	specs := []config.RefSpec{config.RefSpec(head.Name().String() + ":" + head.Name().String())}
+	if req.Tag != "" {
+		msg := req.Name + " " + req.Tag
+		res.TagSigned, res.TagExisted, err = releaseTag(ctx, run, r, req.Dir, req.Tag, msg, head.Hash())
+		switch {
+		case errors.Is(err, errTagElsewhere):
+			res.TagNote = err.Error() + ": it stays there; raise the version in plugin.toml to tag this commit"
+		case err != nil:
+			return err
+		default:
+			res.Tag = req.Tag
+			t := plumbing.NewTagReferenceName(req.Tag).String()
+			specs = append(specs, config.RefSpec(t+":"+t))
+		}
+	}
 
 	if err := ensureOrigin(r, res.CloneURL); err != nil {
 		return err
@@ -78,8 +93,7 @@ func push(ctx context.Context, a *api, req Request, res *Result) error {
 	// An anonymous remote pushes to the clone URL whatever origin says,
 	// and keeps no URL (and no token) in the repository's config.
 	remote := git.NewRemote(r.Storer, &config.RemoteConfig{Name: "origin", URLs: []string{res.CloneURL}})
-	spec := config.RefSpec(head.Name().String() + ":" + head.Name().String())
-	err = remote.PushContext(ctx, &git.PushOptions{RemoteName: "origin", RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	err = remote.PushContext(ctx, &git.PushOptions{RemoteName: "origin", RefSpecs: specs, Auth: auth})
 	switch {
 	case errors.Is(err, git.NoErrAlreadyUpToDate):
 		res.UpToDate = true

@@ -35,6 +35,9 @@ type Options struct {
 	PushTimeout time.Duration
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Git runs the git binary, which makes a release tag so that it is
+	// signed the way the author's git signs (nil: ExecGit(nil)).
+	Git GitRunner
 }
 
 // DefaultPushTimeout bounds a push.
@@ -61,6 +64,10 @@ type Request struct {
 	// ConfirmUpdate is asked before pushing to a repository that already
 	// exists; false cancels. Nil means yes.
 	ConfirmUpdate func(owner, name string) (bool, error)
+	// Tag is the release tag to make at the published commit and push
+	// with the branch ("" for none): signed when the author's git is set
+	// up to sign (see releaseTag).
+	Tag string
 	// Log receives one line per step.
 	Log io.Writer
 }
@@ -91,6 +98,14 @@ type Result struct {
 	Committed bool
 	// UpToDate is set when the remote already had the commit.
 	UpToDate bool
+	// Tag is the release tag pushed ("" for none); TagSigned says whether
+	// it carries a signature, TagExisted whether it was there before.
+	Tag        string
+	TagSigned  bool
+	TagExisted bool
+	// TagNote says why Request.Tag was not pushed (it names an earlier
+	// commit).
+	TagNote string
 }
 
 // Publish puts req.Dir on GitHub: it finds the owner, creates the
@@ -170,13 +185,26 @@ func Publish(ctx context.Context, o Options, req Request) (*Result, error) {
 	}
 	pctx, cancel := context.WithTimeout(ctx, pushTimeout)
 	defer cancel()
-	if err := push(pctx, a, req, res); err != nil {
+	git := o.Git
+	if git == nil {
+		git = ExecGit(nil)
+	}
+	if err := push(pctx, a, git, req, res); err != nil {
 		return nil, err
 	}
 	if res.UpToDate {
 		logf("%s already has %s at %s", res.CloneURL, res.Branch, short(res.Commit))
 	} else {
 		logf("Pushed %s (%s) to %s", res.Branch, short(res.Commit), registry.RedactURL(res.CloneURL))
+	}
+	switch {
+	case res.TagNote != "":
+		logf("Release tag not moved: %s", res.TagNote)
+	case res.Tag == "":
+	case res.TagSigned:
+		logf("Release tag %s is signed", res.Tag)
+	default:
+		logf("Release tag %s is not signed: git has no signing key set up; %s", res.Tag, SigningHelp)
 	}
 	return res, nil
 }

@@ -93,6 +93,10 @@ func TestConfinementProbes(t *testing.T) {
 			if c.declares != "" {
 				m += "\n[capabilities]\n" + c.declares + "\n"
 			}
+			// The probe reads where to probe from PROBE_*: granted by
+			// name, as a user grants a variable to a plugin that
+			// declares none.
+			c.grants.Environment = []string{"PROBE_*"}
 			e.install(plugin{name: "fledge-plugin-probe", manifest: m, commands: map[string]string{"probe": bin},
 				copies: map[string]string{bin: src}, grants: c.grants, protocol: c.protocol})
 			before, err := os.ReadFile(e.paths.PluginsFile())
@@ -182,7 +186,7 @@ func TestConfinementTurnedOff(t *testing.T) {
 	if !strings.Contains(e.stdout.String(), "read_ssh ok\n") {
 		t.Errorf("unconfined probe:\n%s", e.stdout)
 	}
-	if want := "fledge: plugin fledge-plugin-probe runs unconfined: turned off by FLEDGE_CONFINE=off\n"; e.stderr.String() != want {
+	if want := "fledge: plugin fledge-plugin-probe runs unconfined: turned off by FLEDGE_CONFINE=off; it gets your whole environment\n"; e.stderr.String() != want {
 		t.Errorf("stderr = %q, want %q", e.stderr, want)
 	}
 }

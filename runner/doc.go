@@ -71,9 +71,15 @@
 //     default is a placeholder (Enter takes it, typing replaces it) and
 //     options are shown escaped; the plugin always gets back its own
 //     default or option, byte for byte.
+//   - A native plugin's own process gets the base environment and the
+//     variables it is granted (confine.Environment; the table is in
+//     package confine's doc), or fledge's whole environment where
+//     confinement is turned off for it; a withheld variable it may have
+//     wanted is named in one note with the grant command (pluginEnv).
 //   - The environment a plugin receives through fledge (metadata "env",
-//     and exec's commands) passes one filter, FilterEnv, whose tables are
-//     in envfilter.go. It fails closed: a name with a secret word or part
+//     and exec's commands) is the user's, passed through one filter,
+//     confine.FilterEnv, whose tables are in confine/envfilter.go. It
+//     fails closed: a name with a secret word or part
 //     (TOKEN, SECRET, PASSW, KEY, PW, PIN, WEBHOOK, …, every *_URL) or a
 //     value with a provider token format, a credential in a URL or a
 //     webhook URL, a secret-named parameter, JSON or base64 JSON with a
@@ -88,7 +94,7 @@
 //     the user's home or above it (a dotfiles repository is not the
 //     project's).
 //   - exec runs `sh -c` (cmd /C on Windows) with stdin closed, in its own
-//     process group, with the filtered environment (see FilterEnv). Its
+//     process group, with the filtered environment (confine.FilterEnv). Its
 //     default working directory is the directory fledge runs in, and a
 //     relative cwd is relative to it, as in Rust. The directory must lie,
 //     after resolving symlinks, in that directory, in the top level of its

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/internal/procgroup"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/protocol"
@@ -113,7 +114,7 @@ func (s *session) runExec(m *protocol.Outbound) (res protocol.ExecResult, cancel
 	shell, args := procgroup.Shell(m.Command)
 	cmd := exec.Command(shell, args...)
 	cmd.Dir = dir
-	cmd.Env = FilterEnv(s.r.Environ())
+	cmd.Env = confine.FilterEnv(s.r.Environ())
 	outR, outW, err := pipe()
 	if err != nil {
 		return protocol.ExecResult{Code: execCodeRefused, Stderr: err.Error()}, false

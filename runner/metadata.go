@@ -3,9 +3,11 @@ package runner
 import (
 	"errors"
 	"io/fs"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/internal/bounded"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/protocol"
@@ -42,7 +44,14 @@ func (s *session) metadata(m *protocol.Outbound) {
 func (s *session) metadataKey(k string) any {
 	switch k {
 	case protocol.MetaEnv:
-		return envMap(s.r.Environ())
+		// The user's environment without its secrets, as exec's
+		// commands get it: what the metadata grant means.
+		m := map[string]string{}
+		for _, kv := range confine.FilterEnv(s.r.Environ()) {
+			name, value, _ := strings.Cut(kv, "=")
+			m[name] = value
+		}
+		return m
 	case protocol.MetaFledgeConfig:
 		if s.project == nil {
 			return nil

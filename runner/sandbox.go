@@ -101,7 +101,7 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), profile *con
 		return done, nil, nil
 	}
 	if r.unconfined(t) != "" {
-		fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined: turned off by %s\n", t.Entry.Name, r.unconfined(t))
+		fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined: turned off by %s; it gets your whole environment\n", t.Entry.Name, r.unconfined(t))
 		return done, nil, nil
 	}
 	if s := supportOf(); !s.Files {
@@ -109,7 +109,7 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), profile *con
 		// audit says so; on Linux the kernel could, so every run says why
 		// it does not.
 		if runtime.GOOS == "linux" {
-			fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined, as before: %s\n", t.Entry.Name, s.Reason)
+			fmt.Fprintf(r.Stderr, "fledge: plugin %s runs unconfined, as before: %s (its environment is still the base and what it is granted)\n", t.Entry.Name, s.Reason)
 		}
 		return done, nil, nil
 	}
@@ -121,7 +121,7 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), profile *con
 		return done, nil, fmt.Errorf("create a temporary directory: %w", err)
 	}
 	done = func() { _ = os.RemoveAll(tmp) }
-	cmd.Env = setEnv(cmd.Env, "TMPDIR", tmp)
+	cmd.Env = confine.SetEnv(cmd.Env, "TMPDIR", tmp)
 	c := r.confinement(t, tmp)
 	for _, d := range c.Profile.Dropped {
 		fmt.Fprintf(r.Stderr, "fledge: plugin %s is not given %s\n", t.Entry.Name, termsafe.Line(d))

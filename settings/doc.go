@@ -9,8 +9,9 @@
 //
 // It owns: loading config.toml and the policy's layers (package policy
 // decides what each rule means), the effective trust configuration with
-// the owners the policy dropped, the tier of an installed record, and a
-// record's effective grants.
+// the owners the policy dropped, the tier of an installed record, a
+// record's effective grants, and the trusted-signers files in force
+// (AllowedSigners: config.toml's [provenance] and the policy's).
 //
 // It does not own: what a tier is or how a URL earns one (package trust),
 // what a policy rule allows (package policy), enforcing grants (the

@@ -104,6 +104,24 @@ func (s *Settings) Trust() (trust.Config, []policy.Denial) {
 	return s.trust, s.dropped
 }
 
+// AllowedSigners lists the trusted-signers files in force: config.toml's
+// [provenance] allowed_signers (relative paths from its directory), then
+// every policy layer's. The policy's own are also what its [provenance]
+// require rules accept (policy.Set.CheckProvenance).
+func (s *Settings) AllowedSigners() []string {
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range s.Config().Provenance.AllowedSigners {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(filepath.Dir(s.in.ConfigFile), f)
+		}
+		out = append(out, filepath.Clean(f))
+	}
+	return append(out, s.Policy().AllowedSigners()...)
+}
+
 // Files lists what the settings are read from: config.toml, the system
 // policy file and the files FLEDGE_POLICY names, whether they exist or
 // not. A watcher that sees one change reloads.

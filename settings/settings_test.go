@@ -59,7 +59,7 @@ func TestPolicyNarrowsTrustAndGrants(t *testing.T) {
 		t.Fatalf("trust %+v, dropped %+v", tr, dropped)
 	}
 	g := s.Grants(evil)
-	if g.Tier != trust.Unverified || g.Capabilities != (manifest.Capabilities{Store: true}) || g.Hooks {
+	if g.Tier != trust.Unverified || !g.Capabilities.Equal(manifest.Capabilities{Store: true}) || g.Hooks {
 		t.Errorf("evil: %+v", g)
 	}
 	var items []string
@@ -69,13 +69,13 @@ func TestPolicyNarrowsTrustAndGrants(t *testing.T) {
 	if !slices.Equal(items, []string{"exec", "hooks"}) {
 		t.Errorf("denied %v, want exec and hooks", items)
 	}
-	if g := s.Grants(good); g.Tier != trust.Team || g.Capabilities != good.Capabilities || len(g.Denied) != 0 {
+	if g := s.Grants(good); g.Tier != trust.Team || !g.Capabilities.Equal(good.Capabilities) || len(g.Denied) != 0 {
 		t.Errorf("good: %+v", g)
 	}
 
 	// Without the policy the same records are team, with all they were granted.
 	s = mustLoad(t, teamConfig, "")
-	if g := s.Grants(evil); g.Tier != trust.Team || g.Capabilities != evil.Capabilities || !g.Hooks || len(g.Denied) != 0 {
+	if g := s.Grants(evil); g.Tier != trust.Team || !g.Capabilities.Equal(evil.Capabilities) || !g.Hooks || len(g.Denied) != 0 {
 		t.Errorf("evil without a policy: %+v", g)
 	}
 }
@@ -124,7 +124,7 @@ func TestRecordTier(t *testing.T) {
 // The nil Settings is no configuration and no policy.
 func TestNil(t *testing.T) {
 	var s *Settings
-	if g := s.Grants(evil); g.Tier != trust.Unverified || g.Capabilities != evil.Capabilities || !g.Hooks {
+	if g := s.Grants(evil); g.Tier != trust.Unverified || !g.Capabilities.Equal(evil.Capabilities) || !g.Hooks {
 		t.Errorf("nil settings: %+v", g)
 	}
 	if s.Policy() != nil || s.Config() == nil || s.Files() != nil {

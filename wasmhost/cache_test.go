@@ -1,10 +1,16 @@
 package wasmhost
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -167,4 +173,256 @@ func TestCompilationCacheEntriesAreBound(t *testing.T) {
 	if ca, cb := runs(); ca != 3 || cb != 4 {
 		t.Errorf("with the module directories swapped, the modules exit %d and %d, want 3 and 4", ca, cb)
 	}
+}
+
+// The bounds scan is skipped only on the word of the module's own record,
+// which a fledge writes after the module passed the scan under the bounds
+// the record names: a module whose bytes differ, tighter bounds or another
+// scan revision are scanned again.
+func TestBoundsScanSkippedOnlyOnItsRecord(t *testing.T) {
+	old := Bounds
+	defer func() { Bounds = old }()
+	dir := t.TempDir()
+	ctx := context.Background()
+	mod := tu.WasmModule{MemPages: 1, Start: blocks(2000, true, nil)}.Bytes()
+	check := func(m []byte) error {
+		forgetCaches()
+		return Check(ctx, m, dir)
+	}
+	refused := func(what string, err error) {
+		t.Helper()
+		var me *ModuleError
+		if !errors.As(err, &me) || !me.Bound || !strings.Contains(me.Msg, "2000 blocks") {
+			t.Errorf("%s: err = %v, want the blocks bound", what, err)
+		}
+	}
+	sum := sha256.Sum256(mod)
+	modDir := filepath.Join(dir, WazeroVersion, hex.EncodeToString(sum[:]))
+	rec := filepath.Join(modDir, bindingFile)
+	setScanned := func(line string) {
+		t.Helper()
+		data, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		if !strings.HasPrefix(lines[1], "scanned ") {
+			t.Fatalf("the record has no scanned line:\n%s", data)
+		}
+		lines[1] = line
+		if err := os.WriteFile(rec, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if err := check(mod); err != nil {
+		t.Fatal(err)
+	}
+	Bounds.Blocks = 1000
+	refused("a record of looser bounds", check(mod))
+	// The line a fledge with these bounds writes after the scan.
+	setScanned(scannedLine())
+	if err := check(mod); err != nil {
+		t.Errorf("a record naming these bounds did not stand for the scan: %v", err)
+	}
+	setScanned(strings.Replace(scannedLine(), fmt.Sprint(scanRevision), fmt.Sprint(scanRevision-1), 1))
+	refused("a record of another scan revision", check(mod))
+
+	// The record and entries of a module, moved to the place of one whose
+	// bytes differ, vouch for nothing.
+	setScanned(scannedLine())
+	other := tu.WasmModule{MemPages: 2, Start: blocks(2000, true, nil)}.Bytes()
+	osum := sha256.Sum256(other)
+	if err := os.Rename(modDir, filepath.Join(dir, WazeroVersion, hex.EncodeToString(osum[:]))); err != nil {
+		t.Fatal(err)
+	}
+	refused("another module's record", check(other))
+}
+
+// A damaged entry is never run, wherever the damage is: in its native code
+// (which wazero checks against the entry's CRC-32C, and fledge then deletes
+// the entry and compiles again) or anywhere else (fledge's record refuses
+// it before wazero reads it).
+func TestCompilationCacheDamagedEntries(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mod := tu.WasmModule{Imports: []tu.WasmImport{fExit}, MemPages: 1, Start: seq(tu.I32Const(3), call(0))}.Bytes()
+	if err := Check(context.Background(), mod, dir); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(mod)
+	found, err := entries(filepath.Join(dir, WazeroVersion, hex.EncodeToString(sum[:])))
+	if err != nil || len(found) != 1 {
+		t.Fatalf("entries: %v, %v", found, err)
+	}
+	var entry string
+	for p := range found {
+		entry = filepath.Join(dir, WazeroVersion, hex.EncodeToString(sum[:]), filepath.FromSlash(p))
+	}
+	f, err := os.Open(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	length, at, ok := codeSpan(f, fi.Size())
+	f.Close()
+	if !ok || length == 0 {
+		t.Fatalf("the entry's native code was not found (is the layout still wazero's?)")
+	}
+	good, err := os.ReadFile(entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		what string
+		at   int64
+	}{
+		{"the native code's first byte", at},
+		{"the native code's last byte", at + length - 1},
+		{"the code's CRC-32C", at + length},
+		{"the function count", 6 + 1 + int64(good[6])},
+		{"a function's offset", at - 9},
+		{"the code's length", at - 1},
+	} {
+		bad := slices.Clone(good)
+		bad[tc.at] ^= 0x55
+		if err := os.WriteFile(entry, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		forgetCaches()
+		inst, err := Start(Config{Module: mod, CacheDir: dir, Args: []string{"cmd"}})
+		if err != nil {
+			t.Errorf("%s damaged: %v", tc.what, err)
+			continue
+		}
+		inst.Stdin().Close()
+		select {
+		case <-inst.Exited():
+		case <-time.After(20 * time.Second):
+			inst.Stop(true)
+			t.Fatalf("%s damaged: the instance did not end", tc.what)
+		}
+		if code, _, f := inst.Result(); code != 3 || f != nil {
+			t.Errorf("%s damaged: exit %d, %v; want 3", tc.what, code, f)
+		}
+		if now, _ := os.ReadFile(entry); bytes.Equal(now, bad) {
+			t.Errorf("%s damaged: the entry was kept", tc.what)
+		}
+	}
+}
+
+// Binding after a compile writes nothing when the entries are the ones
+// checked before it (a warm run), and hashes a file that replaced one of
+// them (wazero writes a new file and renames it into place) rather than
+// taking it for the one checked.
+func TestCompilationCacheBindHashesNewFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mod := tu.WasmModule{MemPages: 1, Start: append(tu.I32Const(5), tu.OpDrop)}.Bytes()
+	if err := Check(context.Background(), mod, dir); err != nil {
+		t.Fatal(err)
+	}
+	c, err := cacheFor(dir, mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := filepath.Join(c.dir, bindingFile)
+	before, err := os.Stat(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.bind(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(rec); !os.SameFile(before, after) {
+		t.Error("binding the entries it had checked rewrote the record")
+	}
+	if len(c.checked) != 1 {
+		t.Fatalf("checked entries: %v", c.checked)
+	}
+	for rel := range c.checked {
+		path := filepath.Join(c.dir, filepath.FromSlash(rel))
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)-1] ^= 0x55 // past the native code: its hash changes
+		tmp := path + ".new"
+		if err := os.WriteFile(tmp, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.bind(); err != nil {
+			t.Fatal(err)
+		}
+		sum, _, err := entrySum(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := record(c.dir, c.id).sums[rel]; got != sum {
+			t.Errorf("the record binds %s to %s, not the file now there (%s)", rel, got, sum)
+		}
+	}
+}
+
+// A record of a fledge that hashed entries whole still binds them, once:
+// the module is not compiled again, and the record is rewritten as entrySum
+// hashes them, with the bounds scan it vouches for.
+func TestCompilationCacheWholeFileRecord(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mod := tu.WasmModule{MemPages: 1, Start: append(tu.I32Const(6), tu.OpDrop)}.Bytes()
+	if err := Check(context.Background(), mod, dir); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(mod)
+	modDir := filepath.Join(dir, WazeroVersion, hex.EncodeToString(sum[:]))
+	found, err := entries(modDir)
+	if err != nil || len(found) != 1 {
+		t.Fatalf("entries: %v, %v", found, err)
+	}
+	old := "module " + hex.EncodeToString(sum[:]) + "\n"
+	var entry string
+	for rel := range found {
+		entry = filepath.Join(modDir, filepath.FromSlash(rel))
+		old += wholeSum(entry) + " " + rel + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(modDir, bindingFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(entry)
+	c, err := cacheForFresh(dir, mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after, err := os.Stat(entry); err != nil || !os.SameFile(before, after) {
+		t.Fatalf("the entry an older record bound was deleted: %v", err)
+	}
+	if !c.needsScan() {
+		t.Error("an older record, which names no scan, stood for one")
+	}
+	if err := Check(context.Background(), mod, dir); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.Stat(entry); !os.SameFile(before, after) {
+		t.Error("the module was compiled again")
+	}
+	rec := record(modDir, hex.EncodeToString(sum[:]))
+	es, _, _ := entrySum(entry)
+	if rel, _ := filepath.Rel(modDir, entry); rec.sums[filepath.ToSlash(rel)] != es || rec.scanned != scannedLine() {
+		t.Errorf("the record was not rewritten: %+v", rec)
+	}
+}
+
+// cacheForFresh is cacheFor as a new process runs it, for this directory
+// alone (forgetCaches would race with the other tests).
+func cacheForFresh(dir string, module []byte) (*moduleCache, error) {
+	sum := sha256.Sum256(module)
+	real, _ := filepath.EvalSymlinks(dir)
+	caches.Lock()
+	delete(caches.m, filepath.Join(real, WazeroVersion, hex.EncodeToString(sum[:])))
+	caches.Unlock()
+	return cacheFor(dir, module)
 }

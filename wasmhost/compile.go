@@ -110,22 +110,31 @@ func newRuntime(ctx context.Context, cacheDir string, module []byte) (wazero.Run
 
 // compile compiles module in rt and checks it (see Check) against the
 // WASI functions rt has instantiated, or else compiles them to see.
-func compile(ctx context.Context, rt wazero.Runtime, module []byte, memLimit uint64) (wazero.CompiledModule, error) {
+// The bounds scan is skipped when module's cache says that these bytes
+// passed it (see cache.go).
+func compile(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module []byte, memLimit uint64) (wazero.CompiledModule, error) {
 	if len(module) == 0 {
 		return nil, &ModuleError{Msg: "the module is empty (was it built?)"}
 	}
-	if err := checkBounds(module); err != nil {
-		var be *BoundError
-		if errors.As(err, &be) {
-			return nil, &ModuleError{Msg: "the module is too large to compile safely: " + be.Error(), Bound: true}
+	if cache.needsScan() {
+		if err := checkBounds(module); err != nil {
+			var be *BoundError
+			if errors.As(err, &be) {
+				return nil, &ModuleError{Msg: "the module is too large to compile safely: " + be.Error(), Bound: true}
+			}
+			return nil, err
 		}
-		return nil, err
 	}
 	// With more than one worker, wazero checks the context between
 	// functions, so the deadline holds whatever the module.
 	cctx, cancel := context.WithTimeoutCause(experimental.WithCompilationWorkers(ctx, 2), CompileTimeout, errCompileTimeout)
 	defer cancel()
 	cm, err := rt.CompileModule(cctx, module)
+	if err != nil && cctx.Err() == nil && cache.drop() {
+		// wazero refused an entry of this module (its native code failed
+		// the entry's checksum, see entrySum): compile it afresh.
+		cm, err = rt.CompileModule(cctx, module)
+	}
 	if errors.Is(context.Cause(cctx), errCompileTimeout) {
 		return nil, &ModuleError{Msg: fmt.Sprintf("the module is too large to compile safely: it took more than %s", CompileTimeout), Bound: true}
 	}
@@ -160,7 +169,7 @@ func Check(ctx context.Context, module []byte, cacheDir string) error {
 		return err
 	}
 	defer rt.Close(ctx)
-	if _, err = compile(ctx, rt, module, DefaultMemory); err != nil {
+	if _, err = compile(ctx, rt, cache, module, DefaultMemory); err != nil {
 		return err
 	}
 	return cache.bind()

@@ -90,11 +90,14 @@
 //
 // wazero's optimising compiler is bounded by neither time nor memory, and
 // its cost grows faster than the code in a few measures of a function
-// (blocks, locals times blocks). Before compiling, at install and at every
-// run, a linear scan of the code section refuses a module past Bounds
+// (blocks, locals times blocks). Before compiling, at install and at a run
+// with no record of it (below), a linear scan of the code section refuses a module past Bounds
 // (bounds.go: set ten times and more above real Go, Rust, Zig and TinyGo
 // modules); CompileTimeout then cuts what is left, between functions.
-// Both refusals are a *ModuleError with Bound set.
+// Both refusals are a *ModuleError with Bound set. A run skips the scan
+// when the cache record of the module's SHA-256 says it passed the scan
+// under the same Bounds (the record is written only after such a compile):
+// the scan reads nothing but the module's bytes and Bounds.
 //
 // # Compilation cache
 //
@@ -106,6 +109,12 @@
 // binds each module's entries with a record of their SHA-256, and deletes
 // (and recompiles) any entry its module's record does not bind: one moved
 // or swapped in from another module, damaged, or left by a crash
-// (cache.go). Everything in FLEDGE_HOME is trusted: an entry forged
-// together with its record would still run as native code.
+// (cache.go). The record's hash of an entry leaves out its native code,
+// which wazero checks against the entry's CRC-32C at every load (the hash
+// covers that CRC); an entry wazero refuses is deleted and its module
+// compiled again. So every byte of an entry is checked at every run, and a
+// run hashes a few KB instead of 15 MB. Binding after the compile hashes
+// only the files wazero wrote since.
+// Everything in FLEDGE_HOME is trusted: an entry forged together with its
+// record would still run as native code.
 package wasmhost

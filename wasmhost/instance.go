@@ -173,7 +173,7 @@ func Start(cfg Config) (*Instance, error) {
 	if _, err := wasi_snapshot_preview1.Instantiate(i.ctx, i.rt); err != nil {
 		return nil, err
 	}
-	if i.cm, err = compile(i.ctx, i.rt, cfg.Module, i.lim.Memory); err != nil {
+	if i.cm, err = compile(i.ctx, i.rt, cache, cfg.Module, i.lim.Memory); err != nil {
 		return nil, err
 	}
 	if err := cache.bind(); err != nil {

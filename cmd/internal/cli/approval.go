@@ -28,6 +28,13 @@ func askApproval(ctx context.Context, f *Factory, r install.Request) (install.De
 		fmt.Fprintf(w, "  installed now:   %s, granted %s\n", revisionText(in.Version, in.Commit), itemsText(in.Grants.Items()))
 		fmt.Fprintf(w, "  replaced with:   %s\n", revisionText(r.Version, r.Commit))
 	}
+	if r.Provenance != nil {
+		// Trust on first use: the signer this install pins is shown here.
+		fmt.Fprintf(w, "  signed:          %s\n", provenanceText(r.Provenance))
+		for _, n := range r.ProvenanceNotes {
+			fmt.Fprintf(w, "  note:            %s\n", termsafe.EscapeText(n))
+		}
+	}
 	review := append(hookLines("It would run:", r.Hooks), hookLines("It would also run (approved before, unchanged):", r.AlsoRuns)...)
 	for _, l := range review {
 		fmt.Fprintln(w, l)
@@ -110,6 +117,9 @@ func chooseGrants(ctx context.Context, f *Factory, r install.Request, hooksRequi
 		meaning := manifest.GrantMeaning(it)
 		ci, isCap := manifest.Info(manifest.Capability(it))
 		switch {
+		case isCap && ci.Listed():
+			label = r.Capabilities.Label(ci.Name)
+			meaning += " (" + envGivenBy(f, r) + ")"
 		case isCap && ci.Scopes != nil:
 			label = r.Capabilities.Label(ci.Name)
 			if !r.Capabilities.KnownScope(ci.Name) {
@@ -122,7 +132,7 @@ func chooseGrants(ctx context.Context, f *Factory, r install.Request, hooksRequi
 			}
 		}
 		if isCap && ci.Confinable {
-			meaning += " (" + enforcedBy(f, r.Runtime, ci.Name) + ")"
+			meaning += " (" + enforcedBy(f, r, ci.Name) + ")"
 		}
 		options[i] = fmt.Sprintf("%-12s %s", label, meaning)
 	}
@@ -192,15 +202,20 @@ func revisionText(version, commit string) string {
 	return s
 }
 
-// enforcedBy says what holds a plugin of runtime to its grant (or denial)
-// of a confinable capability here: the wasm sandbox, the kernel, or
-// nothing, and why: confine's answer (Support.Enforces), which audit's
-// StatusOf gives too, asked before the plugin is installed.
-func enforcedBy(f *Factory, runtime string, c manifest.Capability) string {
-	if runtime == manifest.RuntimeWasm {
+// enforcedBy says what holds the plugin r asks for to its grant (or
+// denial) of a confinable capability here: the wasm sandbox, the kernel,
+// or nothing, and why: confine's answer (Support.Enforces), which audit's
+// StatusOf gives too, asked before the plugin is installed, with
+// confinement turned off by FLEDGE_CONFINE=off or for the plugin
+// (r.Unconfined: its record's switch, or the one for every plugin).
+func enforcedBy(f *Factory, r install.Request, c manifest.Capability) string {
+	if r.Runtime == manifest.RuntimeWasm {
 		return "enforced by the wasm sandbox"
 	}
 	off := unconfinedBy(f)
+	if off == "" {
+		off = r.Unconfined
+	}
 	switch ok, why := confine.Detect().Enforces(c == manifest.CapNetwork, off); {
 	case ok:
 		return "enforced by the kernel"
@@ -209,4 +224,44 @@ func enforcedBy(f *Factory, runtime string, c manifest.Capability) string {
 	default:
 		return "not enforced here: " + why
 	}
+}
+
+// envGivenBy says what a grant (or denial) of environment variables means
+// for the plugin r asks for here: a native plugin's process gets only the
+// base environment and what is granted, unless confinement is turned off
+// for it; the wasm sandbox gives no environment at all.
+func envGivenBy(f *Factory, r install.Request) string {
+	off := unconfinedBy(f)
+	if off == "" {
+		off = r.Unconfined
+	}
+	switch {
+	case r.Runtime == manifest.RuntimeWasm:
+		return "the wasm sandbox gives it no environment"
+	case off != "":
+		return "not enforced: confinement turned off by " + off + ", so it gets your whole environment"
+	}
+	return "others are withheld from it"
+}
+
+// confirmProvenance asks whether to accept a revision signed at a lower
+// level, or by another signer, than recorded. The answer defaults to no;
+// the grant log records a yes as re-approved on a terminal, with who.
+func confirmProvenance(ctx context.Context, f *Factory, e *install.ProvenanceError) (bool, error) {
+	what := "a lower provenance"
+	if !e.Downgrade {
+		what = "another signer"
+	}
+	review := []string{
+		"  recorded: " + provenanceText(&e.Recorded) + " (" + termsafe.Escape(e.Against) + ")",
+		"  fetched:  " + provenanceText(&e.Got) + " (commit " + termsafe.Escape(e.Commit) + ")",
+	}
+	for _, l := range review {
+		fmt.Fprintln(f.IO.ErrOut, l)
+	}
+	return f.Prompter.Confirm(ctx, Question{
+		Title:       fmt.Sprintf("Accept %s for %s?", what, termsafe.Escape(e.Plugin)),
+		Description: "Only if you know why it changed (a new release key, a release made without signing): an account takeover looks the same.",
+		Review:      review,
+	}, false)
 }

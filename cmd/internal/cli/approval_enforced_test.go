@@ -43,3 +43,61 @@ func TestApprovalFormSaysWhatEnforcesNetworkAndFiles(t *testing.T) {
 		}
 	}
 }
+
+// A plugin turned unconfined one by one (fledge plugins unconfine NAME),
+// or all at once (--all), is shown so on the form of its reinstall and of
+// its grant: nothing enforces network, files or the environment then.
+// Environment says what holds it: withheld unless granted, or nothing.
+func TestApprovalFormReflectsUnconfine(t *testing.T) {
+	t.Parallel()
+	f := newE2EFixture(t)
+	src := filepath.Join(t.TempDir(), "fledge-plugin-nf")
+	files := e2ePluginToml("nf", "1.0.0")
+	files["plugin.toml"] += "\n[capabilities]\nnetwork = true\nenvironment = [\"GITHUB_TOKEN\"]\n"
+	newE2ERepo(t, src).commit(t, files, "")
+	f.env["FLEDGE_CONFINE"] = ""
+	if code, _, stderr := f.fledge("plugins", "install", "file://"+src, "--grant", "none"); code != 0 {
+		t.Fatalf("install: %s", stderr)
+	}
+	form := func(args ...string) string {
+		t.Helper()
+		p := newMockPrompter(t, promptStep{kind: "multiselect", title: "Grant fledge-plugin-nf", answer: []int{}})
+		f.fledgeOnTerminal(p, args...)
+		if len(p.asked) != 1 {
+			t.Fatalf("%v: asked %q", args, p.asked)
+		}
+		return p.asked[0]
+	}
+	if got := form("plugins", "grant", "nf"); !strings.Contains(got, "environment (GITHUB_TOKEN) receive these environment variables (its code reads them directly) (others are withheld from it)") {
+		t.Errorf("confined, the form:\n%s", got)
+	}
+	for _, off := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plugins", "unconfine", "nf"}, "for this plugin"},
+		{[]string{"plugins", "unconfine", "--all"}, "for every plugin"},
+	} {
+		if code, _, stderr := f.fledge(off.args...); code != 0 {
+			t.Fatalf("%v: %s", off.args, stderr)
+		}
+		for _, args := range [][]string{{"plugins", "grant", "nf"}, {"plugins", "install", "file://" + src, "--force"}} {
+			got := form(args...)
+			for _, want := range []string{"make network requests (not enforced: confinement turned off by ", "so it gets your whole environment)", off.want} {
+				if !strings.Contains(got, want) {
+					t.Errorf("after %v, %v: the form lacks %q:\n%s", off.args, args, want, got)
+				}
+			}
+			if strings.Contains(got, "(enforced by the kernel)") {
+				t.Errorf("after %v, %v: the form says the kernel enforces it:\n%s", off.args, args, got)
+			}
+		}
+		confine := []string{"plugins", "confine", "nf"}
+		if off.args[2] == "--all" {
+			confine = []string{"plugins", "confine", "--all"}
+		}
+		if code, _, stderr := f.fledge(confine...); code != 0 {
+			t.Fatalf("%v: %s", confine, stderr)
+		}
+	}
+}

@@ -84,8 +84,15 @@ type auditEntry struct {
 	// here (absent for wasm).
 	Confinement *confinementJSON `json:"confinement,omitempty"`
 	// PolicyDenied lists what the admin policy refuses it now: granted
-	// capabilities or hooks (denied at run time), its source, its pin.
+	// capabilities or hooks (denied at run time), its source, its pin,
+	// its provenance.
 	PolicyDenied []string `json:"policy_denied"`
+	// Provenance is who signed the installed revision (list's object).
+	Provenance provenanceJSON `json:"provenance"`
+	// VouchedBy is the allowed-signers file that vouched for the signer,
+	// "first-use" when it was pinned by its first install, "" when
+	// unsigned.
+	VouchedBy string `json:"vouched_by"`
 }
 
 // confinementJSON is confine.Status: the profile's row, whether it may
@@ -128,6 +135,12 @@ type auditDoc struct {
 	// can); GrantLog is the grant log's check (see --verify-log).
 	PolicyError *string       `json:"policy_error"`
 	GrantLog    *grantLogJSON `json:"grant_log"`
+	// UnconfinedAll says who turned kernel confinement off for every
+	// plugin and when (fledge plugins unconfine --all), null when nobody
+	// did; ConfineOffHere says FLEDGE_CONFINE=off is set in the process
+	// that audits, which turns it off for every plugin run from there.
+	UnconfinedAll  *string `json:"unconfined_all"`
+	ConfineOffHere bool    `json:"confine_off_here"`
 }
 
 func auditRun(f *Factory, opts *auditOptions) error {
@@ -144,7 +157,11 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(runner.Externals(paths, f.Getenv("PATH")), file)}
+	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(runner.Externals(paths, f.Getenv("PATH")), file),
+		ConfineOffHere: unconfinedBy(f) != ""}
+	if all := file.Unconfined(); all != "" {
+		doc.UnconfinedAll = &all
+	}
 	for _, p := range plugins {
 		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedFor(f, p)))
 	}
@@ -157,6 +174,12 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	}
 	if len(doc.Audit) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "No plugins installed.")
+	}
+	if doc.UnconfinedAll != nil {
+		fmt.Fprintf(f.IO.Out, "! kernel confinement is off for every plugin: turned off by %s; fledge plugins confine --all turns it back on\n", termsafe.Line(*doc.UnconfinedAll))
+	}
+	if doc.ConfineOffHere {
+		fmt.Fprintf(f.IO.Out, "! %s=off is set here: every plugin run from this environment runs unconfined, with your whole environment\n", EnvConfine)
 	}
 	for _, a := range doc.Audit {
 		printAudit(f, a)
@@ -189,6 +212,10 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants, off st
 		HasLifecycleHooks: au.HasLifecycleHooks, URL: p.URL, Kind: kindOf(p), Commit: p.Commit,
 		PinnedRef: optional(p.PinnedRef), Granted: toCapsJSON(g.Capabilities), Requested: toCapsJSON(au.Requested),
 		Hooks: map[string]string{}, Warnings: au.Warnings, PolicyDenied: []string{},
+		Provenance: toProvenanceJSON(p.Provenance),
+	}
+	if p.Provenance.Signed() {
+		a.VouchedBy = p.Provenance.VouchedBy
 	}
 	maps.Copy(a.Hooks, p.Hooks)
 	// The library finds; the words a person acts on are added here.
@@ -220,6 +247,8 @@ func printAudit(f *Factory, a auditEntry) {
 	if a.Commit != "" {
 		fmt.Fprintf(w, "  commit:    %s\n", termsafe.Escape(a.Commit))
 	}
+	fmt.Fprintf(w, "  signed:    %s\n", provenanceText(&lockfile.Provenance{Level: a.Provenance.Level,
+		Signer: a.Provenance.Signer, Principal: a.Provenance.Principal, VouchedBy: a.VouchedBy}))
 	if a.Sandboxed {
 		fmt.Fprintf(w, "  runtime:   wasm (sandboxed): its own code reaches %s\n", a.Sandbox)
 	} else if a.Confinement != nil {

@@ -85,6 +85,8 @@ func policyWarnings(ap auditPolicy, p *lockfile.Plugin, tier trust.Tier) (warnin
 			w = "the admin policy denies its source, so it does not run"
 		case "pin":
 			w = "the admin policy no longer allows the ref it follows, so update refuses it"
+		case policy.ItemProvenance:
+			w = "the admin policy requires a signature its installed revision lacks, so update and sync refuse it until a signed one is released"
 		case install.GrantHooks:
 			w = "its approved hooks may not run under the admin policy"
 		default:
@@ -184,7 +186,7 @@ func auditLogRun(f *Factory, opts *auditOptions) error {
 		}
 		recs := []grantlog.Record{}
 		bad, err := grantlog.Read(paths.GrantLog(), file.GrantLog, func(r grantlog.Record) error {
-			if r.Time.Before(since) || (opts.Plugin != "" && r.Plugin != opts.Plugin && lockfile.ShortName(r.Plugin) != lockfile.ShortName(opts.Plugin)) {
+			if r.Time.Before(since) || (opts.Plugin != "" && r.Plugin != "" && r.Plugin != opts.Plugin && lockfile.ShortName(r.Plugin) != lockfile.ShortName(opts.Plugin)) {
 				return nil
 			}
 			recs = append(recs, r)
@@ -236,8 +238,12 @@ func printLog(f *Factory, recs []grantlog.Record, bad int) {
 		if who == "" {
 			who = "uid"
 		}
+		plugin := termsafe.Escape(r.Plugin)
+		if r.Plugin == "" { // a switch for every plugin (unconfine --all)
+			plugin = "(every plugin)"
+		}
 		fmt.Fprintf(w, "#%d %s %s %s by %s (uid %d)\n", r.Seq, r.Time.UTC().Format(time.RFC3339), r.Action,
-			termsafe.Escape(r.Plugin), termsafe.Escape(who), r.UID)
+			plugin, termsafe.Escape(who), r.UID)
 		if r.Version != "" || r.Commit != "" {
 			fmt.Fprintf(w, "  %s\n", revisionText(r.Version, r.Commit))
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/provenance"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
 
@@ -36,6 +37,12 @@ const (
 	// (the runner's codes for the same states).
 	CodeManifestChanged = "manifest_changed"
 	CodePluginMissing   = "plugin_missing"
+	// An update or sync fetched a revision signed at a lower level, or by
+	// another signer, than recorded (and nothing accepted it); a
+	// signature that does not match what it signs.
+	CodeProvenanceDowngrade = "provenance_downgrade"
+	CodeSignerChanged       = "signer_changed"
+	CodeBadSignature        = "bad_signature"
 )
 
 // classify maps the library packages' typed errors and sentinels to error
@@ -84,6 +91,12 @@ func classify(err error) string {
 		return CodeInvalidManifest
 	case errors.Is(err, gitfetch.ErrTooLarge):
 		return CodeTooLarge
+	case errors.Is(err, install.ErrProvenanceDowngrade):
+		return CodeProvenanceDowngrade
+	case errors.Is(err, install.ErrSignerChanged):
+		return CodeSignerChanged
+	case errors.As(err, new(*provenance.BadSignatureError)):
+		return CodeBadSignature
 	case errors.As(err, &srcErr):
 		return CodeInvalidSource
 	case errors.As(err, &fetch):
@@ -154,6 +167,12 @@ func hintFor(err error) string {
 		return "recovery must lock and write FLEDGE_HOME and read plugins.toml; once it can, any fledge plugins command recovers them: " + commandLine("plugins", "list")
 	case errors.As(err, &fp):
 		return "review the new history; if you trust it: " + commandLine("plugins", "update", fp.Plugin, "--force")
+	case errors.As(err, new(*install.ProvenanceError)):
+		return "ask the plugin's author whether the change is theirs (a new release key, a release made without signing): an account takeover looks the same; to accept it, run the same command on a terminal, or with --accept-provenance \"<why>\" (the grant log records who and why)"
+	case errors.As(err, new(*provenance.BadSignatureError)):
+		return "do not install it: what was signed has been changed since; tell the plugin's author"
+	case errors.As(err, new(*provenance.SignersError)):
+		return "fix that file, or take it out of [provenance] allowed_signers (in config.toml, or the policy that names it)"
 	case errors.As(err, &notReq):
 		return "see what it requests and is granted: " + commandLine("plugins", "info", notReq.Plugin)
 	case errors.As(err, &man) && man.Changed:

@@ -38,6 +38,8 @@ type hEnv struct {
 	bin  string
 	// confined leaves kernel confinement on (see environ).
 	confined bool
+	// extra is added to every fledge process's environment.
+	extra []string
 }
 
 func newHEnv(t *testing.T) *hEnv {
@@ -60,7 +62,7 @@ func (e *hEnv) withHome(name string) *hEnv {
 }
 
 func (e *hEnv) environ() []string {
-	return []string{
+	return append([]string{
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + filepath.Join(e.work, "home"),
 		"XDG_CONFIG_HOME=" + filepath.Join(e.work, "home", ".config"),
@@ -75,7 +77,7 @@ func (e *hEnv) environ() []string {
 		"FLEDGE_REGISTRY_URL=http://127.0.0.1:1/index.json",
 		"WORK=" + e.work,
 		"TMPDIR=" + os.TempDir(),
-	}
+	}, e.extra...)
 }
 
 type hRes struct {

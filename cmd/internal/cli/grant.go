@@ -27,9 +27,17 @@ func newGrantCmd(f *Factory) *cobra.Command {
 		Use:   "grant <name> [CAP...]",
 		Short: "Grant an installed plugin more of what it requests, without reinstalling it",
 		Long: `Grant an installed plugin capabilities (exec, store, metadata, network,
-filesystem) or its hooks, from what its installed plugin.toml requests. Naming
-a capability is consent to it, as install's --grant is: for an unverified
-source, that is the only way exec, network and hooks are granted.
+filesystem, environment) or its hooks, from what its installed plugin.toml
+requests. Naming a capability is consent to it, as install's --grant is: for
+an unverified source, that is the only way exec, network, environment and
+hooks are granted.
+
+env:NAME grants one environment variable its manifest lists under
+environment (a name, or a prefix such as AWS_*); environment grants all of
+them. A plugin that lists none (every plugin written for the Rust fledge)
+may be granted any variable by naming it. Without it, a native plugin gets
+only the base environment (locale, terminal, PATH, HOME, toolchains,
+FLEDGE_*), and says on stderr which variable it was not given.
 
 --yes grants everything else it requests that install --yes would approve.
 With neither names nor --yes, on a terminal, a form shows what it requests
@@ -42,6 +50,7 @@ update runs an unchanged build or post_install hook without asking.
 The change applies from the plugin's next run.`,
 		Example: `  fledge plugins grant hello exec
   fledge plugins grant fledge-plugin-deps store metadata
+  fledge plugins grant pg env:DATABASE_URL
   fledge plugins grant hello --yes`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -179,6 +188,7 @@ func askGrantChange(ctx context.Context, f *Factory, in *install.Installer, name
 	now := install.Grants{Capabilities: p.Capabilities, Hooks: p.Hooks}
 	r.Installed = &install.Installed{Version: p.Version, Commit: p.Commit, Grants: now, Requested: requested}
 	r.Source = entrySourceArg(p)
+	r.Unconfined = unconfinedFor(f, p)
 	showRequest(f.IO.ErrOut, r)
 	fmt.Fprintf(f.IO.ErrOut, "  granted now: %s\n", itemsText(now.Items()))
 	review := hookLines("Its hooks (granting hooks lets them run, exactly as shown):", r.Hooks)

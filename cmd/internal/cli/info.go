@@ -146,6 +146,7 @@ func printInfo(out io.Writer, p *lockfile.Plugin, info infoJSON) {
 		row("commit", termsafe.Escape(info.Commit))
 	}
 	row("installed", termsafe.Escape(info.Installed))
+	row("provenance", provenanceText(p.Provenance))
 	proto := info.Protocol
 	if proto == "" {
 		proto = "none (runs with the terminal, no host operations)"
@@ -219,4 +220,10 @@ func hooksNote(p *lockfile.Plugin) string {
 		return ""
 	}
 	return "; hooks approved"
+}
+
+// provenanceText is who signed an installed revision, for a terminal:
+// the level, the signer and principal, and the file that vouched.
+func provenanceText(p *lockfile.Provenance) string {
+	return termsafe.Escape(p.Describe())
 }

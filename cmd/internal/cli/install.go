@@ -21,11 +21,12 @@ import (
 
 type installOptions struct {
 	consentFlags
-	Sources  []string
-	Force    bool
-	Copy     bool
-	Defaults bool
-	JSON     bool
+	provenance provenanceFlag
+	Sources    []string
+	Force      bool
+	Copy       bool
+	Defaults   bool
+	JSON       bool
 }
 
 func newInstallCmd(f *Factory) *cobra.Command {
@@ -60,6 +61,7 @@ and must be approved: on a terminal you choose; in scripts use --yes and --grant
 	}
 	fl := cmd.Flags()
 	opts.consentFlags.register(fl)
+	opts.provenance.register(fl)
 	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Force, "force", false, "reinstall a plugin that is already installed")
 	fl.BoolVar(&opts.Copy, "copy", false, "copy a local plugin instead of linking it")
@@ -117,6 +119,9 @@ func installRun(ctx context.Context, f *Factory, opts *installOptions) error {
 		return err
 	}
 	in.Force, in.Copy = opts.Force, opts.Copy
+	if err := opts.provenance.apply(in); err != nil {
+		return err
+	}
 	if f.IO.ShowProgress() && !opts.JSON {
 		in.Git.Progress = newFetchProgress(newRunUI(f.IO, f.Prompter))
 	}

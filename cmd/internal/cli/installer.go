@@ -28,7 +28,7 @@ type consentFlags struct {
 
 func (c *consentFlags) register(fl *pflag.FlagSet) {
 	fl.BoolVarP(&c.Yes, "yes", "y", false, "approve what is requested (for unverified sources, not "+orList(install.UnverifiedGrants())+")")
-	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: "+strings.Join(manifest.GrantNames(), ", ")+" (none: deny everything)")
+	fl.StringSliceVar(&c.Grant, "grant", nil, "approve exactly these: "+strings.Join(manifest.GrantNames(), ", ")+", "+manifest.EnvItemPrefix+"NAME for one environment variable (none: deny everything)")
 }
 
 // newInstaller builds the installer that install, update and sync use: the
@@ -63,6 +63,10 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 	} else if f.IO.NonInteractive() {
 		consent.Unasked = noPromptReason(f.IO)
 	}
+	if ask && f.IO.CanPrompt() {
+		// --yes approves grants, never a lower provenance: that is asked.
+		consent.ConfirmProvenance = func(e *install.ProvenanceError) (bool, error) { return confirmProvenance(ctx, f, e) }
+	}
 	return &install.Installer{
 		Unconfined: unconfinedBy(f),
 		Paths:      paths, Store: store, Settings: noteTrust(f.IO.ErrOut, set), Journal: grantLog(f, paths),
@@ -88,4 +92,34 @@ func unconfinedBy(f *Factory) string {
 		return EnvConfine + "=off"
 	}
 	return ""
+}
+
+// provenanceFlag is --accept-provenance, on install (a reinstall), update
+// and sync: a pflag.Value, so it knows whether it was given at all.
+type provenanceFlag struct {
+	reason string
+	given  bool
+}
+
+func (p *provenanceFlag) String() string { return p.reason }
+func (p *provenanceFlag) Type() string   { return "reason" }
+func (p *provenanceFlag) Set(v string) error {
+	p.reason, p.given = v, true
+	return nil
+}
+
+func (p *provenanceFlag) register(fl *pflag.FlagSet) {
+	fl.Var(p, "accept-provenance", "accept a lower provenance or another signer than recorded, saying why (the grant log records it with who)")
+}
+
+// apply checks the flag and gives it to in.
+func (p *provenanceFlag) apply(in *install.Installer) error {
+	if !p.given {
+		return nil
+	}
+	if strings.TrimSpace(p.reason) == "" {
+		return usageErrorf("--accept-provenance needs a reason, such as --accept-provenance \"the author moved to a new key\": the grant log records it")
+	}
+	in.AcceptProvenance = strings.TrimSpace(p.reason)
+	return nil
 }

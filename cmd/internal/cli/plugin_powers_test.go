@@ -84,13 +84,13 @@ printf '{"type":"output","text":"exec: %s\\n"}\n' "$(printf '%s' "$reply" | sed 
 	}
 	testutil.WriteFile(t, paths.ConfigFile(), []byte("[trust]\norgs = [\"acme\"]\n"), 0o644)
 
-	all := map[string]any{"exec": true, "store": true, "metadata": false, "network": false, "filesystem": "none"}
+	all := map[string]any{"exec": true, "store": true, "metadata": false, "network": false, "filesystem": "none", "environment": []any{}}
 	assertOneAnswer(t, work, env, powers{"team", all}, "0")
 
 	policyFile := filepath.Join(work, "policy.toml")
 	testutil.WriteFile(t, policyFile, []byte("[trust]\nowners = [\"someone-else\"]\n\n[capabilities]\nunverified = [\"store\"]\n"), 0o644)
 	env["FLEDGE_POLICY"] = policyFile
-	narrowed := map[string]any{"exec": false, "store": true, "metadata": false, "network": false, "filesystem": "none"}
+	narrowed := map[string]any{"exec": false, "store": true, "metadata": false, "network": false, "filesystem": "none", "environment": []any{}}
 	assertOneAnswer(t, work, env, powers{"unverified", narrowed}, "126")
 }
 

@@ -58,6 +58,29 @@ type pluginJSON struct {
 	// CommandDetails carries what agents need to call each command as a
 	// tool: its description, typed positional args and dangerous flag.
 	CommandDetails []commandJSON `json:"command_details"`
+	// Provenance is who signed the installed revision, as verified when
+	// it was fetched.
+	Provenance provenanceJSON `json:"provenance"`
+}
+
+// provenanceJSON is a plugin's "provenance" object: exactly level,
+// signer and principal (a contract others script against).
+type provenanceJSON struct {
+	// Level is signed-tag, signed-commit or unsigned (also for a record
+	// never verified, such as a local plugin's).
+	Level string `json:"level"`
+	// Signer is the key's fingerprint (SHA256:… for SSH), "" when
+	// unsigned.
+	Signer string `json:"signer"`
+	// Principal is the identity vouched for it, "" when none is.
+	Principal string `json:"principal"`
+}
+
+func toProvenanceJSON(p *lockfile.Provenance) provenanceJSON {
+	if !p.Signed() {
+		return provenanceJSON{Level: lockfile.LevelUnsigned}
+	}
+	return provenanceJSON{Level: p.Level, Signer: p.Signer, Principal: p.Principal}
 }
 
 type commandJSON struct {
@@ -112,7 +135,7 @@ func toPluginJSON(p *lockfile.Plugin, g settings.Grants, off string) pluginJSON 
 		PinnedRef: optional(p.PinnedRef), RefKind: p.RefKind, Installed: installDate(p.Installed),
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
 		Capabilities: toCapsJSON(p.Capabilities), Granted: toCapsJSON(g.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
-		Description: p.Description, CommandDetails: toCommandsJSON(p),
+		Description: p.Description, CommandDetails: toCommandsJSON(p), Provenance: toProvenanceJSON(p.Provenance),
 	}
 }
 

@@ -132,6 +132,23 @@ type policyDoc struct {
 		Require  *boolSettingJSON `json:"require"`
 		AllowOff *boolSettingJSON `json:"allow_off"`
 	} `json:"confinement"`
+	// Provenance is [provenance]: the allowed-signers files the policy
+	// names, and what each require rule wants of which sources.
+	Provenance struct {
+		AllowedSigners []signersJSON        `json:"allowed_signers"`
+		Require        []provenanceRuleJSON `json:"require"`
+	} `json:"provenance"`
+}
+
+type signersJSON struct {
+	originJSON
+	Path string `json:"path"`
+}
+
+type provenanceRuleJSON struct {
+	originJSON
+	AppliesTo string `json:"applies_to"`
+	Level     string `json:"level"`
 }
 
 type boolSettingJSON struct {
@@ -231,6 +248,13 @@ func policyRun(f *Factory, opts *policyOptions) error {
 	}
 	if a := e.ConfineAllowOff; a != nil {
 		doc.Confinement.AllowOff = &boolSettingJSON{Value: a.Value, From: originJSON(a.From)}
+	}
+	doc.Provenance.AllowedSigners, doc.Provenance.Require = []signersJSON{}, []provenanceRuleJSON{}
+	for _, s := range e.Signers {
+		doc.Provenance.AllowedSigners = append(doc.Provenance.AllowedSigners, signersJSON{originJSON: originJSON(s.Origin), Path: s.Pattern})
+	}
+	for _, r := range e.ProvenanceRequire {
+		doc.Provenance.Require = append(doc.Provenance.Require, provenanceRuleJSON{originJSON: originJSON(r.Origin), AppliesTo: r.AppliesTo, Level: r.Level})
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, doc)
@@ -332,5 +356,15 @@ func printPolicy(w io.Writer, doc policyDoc) {
 		fmt.Fprintf(w, "  turning off: refused   (%s)\n", from([]originJSON{a.From}))
 	} else {
 		fmt.Fprintln(w, "  turning off: allowed")
+	}
+	fmt.Fprintln(w, "signatures (provenance):")
+	if len(doc.Provenance.Require) == 0 {
+		fmt.Fprintln(w, "  required:    none")
+	}
+	for _, r := range doc.Provenance.Require {
+		fmt.Fprintf(w, "  required:    %s for %s, by a trusted signer   (%s)\n", r.Level, termsafe.Escape(r.AppliesTo), from([]originJSON{r.originJSON}))
+	}
+	for _, s := range doc.Provenance.AllowedSigners {
+		fmt.Fprintf(w, "  signers:     %s   (%s)\n", termsafe.Escape(s.Path), from([]originJSON{s.originJSON}))
 	}
 }

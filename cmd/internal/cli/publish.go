@@ -88,6 +88,10 @@ type publishDoc struct {
 	Committed          bool   `json:"committed"`
 	UpToDate           bool   `json:"up_to_date"`
 	DescriptionUpdated bool   `json:"description_updated"`
+	// Tag is the release tag pushed (v<version>), TagSigned whether the
+	// author's git signed it.
+	Tag       string `json:"tag"`
+	TagSigned bool   `json:"tag_signed"`
 }
 
 type publishRepoJSON struct {
@@ -139,6 +143,7 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 	req := publish.Request{
 		Dir: dir, Org: opts.Org, Name: m.Plugin.Name, Description: desc, Private: opts.Private,
 		CommitMessage: "Publish fledge plugin", Author: gitAuthor(f), Log: f.IO.ErrOut,
+		Tag: "v" + m.Plugin.Version,
 	}
 	if !opts.Yes {
 		req.ConfirmUpdate = func(owner, name string) (bool, error) {
@@ -153,6 +158,7 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 	fmt.Fprintf(f.IO.ErrOut, "Publishing %s as %s\n", termsafe.Escape(dir), termsafe.Escape(m.Plugin.Name))
 	res, err := publish.Publish(ctx, publish.Options{
 		API: f.Getenv(registry.EnvGitHubAPI), Token: token, UserAgent: "fledge/" + f.Version,
+		Git: publish.ExecGit(gitEnv(f)),
 	}, req)
 	if err != nil {
 		var coded CodedError
@@ -169,7 +175,7 @@ func publishRun(ctx context.Context, f *Factory, opts *publishOptions) error {
 		Plugin:      publishPluginJSON{Name: m.Plugin.Name, Version: m.Plugin.Version, Description: desc},
 		InstallHint: commandLine("plugins", "install", res.Owner+"/"+res.Name),
 		Branch:      res.Branch, Commit: res.Commit, Committed: res.Committed, UpToDate: res.UpToDate,
-		DescriptionUpdated: res.DescriptionUpdated,
+		DescriptionUpdated: res.DescriptionUpdated, Tag: res.Tag, TagSigned: res.TagSigned,
 	}
 	if opts.JSON {
 		return writeJSON(f.IO.Out, out)
@@ -212,6 +218,8 @@ func publishCommand(opts *publishOptions) string {
 func publishHint(err error) string {
 	var ae *registry.StatusError
 	switch {
+	case errors.As(err, new(*publish.TagError)):
+		return "nothing was pushed: fix what git says and publish again"
 	case errors.Is(err, publish.ErrDiverged):
 		return ""
 	case errors.As(err, &ae) && (ae.Status == 401 || ae.Status == 403):
@@ -220,4 +228,23 @@ func publishHint(err error) string {
 		return ""
 	}
 	return "check your network and " + registry.EnvGitHubAPI
+}
+
+// gitEnv is the environment the git binary runs with to tag a release:
+// this process's, with what the Factory's environment says of the
+// variables that pick git's configuration, identity and signing keys.
+func gitEnv(f *Factory) []string {
+	env := os.Environ()
+	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GNUPGHOME", "SSH_AUTH_SOCK",
+		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"} {
+		if v := f.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	// The tagger is who commits: the author publish commits as, unless
+	// a committer is named (as publish's own commit does).
+	if a := gitAuthor(f); a != nil && f.Getenv("GIT_COMMITTER_NAME") == "" {
+		env = append(env, "GIT_COMMITTER_NAME="+a.Name, "GIT_COMMITTER_EMAIL="+a.Email)
+	}
+	return env
 }

@@ -21,6 +21,10 @@ func newPublishFixture(t *testing.T) (*e2eFixture, *publishtest.API, string) {
 	f.env["FLEDGE_GITHUB_API"] = api.URL
 	f.env["GITHUB_TOKEN"] = publishToken
 	f.env["GIT_AUTHOR_NAME"], f.env["GIT_AUTHOR_EMAIL"] = "Pub", "pub@example.com"
+	// The release tag is made by the git binary: with no configuration of
+	// the user's, so it is unsigned here.
+	f.env["GIT_CONFIG_GLOBAL"], f.env["GIT_CONFIG_NOSYSTEM"] = os.DevNull, "1"
+	f.env["GIT_COMMITTER_NAME"], f.env["GIT_COMMITTER_EMAIL"] = "Pub", "pub@example.com"
 	dir := filepath.Join(t.TempDir(), "fledge-plugin-pub")
 	files := e2ePluginToml("pub", "0.3.0")
 	files["plugin.toml"] = strings.Replace(files["plugin.toml"], "version", "description = \"Publishes things\"\nversion", 1)

@@ -17,13 +17,15 @@ func newRevokeCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "revoke <name> CAP...",
 		Short: "Withdraw grants from an installed plugin, without reinstalling it",
-		Long: `Withdraw capabilities (exec, store, metadata, network, filesystem) or the
-approval of its hooks from an installed plugin. It applies from the plugin's
-next run: a denied exec answers code 126, a denied store keeps nothing, denied
-metadata is empty. Revoking hooks means post_remove does not run when it is
+		Long: `Withdraw capabilities (exec, store, metadata, network, filesystem,
+environment), one environment variable (env:NAME), or the approval of its
+hooks from an installed plugin. It applies from the plugin's next run: a
+denied exec answers code 126, a denied store keeps nothing, denied metadata
+is empty, a withdrawn variable is no longer in its environment. Revoking hooks means post_remove does not run when it is
 removed, and an update asks again before any build or post_install hook runs.`,
 		Example: `  fledge plugins revoke hello exec
-  fledge plugins revoke fledge-plugin-deps store,metadata`,
+  fledge plugins revoke fledge-plugin-deps store,metadata
+  fledge plugins revoke pg env:DATABASE_URL`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) < 2 {
 				return usageErrorf("revoke needs the plugin's name and what to revoke: fledge plugins revoke <name> CAP...")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -85,10 +86,13 @@ func scriptSetup(env *testscript.Env) error {
 	env.Setenv("HOME", home)
 	// Hooks run confined: $WORK holds HOME and FLEDGE_HOME, so they may
 	// not create files in it, but they may write the directories beside
-	// them. Scripts have hooks leave their marks in $WORK/out.
+	// them. Scripts have hooks leave their marks in $WORK/out. A hook
+	// gets the base environment, which has no WORK: hooks name it
+	// $FLEDGE_TEST_WORK (FLEDGE_* is in the base environment).
 	if err := os.MkdirAll(filepath.Join(work, "out"), 0o755); err != nil {
 		return err
 	}
+	env.Setenv("FLEDGE_TEST_WORK", work)
 	env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	env.Setenv("FLEDGE_HOME", filepath.Join(work, "fh"))
 	env.Setenv("NO_COLOR", "1")
@@ -118,6 +122,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"pidgone":     cmdPIDGone,
 		"runhint":     cmdRunHint,
 		"mkwasm":      cmdMkwasm,
+		"sshfp":       cmdSSHFingerprint,
 	}
 }
 
@@ -479,4 +484,19 @@ func readPID(ts *testscript.TestScript, file string) int {
 		ts.Fatalf("bad pid in %s: %v", file, err)
 	}
 	return pid
+}
+
+// sshfp PUBKEY VAR: set VAR to the SHA256:… fingerprint of the public key
+// file PUBKEY, as ssh-keygen -l prints it.
+func cmdSSHFingerprint(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sshfp PUBKEY VAR")
+	}
+	out, err := exec.Command("ssh-keygen", "-l", "-E", "sha256", "-f", ts.MkAbs(args[0])).Output()
+	ts.Check(err)
+	f := strings.Fields(string(out))
+	if len(f) < 2 {
+		ts.Fatalf("sshfp: ssh-keygen printed %q", out)
+	}
+	ts.Setenv(args[1], f[1])
 }

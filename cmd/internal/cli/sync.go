@@ -15,9 +15,10 @@ import (
 
 type syncOptions struct {
 	consentFlags
-	File  string
-	Prune bool
-	JSON  bool
+	provenance provenanceFlag
+	File       string
+	Prune      bool
+	JSON       bool
 }
 
 func newSyncCmd(f *Factory) *cobra.Command {
@@ -39,6 +40,7 @@ as install. Nothing is removed unless --prune is given.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.File, "file", "", "the plugins.toml to match")
 	opts.consentFlags.register(fl)
+	opts.provenance.register(fl)
 	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Prune, "prune", false, "remove installed plugins the file does not list")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
@@ -63,6 +65,9 @@ type syncDoc struct {
 func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 	in, _, err := newInstaller(ctx, f, opts.consentFlags, true)
 	if err != nil {
+		return err
+	}
+	if err := opts.provenance.apply(in); err != nil {
 		return err
 	}
 	if f.IO.ShowProgress() && !opts.JSON {

@@ -102,6 +102,21 @@ type toolsDoc struct {
 	Tools      []toolJSON      `json:"tools"`
 	Collisions []collisionJSON `json:"collisions"`
 	Skipped    []skippedJSON   `json:"skipped"`
+	// Edited names the live-linked plugins whose plugin.toml changed
+	// since they were linked (their tools are what was approved).
+	Edited []editedJSON `json:"edited"`
+}
+
+type editedJSON struct {
+	Plugin string `json:"plugin"`
+	Source string `json:"source"`
+	Hint   string `json:"hint"`
+}
+
+// editedHint is the command that offers a live link's edit: installing
+// its directory again, which shows what it requests and asks again.
+func editedHint(e catalog.Edited) string {
+	return commandLine("plugins", "install", "--force", e.Source)
 }
 
 func toolsRun(f *Factory, opts *toolsOptions) error {
@@ -160,6 +175,9 @@ func printCatalogNotes(w io.Writer, c *catalog.Catalog) {
 	for _, s := range c.Skipped {
 		fmt.Fprintf(w, "warning: %s: command %s is not offered as a tool: %s\n", termsafe.Escape(s.Plugin), termsafe.Escape(s.Command), termsafe.EscapeText(s.Reason))
 	}
+	for _, e := range c.Edited {
+		fmt.Fprintf(w, "note: %s: plugin.toml changed since it was linked, so its tools are what was approved; to offer the edit: %s\n", termsafe.Escape(e.Plugin), termsafe.Escape(editedHint(e)))
+	}
 }
 
 // toolArgs shows a tool's arguments in argv order: name, ? when optional,
@@ -189,7 +207,7 @@ func oneLine(s string, n int) string {
 }
 
 func toToolsDoc(c *catalog.Catalog) toolsDoc {
-	doc := toolsDoc{SchemaVersion: SchemaVersion, Digest: catalog.Digest(c.Tools), Tools: []toolJSON{}, Collisions: []collisionJSON{}, Skipped: []skippedJSON{}}
+	doc := toolsDoc{SchemaVersion: SchemaVersion, Digest: catalog.Digest(c.Tools), Tools: []toolJSON{}, Collisions: []collisionJSON{}, Skipped: []skippedJSON{}, Edited: []editedJSON{}}
 	for _, t := range c.Tools {
 		h := t.Hints()
 		output := "text"
@@ -215,6 +233,9 @@ func toToolsDoc(c *catalog.Catalog) toolsDoc {
 	}
 	for _, s := range c.Skipped {
 		doc.Skipped = append(doc.Skipped, skippedJSON{Plugin: s.Plugin, Command: s.Command, Reason: s.Reason})
+	}
+	for _, e := range c.Edited {
+		doc.Edited = append(doc.Edited, editedJSON{Plugin: e.Plugin, Source: e.Source, Hint: editedHint(e)})
 	}
 	return doc
 }

@@ -39,7 +39,7 @@ var helpTopics = []helpTopic{
 			{"FLEDGE_GITHUB_TOKEN, GITHUB_TOKEN, GH_TOKEN", "the GitHub token for search, install and publish, the first one set; never printed"},
 			{"NO_COLOR", "no colour (it wins over CLICOLOR_FORCE)"},
 			{"CLICOLOR_FORCE=1", "colour even when the output is not a terminal (never under --json); CLICOLOR=0 turns it off"},
-			{EnvConfine + "=off", "run native plugins without kernel confinement; every run says so on stderr"},
+			{EnvConfine + "=off", "run native plugins without kernel confinement and with your whole environment; every run says so on stderr"},
 			{"ACCESSIBLE=1", "questions as plain numbered lines, for screen readers; Ctrl+C leaves one as in the full-screen form"},
 			{EnvMCPToken, "the bearer token fledge mcp --http requires"},
 		}},
@@ -56,7 +56,7 @@ var helpTopics = []helpTopic{
 		Intro: "Everything lives under $FLEDGE_HOME:",
 		Rows: []topicRow{
 			{"plugins.toml", "every installed plugin: source, exact revision, grants"},
-			{"config.toml", "settings: trusted owners, registry, install limits"},
+			{"config.toml", "settings: trusted owners and signers, registry, install limits"},
 			{"plugins/<name>/", "a plugin's installed tree"},
 			{"plugins/.data/<name>/", "what fledge keeps beside it: the store (store.json), a wasm plugin's /plugin files (files/), the tree's hashes"},
 			{"bin/", "a link per installed command (fledge-<command>), for PATH"},

@@ -16,11 +16,12 @@ import (
 
 type updateOptions struct {
 	consentFlags
-	Names    []string
-	DryRun   bool
-	Defaults bool
-	Force    bool
-	JSON     bool
+	provenance provenanceFlag
+	Names      []string
+	DryRun     bool
+	Defaults   bool
+	Force      bool
+	JSON       bool
 }
 
 func newUpdateCmd(f *Factory) *cobra.Command {
@@ -54,6 +55,7 @@ A branch whose new head does not descend from the installed commit was force-pus
 	fl.BoolVar(&opts.Defaults, "defaults", false, "update only the curated default plugins, moving their pins to the newest release")
 	fl.BoolVar(&opts.Force, "force", false, "follow a branch that was force-pushed")
 	opts.consentFlags.register(fl)
+	opts.provenance.register(fl)
 	registerGrantCompletion(cmd)
 	cmd.ValidArgsFunction = completePluginNames(f, true)
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
@@ -93,7 +95,10 @@ type updateResultJSON struct {
 	Escalation        bool             `json:"escalation"`
 	NewerTags         []string         `json:"newer_tags"`
 	ForcePushed       bool             `json:"force_pushed"`
-	Error             *jsonError       `json:"error"`
+	// Provenance is who signed the revision fetched (null when nothing
+	// was fetched): list's object.
+	Provenance *provenanceJSON `json:"provenance"`
+	Error      *jsonError      `json:"error"`
 }
 
 // updateSummary counts results by Rust's status (total, updated, skipped,
@@ -139,6 +144,9 @@ func rustStatus(r install.UpdateResult) string {
 func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 	in, _, err := newInstaller(ctx, f, opts.consentFlags, !opts.DryRun)
 	if err != nil {
+		return err
+	}
+	if err := opts.provenance.apply(in); err != nil {
 		return err
 	}
 	doc := updateDoc{SchemaVersion: SchemaVersion, Action: "update", Scope: "all", DryRun: opts.DryRun, Results: []updateResultJSON{}}
@@ -198,6 +206,10 @@ func updateRun(ctx context.Context, f *Factory, opts *updateOptions) error {
 			j.HookChanges = append(j.HookChanges, hookChangeJSON{Name: h.Name, From: h.From, To: h.To})
 		}
 		j.NewerTags = append(j.NewerTags, r.NewerTags...)
+		if r.Provenance != nil {
+			pj := toProvenanceJSON(r.Provenance)
+			j.Provenance = &pj
+		}
 		if p := now[r.Name]; p != nil && r.Status == install.StatusSkipped && p.KindInfo().InstallFlag != "" {
 			j.Detail += "; to refresh it, reinstall it: " + reinstallCommand(p)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/publish"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -57,6 +58,8 @@ type validateDoc struct {
 	// field, message and fix apart.
 	ErrorDetails   manifest.Problems `json:"error_details"`
 	WarningDetails manifest.Problems `json:"warning_details"`
+	// advisory counts the warnings --strict does not fail on.
+	advisory int
 }
 
 // problemTexts is each finding as one line of text.
@@ -79,6 +82,18 @@ func validateRun(f *Factory, opts *validateOptions) error {
 	doc, _, err := checkPlugin(dir)
 	if err != nil {
 		return err
+	}
+	// Who signed a release is what installs record: say when the latest
+	// one is signed by no one. It is advice, which --strict does not fail
+	// on: every plugin published for the Rust fledge has unsigned tags and
+	// runs validate --strict in its CI, and a check that breaks CI with no
+	// way around it but signing gets deleted, not obeyed.
+	if tag, signed, err := publish.LatestTag(dir); err == nil && tag != "" && !signed {
+		doc.advisory++
+		p := manifest.Problem{Severity: manifest.SeverityWarning, Field: "tag " + tag,
+			Message: "the latest release tag is not signed, so installs record it as unsigned", Fix: publish.SigningHelp + ", then tag releases with git tag -s"}
+		doc.WarningDetails = append(doc.WarningDetails, p)
+		doc.Warnings = append(doc.Warnings, p.String())
 	}
 	return printValidation(f, opts, doc)
 }
@@ -129,9 +144,9 @@ func checkPlugin(dir string) (validateDoc, *manifest.Manifest, error) {
 }
 
 // printValidation prints the report and fails when it is not valid (under
-// --strict, also when it has warnings).
+// --strict, also when it has warnings other than advice).
 func printValidation(f *Factory, opts *validateOptions, doc validateDoc) error {
-	doc.Valid = len(doc.Errors) == 0 && !(opts.Strict && len(doc.Warnings) > 0)
+	doc.Valid = len(doc.Errors) == 0 && !(opts.Strict && len(doc.Warnings) > doc.advisory)
 	if opts.JSON {
 		if err := writeJSON(f.IO.Out, doc); err != nil {
 			return err

@@ -78,6 +78,11 @@ func main() {
 		return
 	case "noop-native":
 		return
+	case "env": // inherited stdio: its environment, a line each
+		for _, kv := range os.Environ() {
+			fmt.Println(kv)
+		}
+		return
 	case "probe": // inherited stdio: each probe of probe.sh, run in a child of its own
 		for _, name := range probeNames {
 			verdict := "denied"

@@ -1,4 +1,4 @@
-package runner
+package confine
 
 import (
 	"encoding/base64"
@@ -11,11 +11,9 @@ import (
 
 // The environment a plugin sees through the protocol (metadata "env" and
 // the environment of exec commands) is filtered so that what passes through
-// fledge never carries secrets. The plugin process itself inherits the
-// user's full environment: a native binary can read it directly, and
-// plugins such as GitHub clients need their tokens. The filter keeps secrets
-// out of what fledge hands over on the wire and out of commands run on a
-// plugin's behalf.
+// fledge never carries secrets (FilterEnv). The plugin process itself gets
+// the base environment (Environment, env.go), whose entries pass the same
+// name and value rules (Secret), plus what it was granted by name.
 //
 // The filter fails closed: an entry is dropped when its name or its value
 // looks like a credential by any rule below, and a harmless variable that
@@ -76,12 +74,24 @@ var (
 // SecretName reports whether an environment variable's name marks it as a
 // secret (or as fledge's own state, or a loader hook) under the rules above.
 func SecretName(name string) bool {
+	return hasAnyPrefix(strings.ToUpper(name), droppedPrefixes) || secretName(name)
+}
+
+// Secret reports whether an environment entry holds a secret by the name
+// and value rules above (fledge's own FLEDGE_ names and the loader's are
+// not secrets: SecretName drops them from the wire for other reasons).
+// The base environment of a confined plugin keeps only entries that are
+// not (see Environment).
+func Secret(name, value string) bool {
+	return secretName(name) || secretValue(value, name, 0)
+}
+
+func secretName(name string) bool {
 	upper := strings.ToUpper(name)
 	switch {
 	case keptNames[upper]:
 		return false
-	case droppedNames[upper], hasAnyPrefix(upper, droppedPrefixes), hasAnySuffix(upper, droppedSuffixes),
-		bundlerCredential(upper):
+	case droppedNames[upper], hasAnySuffix(upper, droppedSuffixes), bundlerCredential(upper):
 		return true
 	}
 	for _, s := range droppedSubstrings {
@@ -383,28 +393,6 @@ func FilterEnv(environ []string) []string {
 		out = append(out, kv)
 	}
 	return out
-}
-
-// envMap is FilterEnv as a map (later entries win, as in a process env).
-func envMap(environ []string) map[string]string {
-	m := map[string]string{}
-	for _, kv := range FilterEnv(environ) {
-		name, value, _ := strings.Cut(kv, "=")
-		m[name] = value
-	}
-	return m
-}
-
-// setEnv returns environ with name set to value, replacing any entry.
-func setEnv(environ []string, name, value string) []string {
-	out := make([]string, 0, len(environ)+1)
-	for _, kv := range environ {
-		if n, _, _ := strings.Cut(kv, "="); n == name {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, name+"="+value)
 }
 
 func setOf(items ...string) map[string]bool {
