@@ -75,8 +75,10 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, regName, tr
 	if err := fe.locate(); err != nil {
 		return nil, err
 	}
-	// A source the policy denies is never contacted.
-	if err := in.checkSource(fe.source().String(), fe.identity(regName)); err != nil {
+	// A source the policy denies is never contacted; a rule pinned to a
+	// commit is judged again once the ref resolves, before any fetch.
+	id := fe.identity(regName)
+	if err := in.checkSource(fe.source().String(), pending(id)); err != nil {
 		return nil, err
 	}
 	if fe.remote() {
@@ -90,9 +92,17 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, regName, tr
 	if err != nil {
 		return nil, err
 	}
+	if err := in.checkResolved(fe.source().String(), id, listedCommit(rev)); err != nil {
+		return nil, err
+	}
 	f, err := fe.checkout(ctx, rev, tree)
 	if f != nil {
 		f.registry = regName
+		if err == nil {
+			// What was checked out is judged too: an abbreviated commit,
+			// a local directory, a tag whose listing said less.
+			err = in.checkResolved(fe.source().String(), id, f.commit)
+		}
 	}
 	return f, err
 }

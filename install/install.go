@@ -392,13 +392,19 @@ func (in *Installer) installed(name string) (*Installed, error) {
 
 // checkSlot refuses a plugin whose name or commands are taken, spelled
 // the same or (on every OS, since macOS and Windows fold case) differing
-// only by case.
+// only by case, and the replacement (force) of a disabled plugin.
 func checkSlot(file *lockfile.File, m *manifest.Manifest, force bool) error {
 	if twin, ok := file.CaseTwin(m.Plugin.Name); ok {
 		return &NameConflictError{Name: m.Plugin.Name, Installed: twin.Name}
 	}
 	if p, ok := file.Get(m.Plugin.Name); ok && !force {
 		return &AlreadyInstalledError{Plugin: p.Name, Version: p.Version, Commit: p.Commit}
+	} else if ok {
+		// Off means off: a disabled plugin's hooks do not run, so it is
+		// not replaced (reinstalled, updated, synced) until it is enabled.
+		if err := p.DisabledErr("it is not reinstalled or updated while disabled"); err != nil {
+			return err
+		}
 	}
 	for _, c := range m.CommandNames() {
 		if owner, ok := file.CommandOwner(c); ok && owner.Name != m.Plugin.Name {

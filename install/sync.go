@@ -202,7 +202,9 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	if err != nil {
 		return err
 	}
-	if err := in.checkSource(w.Name, fe.identity("")); err != nil {
+	id := fe.identity("")
+	id.Commit = w.Commit
+	if err := in.checkSource(w.Name, id); err != nil {
 		return err
 	}
 	if err := in.checkPin(w.Name, w.RefKind, w.PinnedRef); err != nil {

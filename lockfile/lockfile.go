@@ -120,6 +120,11 @@ type Plugin struct {
 	// (RFC 3339); the grant log records the change too.
 	UnconfinedBy string `toml:"unconfined_by,omitempty"`
 	UnconfinedAt string `toml:"unconfined_at,omitempty"`
+	// DisabledBy, when set, is the user who disabled the plugin (fledge
+	// plugins disable), at DisabledAt (RFC 3339): it then has no entry
+	// point (disabled.go); the grant log records the change too.
+	DisabledBy string `toml:"disabled_by,omitempty"`
+	DisabledAt string `toml:"disabled_at,omitempty"`
 	// Provenance is who signed the installed revision, as verified at
 	// install (nil: not verified, as in records written before fledge
 	// verified signatures, or by the Rust fledge).

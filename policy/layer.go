@@ -76,6 +76,11 @@ type fileRules struct {
 		Require  *bool `toml:"require"`
 		AllowOff *bool `toml:"allow_off"`
 	} `toml:"confinement"`
+	Protection *struct {
+		Require *bool `toml:"require"`
+	} `toml:"protection"`
+	Revocation *revocationRules `toml:"revocation"`
+	Required   []requiredRule   `toml:"required"`
 	Provenance *provenanceRules `toml:"provenance"`
 }
 
@@ -130,6 +135,12 @@ type Layer struct {
 	// allow_off (nil: not set).
 	confineRequire  *bool
 	confineAllowOff *bool
+	// protectRequire is [protection] require (nil: not set; protect.go).
+	protectRequire *bool
+	// revocation is [revocation] (nil: none; revocation.go).
+	revocation *revocationList
+	// required are the [[required]] plugins (required.go).
+	required []Required
 	// provenance is [provenance] (provenance.go).
 	provenance *provenanceLayer
 	// raw is the file's bytes (or the [policy] table's), for Digest.
@@ -284,6 +295,15 @@ func (l *Layer) load(r *fileRules) error {
 	}
 	if c := r.Confinement; c != nil {
 		l.confineRequire, l.confineAllowOff = c.Require, c.AllowOff
+	}
+	if p := r.Protection; p != nil {
+		l.protectRequire = p.Require
+	}
+	if err := l.loadRevocation(r.Revocation); err != nil {
+		return err
+	}
+	if err := l.loadRequired(r.Required); err != nil {
+		return err
 	}
 	if err := l.loadProvenance(r.Provenance); err != nil {
 		return err

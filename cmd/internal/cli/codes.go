@@ -37,6 +37,9 @@ const (
 	// (the runner's codes for the same states).
 	CodeManifestChanged = "manifest_changed"
 	CodePluginMissing   = "plugin_missing"
+	// CodePluginDisabled: an entry point of a disabled plugin (the
+	// runner's code of the same name at run time).
+	CodePluginDisabled = "plugin_disabled"
 	// An update or sync fetched a revision signed at a lower level, or by
 	// another signer, than recorded (and nothing accepted it); a
 	// signature that does not match what it signs.
@@ -67,6 +70,8 @@ func classify(err error) string {
 	switch {
 	case errors.As(err, new(*policy.DeniedError)), errors.As(err, new(*policy.InvalidError)):
 		return CodePolicyDenied
+	case errors.As(err, new(*lockfile.DisabledError)):
+		return CodePluginDisabled
 	case errors.As(err, &appr):
 		return CodeApprovalRequired
 	case errors.Is(err, errPromptAborted):
@@ -143,6 +148,8 @@ func hintFor(err error) string {
 		amb    *lockfile.AmbiguousError
 		hook   *install.HookError
 		syn    *manifest.SyntaxError
+		// disabled is a plugin turned off (fledge plugins disable).
+		disabled *lockfile.DisabledError
 	)
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -151,6 +158,8 @@ func hintFor(err error) string {
 		return "fix the file at the line named (or ask whoever manages it): fledge applies no policy it cannot read in full"
 	case errors.As(err, new(*policy.DeniedError)):
 		return "the admin policy decides this, not a flag; see what it allows: " + commandLine("plugins", "policy")
+	case errors.As(err, &disabled):
+		return "enable it first: " + commandLine("plugins", "enable", disabled.Plugin)
 	case errors.As(err, &appr):
 		return "grant by name what it needs: " + strings.Join(appr.Missing, ", ")
 	case errors.As(err, &confl):

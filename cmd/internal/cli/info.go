@@ -146,6 +146,12 @@ func printInfo(out io.Writer, p *lockfile.Plugin, info infoJSON) {
 		row("commit", termsafe.Escape(info.Commit))
 	}
 	row("installed", termsafe.Escape(info.Installed))
+	if r := info.Revoked; r != nil {
+		row("revoked", "by "+termsafe.Line(r.Issuer)+" on "+termsafe.Line(r.Date)+": "+termsafe.Line(r.Reason)+" ("+termsafe.Escape(r.List)+")")
+	}
+	if info.Disabled {
+		row("disabled", "by "+termsafe.Line(info.DisabledBy)+": nothing of it runs until "+commandLine("plugins", "enable", info.Name))
+	}
 	row("provenance", provenanceText(p.Provenance))
 	proto := info.Protocol
 	if proto == "" {

@@ -50,6 +50,9 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 	if err != nil {
 		return nil, nil, err
 	}
+	if set, err = refreshRevocations(ctx, f, paths, set); err != nil {
+		return nil, nil, err
+	}
 	cfg := set.Config()
 	var idle time.Duration
 	if v := f.Getenv(EnvFetchTimeout); v != "" {

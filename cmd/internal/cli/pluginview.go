@@ -58,9 +58,37 @@ type pluginJSON struct {
 	// CommandDetails carries what agents need to call each command as a
 	// tool: its description, typed positional args and dangerous flag.
 	CommandDetails []commandJSON `json:"command_details"`
+	// Disabled is true for a plugin fledge plugins disable turned off
+	// (no entry point of it is reachable); DisabledBy says who and when.
+	Disabled   bool   `json:"disabled"`
+	DisabledBy string `json:"disabled_by"`
+	// Revoked is the revocation list entry that revokes it (null when
+	// none does): it does not install, update or run.
+	Revoked *revokedJSON `json:"revoked"`
+	// Seed is the read-only seed directory the plugin is installed in
+	// ("" for FLEDGE_HOME; FLEDGE_SEED_DIR).
+	Seed string `json:"seed"`
 	// Provenance is who signed the installed revision, as verified when
 	// it was fetched.
 	Provenance provenanceJSON `json:"provenance"`
+}
+
+// revokedJSON is a revocation list entry in list, info and audit.
+type revokedJSON struct {
+	Source string `json:"source"`
+	Commit string `json:"commit"`
+	Reason string `json:"reason"`
+	Issuer string `json:"issuer"`
+	Date   string `json:"date"`
+	List   string `json:"list"`
+}
+
+func toRevokedJSON(g settings.Grants) *revokedJSON {
+	r := g.Revoked
+	if r == nil {
+		return nil
+	}
+	return &revokedJSON{Source: r.Source, Commit: r.Commit, Reason: r.Reason, Issuer: r.Issuer, Date: r.Date, List: r.List}
 }
 
 // provenanceJSON is a plugin's "provenance" object: exactly level,
@@ -136,6 +164,7 @@ func toPluginJSON(p *lockfile.Plugin, g settings.Grants, off string) pluginJSON 
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
 		Capabilities: toCapsJSON(p.Capabilities), Granted: toCapsJSON(g.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
 		Description: p.Description, CommandDetails: toCommandsJSON(p), Provenance: toProvenanceJSON(p.Provenance),
+		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(), Revoked: toRevokedJSON(g),
 	}
 }
 

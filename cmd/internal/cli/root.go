@@ -270,6 +270,8 @@ Environment, exit codes, files:         fledge help environment|exit-codes|files
 		newRevokeCmd(f),
 		newUnconfineCmd(f),
 		newConfineCmd(f),
+		newDisableCmd(f),
+		newEnableCmd(f),
 		newInfoCmd(f),
 		newValidateCmd(f),
 		newRunCmd(f),

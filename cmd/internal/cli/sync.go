@@ -19,6 +19,8 @@ type syncOptions struct {
 	File       string
 	Prune      bool
 	JSON       bool
+	// Policy syncs the admin policy's [[required]] plugins (syncpolicy.go).
+	Policy bool
 }
 
 func newSyncCmd(f *Factory) *cobra.Command {
@@ -31,8 +33,11 @@ content hashes. The grants it records are a proposal, approved under the same ru
 as install. Nothing is removed unless --prune is given.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Policy {
+				return syncPolicyRun(c.Context(), f, opts)
+			}
 			if opts.File == "" {
-				return usageErrorf("sync needs --file <plugins.toml>")
+				return usageErrorf("sync needs --file <plugins.toml>, or --policy for the admin policy's required plugins")
 			}
 			return syncRun(c.Context(), f, opts)
 		},
@@ -44,6 +49,7 @@ as install. Nothing is removed unless --prune is given.`,
 	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Prune, "prune", false, "remove installed plugins the file does not list")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
+	fl.BoolVar(&opts.Policy, "policy", false, "install or update exactly the admin policy's [[required]] plugins, with the grants it pre-approves (no prompt)")
 	return cmd
 }
 
