@@ -34,6 +34,7 @@ var sharedLeaves = map[string]bool{
 	module + "/internal/bounded": true,
 	module + "/internal/redact":  true,
 	module + "/repourl":          true,
+	module + "/internal/semver":  true,
 }
 
 func TestImportRules(t *testing.T) {
@@ -60,6 +61,7 @@ func TestImportRules(t *testing.T) {
 		{"termsafe", []string{module + "/"}, "termsafe is a leaf"},
 		{"internal/bounded", []string{module + "/"}, "the bounded reader is a leaf that leaves may use"},
 		{"internal/redact", []string{module + "/"}, "the one redactor is a leaf, so the lowest packages may use it"},
+		{"internal/semver", []string{module + "/"}, "the version parser is a leaf that manifest, registry and install share"},
 		{"internal/procgroup", []string{module + "/"}, "process groups are a leaf that install and runner share"},
 		{"lockfile", []string{module + "/install", module + "/runner", module + "/registry"}, "lockfile sits below the orchestrators"},
 		{"protocol", []string{module + "/"}, "the wire types depend on nothing of fledge"},
@@ -120,6 +122,24 @@ func TestFledgeDoesNotLinkDocs(t *testing.T) {
 			t.Errorf("cmd/fledge links %s, whose init compiles a regular expression on every start: use ociartifact.Target and Source", pkg)
 		}
 		if pkg == "github.com/spf13/cobra/doc" || strings.HasPrefix(pkg, "github.com/cpuguy83/go-md2man") || strings.HasPrefix(pkg, "github.com/russross/blackfriday") {
+			t.Errorf("cmd/fledge links %s", pkg)
+		}
+	}
+}
+
+// The fledge binary links internal/semver, never upstream Masterminds
+// semver, whose init compiles six regular expressions on every start
+// (internal/semver's doc.go); upstream is its tests' reference.
+func TestFledgeDoesNotLinkUpstreamSemver(t *testing.T) {
+	fledge, ok := deps(t)[module+"/cmd/fledge"]
+	if !ok {
+		t.Fatal("go list did not list cmd/fledge")
+	}
+	if !slices.Contains(fledge, module+"/internal/semver") {
+		t.Fatalf("cmd/fledge's dependencies lack internal/semver: %v", fledge)
+	}
+	for _, pkg := range fledge {
+		if strings.HasPrefix(pkg, "github.com/Masterminds/semver") {
 			t.Errorf("cmd/fledge links %s", pkg)
 		}
 	}
