@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
+	"github.com/corvidlabs/fledge-go/internal/semver"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/policy"
