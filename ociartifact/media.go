@@ -17,6 +17,15 @@ const (
 	// LayerMediaType is the one layer: the plugin tree as a gzipped tar
 	// of regular files, directories and symlinks inside the tree.
 	LayerMediaType = "application/vnd.fledge.plugin.tree.v1.tar+gzip"
+	// SignatureMediaType is the optional second layer: the raw git objects
+	// the origin's signature covers (the commit and, for a signed tag, the
+	// tag object), each in git's encoding "TYPE SIZE\x00CONTENT" (package
+	// provenance's EncodeEvidence). A layer rather than a referrer: it is
+	// covered by the manifest's digest (a pin pins it), every registry and
+	// image layout stores it, and oras copy carries it without -r.
+	SignatureMediaType = "application/vnd.fledge.plugin.signature.v1.git-objects"
+	// MaxSignatureBytes bounds the signature layer, pushed or pulled.
+	MaxSignatureBytes = 64 << 10
 )
 
 // Annotations on the manifest. The OCI standard keys carry what they are
@@ -39,6 +48,10 @@ type Info struct {
 	Source, Commit string
 	// TreeHash is the hash of the tree in the layer.
 	TreeHash string
+	// Signature is the signature layer's content (SignatureMediaType),
+	// nil when the artifact has none. It is not an annotation: nothing
+	// about it is trusted until package provenance has checked it.
+	Signature []byte
 }
 
 func (i Info) annotations() map[string]string {

@@ -87,7 +87,31 @@ func pull(ctx context.Context, src Source, reference, dir string, l Limits) (*Pu
 	if err := drainVerify(vr); err != nil {
 		return nil, err
 	}
-	return &Pulled{Digest: desc.Digest.String(), Info: infoOf(m.Annotations)}, nil
+	info := infoOf(m.Annotations)
+	if len(m.Layers) == 2 {
+		if info.Signature, err = fetchSignature(ctx, src, m.Layers[1]); err != nil {
+			return nil, err
+		}
+	}
+	return &Pulled{Digest: desc.Digest.String(), Info: info}, nil
+}
+
+// fetchSignature reads the signature layer, bounded and checked against
+// its digest.
+func fetchSignature(ctx context.Context, src Source, d ocispec.Descriptor) ([]byte, error) {
+	if d.Size < 0 || d.Size > MaxSignatureBytes {
+		return nil, fmt.Errorf("%w: its signature layer is %d bytes, more than the %d fledge reads", ErrNotPlugin, d.Size, MaxSignatureBytes)
+	}
+	rc, err := src.Fetch(ctx, d)
+	if err != nil {
+		return nil, fmt.Errorf("fetch signature layer %s: %w", d.Digest, err)
+	}
+	defer rc.Close()
+	data, err := content.ReadAll(rc, d)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the signature layer does not match its digest or size: %v", ErrBadLayer, err)
+	}
+	return data, nil
 }
 
 // drainVerify reads what is left of the layer (no more than it declared)
@@ -142,8 +166,9 @@ func readManifest(ctx context.Context, src Source, desc ocispec.Descriptor, l Li
 	if m.ArtifactType != ArtifactType {
 		return nil, fmt.Errorf("%s has artifact type %q, not %q: %w", desc.Digest, m.ArtifactType, ArtifactType, ErrNotPlugin)
 	}
-	if len(m.Layers) != 1 || m.Layers[0].MediaType != LayerMediaType {
-		return nil, fmt.Errorf("%s has %d layers; a plugin has one, of type %s: %w", desc.Digest, len(m.Layers), LayerMediaType, ErrNotPlugin)
+	if len(m.Layers) < 1 || len(m.Layers) > 2 || m.Layers[0].MediaType != LayerMediaType ||
+		len(m.Layers) == 2 && m.Layers[1].MediaType != SignatureMediaType {
+		return nil, fmt.Errorf("%s has %d layers; a plugin has one of type %s, and may have a second of type %s: %w", desc.Digest, len(m.Layers), LayerMediaType, SignatureMediaType, ErrNotPlugin)
 	}
 	return &m, nil
 }

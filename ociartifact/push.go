@@ -17,7 +17,7 @@ import (
 
 // Push packs the tree at dir into an artifact described by info, pushes
 // it to dst and tags it with each of tags. info.TreeHash is set from the
-// tree. One tree with one info always makes the same manifest, so pushing
+// tree. info.Signature, when set, is pushed as a second layer. One tree with one info always makes the same manifest, so pushing
 // it again changes nothing.
 func Push(ctx context.Context, dst Target, dir string, info Info, tags []string, l Limits) (ocispec.Descriptor, error) {
 	d, err := push(ctx, dst, dir, info, tags, l)
@@ -41,6 +41,18 @@ func push(ctx context.Context, dst Target, dir string, info Info, tags []string,
 	if err := pushBlob(ctx, dst, ldesc, layer); err != nil {
 		return ocispec.Descriptor{}, fmt.Errorf("push layer: %w", err)
 	}
+	layers := []ocispec.Descriptor{ldesc}
+	if sig := info.Signature; len(sig) > 0 {
+		if len(sig) > MaxSignatureBytes {
+			return ocispec.Descriptor{}, fmt.Errorf("the signature evidence is %d bytes, more than the %d an artifact carries", len(sig), MaxSignatureBytes)
+		}
+		sdesc := content.NewDescriptorFromBytes(SignatureMediaType, sig)
+		sdesc.Annotations = map[string]string{ocispec.AnnotationTitle: info.Name + ".git-objects"}
+		if err := pushBlob(ctx, dst, sdesc, sig); err != nil {
+			return ocispec.Descriptor{}, fmt.Errorf("push signature: %w", err)
+		}
+		layers = append(layers, sdesc)
+	}
 	empty := ocispec.DescriptorEmptyJSON
 	if err := pushBlob(ctx, dst, empty, empty.Data); err != nil {
 		return ocispec.Descriptor{}, fmt.Errorf("push config: %w", err)
@@ -48,7 +60,7 @@ func push(ctx context.Context, dst Target, dir string, info Info, tags []string,
 	empty.Data = nil
 	m := ocispec.Manifest{
 		Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
-		ArtifactType: ArtifactType, Config: empty, Layers: []ocispec.Descriptor{ldesc}, Annotations: info.annotations(),
+		ArtifactType: ArtifactType, Config: empty, Layers: layers, Annotations: info.annotations(),
 	}
 	data, err := json.Marshal(m)
 	if err != nil {

@@ -315,3 +315,35 @@ func TestHugeLayerBounded(t *testing.T) {
 		t.Fatalf("huge manifest: %v", err)
 	}
 }
+
+// The signature evidence travels as a second layer that plain oras-go
+// copies with the manifest; fledge reads it back byte for byte, and
+// bounds it both ways.
+func TestSignatureLayerTravelsWithTheArtifact(t *testing.T) {
+	ctx := context.Background()
+	reg := ocitest.Start(t, ocitest.Options{})
+	dir := writeTree(t, helloTree)
+	sig := []byte("commit 3\x00abc")
+	info := ociartifact.Info{Name: "hello", Version: "1.0.0", Commit: strings.Repeat("a", 40), Signature: sig}
+	desc, err := ociartifact.Push(ctx, repo(t, reg, "fledge/hello", nil), dir, info, []string{"1.0.0"}, ociartifact.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := remote.NewRepository(reg.Host + "/fledge/hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.PlainHTTP, plain.Client = true, &auth.Client{Client: reg.HTTP}
+	mem := memory.New()
+	if got, err := oras.Copy(ctx, plain, "1.0.0", mem, "1.0.0", oras.DefaultCopyOptions); err != nil || got.Digest != desc.Digest {
+		t.Fatalf("oras copied %v, %v", got.Digest, err)
+	}
+	p, err := ociartifact.Pull(ctx, mem, "1.0.0", filepath.Join(t.TempDir(), "tree"), ociartifact.Limits{})
+	if err != nil || !bytes.Equal(p.Info.Signature, sig) || p.Digest != desc.Digest.String() {
+		t.Fatalf("pulled %+v, %v", p, err)
+	}
+	info.Signature = make([]byte, ociartifact.MaxSignatureBytes+1)
+	if _, err := ociartifact.Push(ctx, mem, dir, info, nil, ociartifact.Limits{}); err == nil || !strings.Contains(err.Error(), "more than") {
+		t.Fatalf("an oversized signature was pushed: %v", err)
+	}
+}
