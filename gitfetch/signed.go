@@ -31,3 +31,23 @@ func Signed(dir string, rev Revision, commit string) (*object.Tag, *object.Commi
 	}
 	return tag, c, nil
 }
+
+// Raw reads the objects hashes name from a revision checked out into dir
+// (before RemoveGitDir), as stored: their bytes are exactly what their
+// ids hash, for carrying a signature's evidence away from the repository.
+// They must be read before dir's .git goes.
+func Raw(dir string, hashes ...plumbing.Hash) ([]plumbing.EncodedObject, error) {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]plumbing.EncodedObject, 0, len(hashes))
+	for _, h := range hashes {
+		o, err := repo.Storer.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return nil, fmt.Errorf("object %s: %w", h, err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}

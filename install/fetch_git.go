@@ -94,7 +94,7 @@ func (g *gitFetcher) checkoutFrom(ctx context.Context, rev gitfetch.Revision, tr
 // fetchedTree is a checked-out revision in tree, without its .git.
 func (g *gitFetcher) fetchedTree(rev gitfetch.Revision, tree, commit string) (*fetched, error) {
 	// Who signed it is read from the fetch's own objects, before they go.
-	prov, notes, err := g.in.verifyCheckout(tree, rev, commit)
+	prov, notes, evidence, err := g.in.verifyCheckout(tree, rev, commit)
 	var se *provenance.SignersError
 	if errors.As(err, &se) {
 		return nil, err // the settings', not the source's
@@ -111,7 +111,7 @@ func (g *gitFetcher) fetchedTree(rev gitfetch.Revision, tree, commit string) (*f
 		return nil, err
 	}
 	f := &fetched{src: g.src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind), tier: g.tier(g.in.trust()),
-		prov: prov, provNotes: notes, mirror: g.mirrorURL}
+		prov: prov, provNotes: notes, evidence: evidence, mirror: g.mirrorURL}
 	if rev.RefName.IsTag() {
 		f.tag = rev.RefName.Short()
 	}

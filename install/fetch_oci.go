@@ -2,6 +2,7 @@ package install
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/provenance"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/treehash"
 	"github.com/corvidlabs/fledge-go/trust"
@@ -150,14 +152,28 @@ func (o *ociFetcher) checkout(ctx context.Context, rev gitfetch.Revision, tree s
 	if err := checkArtifact(o.src.String(), p, tree); err != nil {
 		return nil, err
 	}
+	prov, notes, evidence, err := o.in.verifyArtifact(p, tree)
+	var se *provenance.SignersError
+	if errors.As(err, &se) {
+		return nil, err // the settings', not the source's
+	}
+	if err != nil {
+		return nil, &FetchError{Source: o.source().String(), Err: err}
+	}
+	o.in.logf("Provenance of %s: %s\n", p.Digest, prov.Describe())
+	var f *fetched
 	if o.origin != nil {
-		return o.mirroredTree(rev, p, tree)
+		if f, err = o.mirroredTree(rev, p, tree); err != nil {
+			return nil, err
+		}
+	} else {
+		f = &fetched{src: o.src, dir: tree, kind: lockfile.KindOCI, commit: p.Info.Commit, refKind: string(rev.Kind),
+			tier: o.tier(o.in.trust()), ociDigest: p.Digest, origin: p.Info.Source}
+		if rev.Kind == gitfetch.KindTag || rev.Kind == gitfetch.KindDefault {
+			f.tag = rev.Ref
+		}
 	}
-	f := &fetched{src: o.src, dir: tree, kind: lockfile.KindOCI, commit: p.Info.Commit, refKind: string(rev.Kind),
-		tier: o.tier(o.in.trust()), ociDigest: p.Digest, origin: p.Info.Source}
-	if rev.Kind == gitfetch.KindTag || rev.Kind == gitfetch.KindDefault {
-		f.tag = rev.Ref
-	}
+	f.prov, f.provNotes, f.evidence = prov, notes, evidence
 	return f, nil
 }
 

@@ -116,6 +116,10 @@ type fetched struct {
 	// say which signatures were found and not accepted.
 	prov      *lockfile.Provenance
 	provNotes []string
+	// evidence is the signed git objects prov was verified on, as stored
+	// (provenance.EncodeEvidence): what a mirror of this tree carries. Nil
+	// when unsigned.
+	evidence []byte
 }
 
 // live reports whether the plugin's files are its source directory itself

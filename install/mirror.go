@@ -24,11 +24,14 @@ type MirrorResult struct {
 	// manifest and Tags its tags there.
 	Where, Digest string
 	Tags          []string
-	// Refetched is set when the installed tree is not the fetched one (a
-	// build or hook changed it) and the recorded revision was fetched
-	// again from its source to be pushed.
+	// Refetched is set when the recorded revision was fetched again from
+	// its source to be pushed: the installed tree is not the fetched one
+	// (a build or hook changed it), or it is signed and the signed objects
+	// are read again to be carried with it.
 	Refetched bool
-	Err       error
+	// Signed is set when the artifact carries the signature evidence.
+	Signed bool
+	Err    error
 }
 
 // Mirror pushes each named installed plugin (all when names is empty) to
@@ -36,7 +39,10 @@ type MirrorResult struct {
 // recorded source hash), annotated with its origin, commit and tree hash,
 // tagged with its version and its commit. A plugin whose installed tree
 // was changed by its build is fetched again at its recorded revision, and
-// must hash as recorded. Local plugins have no origin and are refused.
+// must hash as recorded. A signed plugin is fetched again too, so the
+// artifact carries the signed git objects (a second layer) with which an
+// install from it verifies who signed it; the fetch must be signed as
+// recorded. Local plugins have no origin and are refused.
 func (in *Installer) Mirror(ctx context.Context, names []string, dst Destination) ([]MirrorResult, error) {
 	file, err := in.Store.Load()
 	if err != nil {
@@ -77,16 +83,22 @@ func (in *Installer) mirrorOne(ctx context.Context, p *lockfile.Plugin, dst Dest
 		return fmt.Errorf("%s: %w", p.Name, err)
 	}
 	dir := in.Paths.PluginDir(p.Name)
-	if h, err := treehash.Hash(dir, treehash.Options{}); err != nil || h.Hash != p.SourceHash {
+	var evidence []byte
+	signed := p.Provenance.Signed()
+	if h, err := treehash.Hash(dir, treehash.Options{}); signed || err != nil || h.Hash != p.SourceHash {
 		stage, cleanup, err := newStage(in.Paths, "mirror")
 		if err != nil {
 			return err
 		}
 		defer cleanup()
-		if dir, err = in.refetch(ctx, p, filepath.Join(stage, "tree")); err != nil {
+		f, err := in.refetch(ctx, p, filepath.Join(stage, "tree"))
+		if err != nil {
 			return hideStaging(err, stage)
 		}
-		r.Refetched = true
+		if signed && (f.prov.LevelOf() != p.Provenance.Level || f.prov.Signer != p.Provenance.Signer || len(f.evidence) == 0) {
+			return fmt.Errorf("%s is recorded as %s, and fetched again for its signature it is %s: reinstall it, or mirror it from a machine where it verifies", p.Name, p.Provenance.Describe(), f.prov.Describe())
+		}
+		dir, evidence, r.Refetched = f.dir, f.evidence, true
 	}
 	target, prefix, where, err := dst(ctx, p.Name)
 	if err != nil {
@@ -97,12 +109,12 @@ func (in *Installer) mirrorOne(ctx context.Context, p *lockfile.Plugin, dst Dest
 	if isCommit(p.Commit) {
 		tags = append(tags, prefix+p.Commit)
 	}
-	info := ociartifact.Info{Name: p.Name, Version: p.Version, Source: originOf(p), Commit: p.Commit}
+	info := ociartifact.Info{Name: p.Name, Version: p.Version, Source: originOf(p), Commit: p.Commit, Signature: evidence}
 	desc, err := ociartifact.Push(ctx, target, dir, info, tags, ociartifact.Limits{MaxTreeBytes: in.Git.MaxTreeBytes, MaxTreeFiles: in.Git.MaxTreeFiles})
 	if err != nil {
 		return fmt.Errorf("push %s to %s: %w", p.Name, where, registry.RedactError(err))
 	}
-	r.Digest, r.Tags = desc.Digest.String(), tags
+	r.Digest, r.Tags, r.Signed = desc.Digest.String(), tags, len(evidence) > 0
 	return nil
 }
 
@@ -119,34 +131,46 @@ func originOf(p *lockfile.Plugin) string {
 }
 
 // refetch fetches p's recorded revision into tree and checks that it
-// hashes as recorded: the tree p was installed from.
-func (in *Installer) refetch(ctx context.Context, p *lockfile.Plugin, tree string) (string, error) {
+// is the recorded commit and hashes as recorded: the tree p was installed
+// from. A signed tag is fetched by its tag, for the tag object.
+func (in *Installer) refetch(ctx context.Context, p *lockfile.Plugin, tree string) (*fetched, error) {
 	src, err := entrySource(p, in.GitHubBase)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	fe, err := in.newFetcher(src)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	rev := gitfetch.Revision{Ref: p.Commit, Kind: gitfetch.KindCommit, Commit: p.Commit}
 	switch {
 	case src.Kind == registry.SourceOCI:
 		rev = gitfetch.Revision{Ref: p.OCIDigest, Kind: RefDigest}
 	case len(p.Commit) != 40:
-		return "", fmt.Errorf("%s %w: its tree was changed by its build, and no full commit is recorded to fetch it again", p.Name, ErrNotReproducible)
+		return nil, fmt.Errorf("%s %w: no full commit is recorded to fetch it again", p.Name, ErrNotReproducible)
+	case p.Provenance.LevelOf() == lockfile.LevelSignedTag && p.Tag != "":
+		refs, err := fe.listRefs(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if rev, err = fe.resolve(refs, p.Tag); err != nil {
+			return nil, err
+		}
 	}
-	in.logf("Fetching %s again: its installed tree is not the one it was installed from\n", p.Name)
+	in.logf("Fetching %s again: for its signed objects, or its installed tree is not the one it was installed from\n", p.Name)
 	f, err := fe.checkout(ctx, rev, tree)
 	if err != nil {
-		return "", err
+		return nil, err
+	}
+	if src.Kind != registry.SourceOCI && f.commit != p.Commit {
+		return nil, fmt.Errorf("%s %w: %s is now commit %s, not the recorded %s", p.Name, ErrNotReproducible, p.Tag, short(f.commit), short(p.Commit))
 	}
 	h, err := treehash.Hash(f.dir, treehash.Options{})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if h.Hash != p.SourceHash {
-		return "", fmt.Errorf("%s %w: %s hashes to %s, not the recorded %s", p.Name, ErrNotReproducible, fetchedRevision(f), h.Hash, p.SourceHash)
+		return nil, fmt.Errorf("%s %w: %s hashes to %s, not the recorded %s", p.Name, ErrNotReproducible, fetchedRevision(f), h.Hash, p.SourceHash)
 	}
-	return f.dir, nil
+	return f, nil
 }

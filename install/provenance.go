@@ -3,10 +3,14 @@ package install
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/lockfile"
+	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/provenance"
 )
@@ -31,6 +35,9 @@ type ProvenanceError struct {
 	Against       string
 	// Commit is the fetched revision's commit.
 	Commit string
+	// Why says why signatures found were not accepted (an artifact's
+	// evidence missing or not matching, an unknown key).
+	Why []string
 }
 
 func (e *ProvenanceError) Error() string {
@@ -38,8 +45,12 @@ func (e *ProvenanceError) Error() string {
 	if !e.Downgrade {
 		what = "signer changed"
 	}
-	return fmt.Sprintf("%s: %s: %s is %s, and the fetched commit %s is %s; fledge does not take a lower level or another signer silently",
-		e.Plugin, what, e.Against, e.Recorded.Describe(), short(e.Commit), e.Got.Describe())
+	why := ""
+	if len(e.Why) > 0 {
+		why = " (" + strings.Join(e.Why, "; ") + ")"
+	}
+	return fmt.Sprintf("%s: %s: %s is %s, and the fetched commit %s is %s%s; fledge does not take a lower level or another signer silently",
+		e.Plugin, what, e.Against, e.Recorded.Describe(), short(e.Commit), e.Got.Describe(), why)
 }
 
 func (e *ProvenanceError) Unwrap() error {
@@ -50,21 +61,64 @@ func (e *ProvenanceError) Unwrap() error {
 }
 
 // verifyCheckout says who signed a revision checked out into tree (its
-// .git still there), against the trusted signers in force.
-func (in *Installer) verifyCheckout(tree string, rev gitfetch.Revision, commit string) (*lockfile.Provenance, []string, error) {
+// .git still there), against the trusted signers in force. For a signed
+// revision it also returns the signed objects as they are stored
+// (provenance.EncodeEvidence), which a mirror carries with the tree.
+func (in *Installer) verifyCheckout(tree string, rev gitfetch.Revision, commit string) (*lockfile.Provenance, []string, []byte, error) {
 	tag, c, err := gitfetch.Signed(tree, rev, commit)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	signers, err := provenance.Load(in.Settings.AllowedSigners())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	res, err := provenance.Verify(provenance.Signed{Tag: tag, Commit: c}, signers)
-	if err != nil {
-		return nil, nil, err
+	if err != nil || !res.Provenance.Signed() {
+		return &res.Provenance, res.Notes, nil, err
 	}
-	return &res.Provenance, res.Notes, nil
+	hashes := []plumbing.Hash{c.Hash}
+	if tag != nil {
+		hashes = append(hashes, tag.Hash)
+	}
+	objs, err := gitfetch.Raw(tree, hashes...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	evidence, err := provenance.EncodeEvidence(objs...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return &res.Provenance, res.Notes, evidence, nil
+}
+
+// verifyArtifact says who signed the tree an artifact unpacked into tree,
+// from the signature evidence it carries (never from its annotations):
+// the evidence must be the commit the artifact names, its tree line the
+// git tree of the unpacked files, and its tag must point at that commit;
+// then the signatures are verified as a git fetch's are. Evidence missing
+// or not matching makes it unsigned, with a note saying why.
+func (in *Installer) verifyArtifact(p *ociartifact.Pulled, tree string) (*lockfile.Provenance, []string, []byte, error) {
+	unsigned := &lockfile.Provenance{Level: lockfile.LevelUnsigned}
+	if len(p.Info.Signature) == 0 {
+		return unsigned, []string{fmt.Sprintf("artifact %s carries no signature evidence (a mirror made before fledge carried it, or of an unsigned revision): it counts as unsigned", p.Digest)}, nil, nil
+	}
+	s, err := provenance.DecodeEvidence(p.Info.Signature)
+	if err == nil {
+		err = provenance.Covers(s, p.Info.Commit, tree)
+	}
+	if err != nil {
+		return unsigned, []string{fmt.Sprintf("artifact %s counts as unsigned: %v", p.Digest, err)}, nil, nil
+	}
+	signers, err := provenance.Load(in.Settings.AllowedSigners())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	res, err := provenance.Verify(s, signers)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return &res.Provenance, res.Notes, p.Info.Signature, nil
 }
 
 // signatureOf is what the policy's [provenance] rules judge of p: a
@@ -102,6 +156,9 @@ func (in *Installer) checkProvenance(c *candidate, against ...recorded) (string,
 		return "", err
 	}
 	if d := in.policy().CheckProvenance(fe.identity(f.registry), string(f.tier), signatureOf(got)); d != nil {
+		if len(f.provNotes) > 0 {
+			return "", fmt.Errorf("%w (%s)", policy.Deny(c.m.Plugin.Name, *d), strings.Join(f.provNotes, "; "))
+		}
 		return "", policy.Deny(c.m.Plugin.Name, *d)
 	}
 	for _, r := range against {
@@ -109,7 +166,7 @@ func (in *Installer) checkProvenance(c *candidate, against ...recorded) (string,
 		if e == nil {
 			continue
 		}
-		e.Commit = f.commit
+		e.Commit, e.Why = f.commit, f.provNotes
 		switch {
 		case in.AcceptProvenance != "":
 			return "--accept-provenance: " + in.AcceptProvenance, nil

@@ -72,6 +72,7 @@ type mirrorResultJSON struct {
 	Digest    string     `json:"digest"`
 	Tags      []string   `json:"tags"`
 	Refetched bool       `json:"refetched"`
+	Signed    bool       `json:"signed"`
 	Error     *jsonError `json:"error"`
 }
 
@@ -118,7 +119,7 @@ func mirrorRun(ctx context.Context, f *Factory, opts *mirrorOptions) error {
 	doc := mirrorDoc{SchemaVersion: SchemaVersion, Action: action, Results: []mirrorResultJSON{}}
 	var failures []error
 	for _, r := range results {
-		j := mirrorResultJSON{Name: r.Name, Where: r.Where, Digest: r.Digest, Tags: r.Tags, Refetched: r.Refetched}
+		j := mirrorResultJSON{Name: r.Name, Where: r.Where, Digest: r.Digest, Tags: r.Tags, Refetched: r.Refetched, Signed: r.Signed}
 		if j.Tags == nil {
 			j.Tags = []string{}
 		}
@@ -142,7 +143,11 @@ func mirrorRun(ctx context.Context, f *Factory, opts *mirrorOptions) error {
 				fmt.Fprintf(f.IO.Out, "%s %s: %s\n", st.Fail("✗"), termsafe.Escape(r.Name), r.Error.Message)
 				continue
 			}
-			fmt.Fprintf(f.IO.Out, "%s %s → %s (%s)\n", st.OK("✓"), termsafe.Escape(r.Name), termsafe.Line(r.Where), r.Digest)
+			signed := ""
+			if r.Signed {
+				signed = ", with its signature"
+			}
+			fmt.Fprintf(f.IO.Out, "%s %s → %s (%s%s)\n", st.OK("✓"), termsafe.Escape(r.Name), termsafe.Line(r.Where), r.Digest, signed)
 		}
 	}
 	if len(failures) > 0 {
