@@ -102,6 +102,39 @@ func TestSyncThroughAMirrorKeepsProvenance(t *testing.T) {
 		t.Fatalf("synced %+v (mirror %q)\norigin %+v", got.Provenance, got.Mirror, want.Provenance)
 	}
 
+	// A mirror that dropped the objects serves a downgrade, which sync
+	// refuses without any require, saying what is missing.
+	team, err := o.remote.Repository(ctx, o.reg.Host, "team/fledge-plugin-sig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "tree")
+	pulled, err := ociartifact.Pull(ctx, team, want.Commit, dir, ociartifact.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := o.remote.Repository(ctx, o.reg.Host, "bare/fledge-plugin-sig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := pulled.Info
+	info.Signature = nil
+	if _, err := ociartifact.Push(ctx, bare, dir, info, []string{want.Commit}, ociartifact.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+	e3 := newEnv(t)
+	in := e3.installer(Consent{Yes: true})
+	in.OCI = o.remote
+	in.Settings = settings.New(nil, mustPolicy(t, strings.Replace(mirrors, "/team/", "/bare/", 1)))
+	out, err = (&Syncer{Installer: in}).Sync(ctx, o.want)
+	var pe *ProvenanceError
+	if err != nil || len(out) != 1 || !errors.As(out[0].Err, &pe) || !pe.Downgrade || !strings.Contains(pe.Error(), "carries no signature evidence") {
+		t.Fatalf("sync through a mirror without the objects: %+v %v", out, err)
+	}
+	if f, _ := e3.store.Load(); len(f.Plugins) != 0 {
+		t.Error("installed anyway")
+	}
+
 	// Installed from the mirror directly, it is signed as well.
 	e2 := newEnv(t)
 	if _, err := o.installer(t, e2, "").Install(ctx, "oci://"+o.reg.Host+"/team/fledge-plugin-sig:1.0.0"); err != nil {
