@@ -6,7 +6,10 @@
 //
 // The artifact is plain OCI (an image manifest, version 1.1, with an
 // artifactType, the empty config and one layer), so any OCI client can copy,
-// mirror or inspect it; fledge reads only artifacts of its own type.
+// mirror or inspect it; fledge reads only artifacts of its own type. A
+// signed plugin's artifact has a second, small layer (SignatureMediaType):
+// the raw git objects its signature covers, which this package carries and
+// bounds but never interprets (package provenance checks them).
 //
 // It does not own what is done with a pulled tree (package install
 // validates, approves, builds and records it), nor which sources map to

@@ -22,6 +22,12 @@
 // that does not match what it signs is an error (*BadSignatureError):
 // evidence of tampering, never a lower level.
 //
+// Away from a repository (an OCI mirror or bundle), the signed objects
+// travel as evidence (EncodeEvidence: git's own object encoding, byte for
+// byte); DecodeEvidence reads it back and Covers checks it vouches for a
+// given commit and tree, recomputing the tree's git hash (GitTree) from
+// the files, before Verify says who signed.
+//
 // It verifies the objects of a fetch (install, update, sync) and is never
 // on the path that runs a plugin. It does not decide what a level must be
 // (package policy's [provenance] require, applied by install) or whether
