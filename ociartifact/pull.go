@@ -96,12 +96,9 @@ func pull(ctx context.Context, src Source, reference, dir string, l Limits) (*Pu
 	return &Pulled{Digest: desc.Digest.String(), Info: info}, nil
 }
 
-// fetchSignature reads the signature layer, bounded and checked against
-// its digest.
+// fetchSignature reads the signature layer (its size bounded by
+// readManifest), checked against its digest.
 func fetchSignature(ctx context.Context, src Source, d ocispec.Descriptor) ([]byte, error) {
-	if d.Size < 0 || d.Size > MaxSignatureBytes {
-		return nil, fmt.Errorf("%w: its signature layer is %d bytes, more than the %d fledge reads", ErrNotPlugin, d.Size, MaxSignatureBytes)
-	}
 	rc, err := src.Fetch(ctx, d)
 	if err != nil {
 		return nil, fmt.Errorf("fetch signature layer %s: %w", d.Digest, err)
@@ -169,6 +166,9 @@ func readManifest(ctx context.Context, src Source, desc ocispec.Descriptor, l Li
 	if len(m.Layers) < 1 || len(m.Layers) > 2 || m.Layers[0].MediaType != LayerMediaType ||
 		len(m.Layers) == 2 && m.Layers[1].MediaType != SignatureMediaType {
 		return nil, fmt.Errorf("%s has %d layers; a plugin has one of type %s, and may have a second of type %s: %w", desc.Digest, len(m.Layers), LayerMediaType, SignatureMediaType, ErrNotPlugin)
+	}
+	if len(m.Layers) == 2 && (m.Layers[1].Size < 0 || m.Layers[1].Size > MaxSignatureBytes) {
+		return nil, fmt.Errorf("%s: %w: its signature layer is %d bytes, more than the %d fledge reads", desc.Digest, ErrNotPlugin, m.Layers[1].Size, MaxSignatureBytes)
 	}
 	return &m, nil
 }

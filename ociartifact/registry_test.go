@@ -342,6 +342,36 @@ func TestSignatureLayerTravelsWithTheArtifact(t *testing.T) {
 	if err != nil || !bytes.Equal(p.Info.Signature, sig) || p.Digest != desc.Digest.String() {
 		t.Fatalf("pulled %+v, %v", p, err)
 	}
+	// A manifest declaring a larger signature layer is refused before it
+	// is fetched.
+	mdesc, err := mem.Resolve(ctx, "1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := content.FetchAll(ctx, mem, mdesc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(data, &m); err != nil || len(m.Layers) != 2 || m.Layers[1].MediaType != ociartifact.SignatureMediaType {
+		t.Fatalf("manifest %s: %v", data, err)
+	}
+	m.Layers[1].Size = ociartifact.MaxSignatureBytes + 1
+	big, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bdesc := content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, big)
+	if err := mem.Push(ctx, bdesc, bytes.NewReader(big)); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.Tag(ctx, bdesc, "big"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ociartifact.Pull(ctx, mem, "big", filepath.Join(t.TempDir(), "tree"), ociartifact.Limits{}); !errors.Is(err, ociartifact.ErrNotPlugin) || !strings.Contains(err.Error(), "signature layer") {
+		t.Fatalf("a huge signature layer: %v", err)
+	}
+
 	info.Signature = make([]byte, ociartifact.MaxSignatureBytes+1)
 	if _, err := ociartifact.Push(ctx, mem, dir, info, nil, ociartifact.Limits{}); err == nil || !strings.Contains(err.Error(), "more than") {
 		t.Fatalf("an oversized signature was pushed: %v", err)
