@@ -174,6 +174,9 @@ func (o *ociFetcher) checkout(ctx context.Context, rev gitfetch.Revision, tree s
 		}
 	}
 	f.prov, f.provNotes, f.evidence = prov, notes, evidence
+	if len(p.Info.Signature) == 0 {
+		f.unsignedArtifact = p.Digest
+	}
 	return f, nil
 }
 

@@ -120,6 +120,9 @@ type fetched struct {
 	// (provenance.EncodeEvidence): what a mirror of this tree carries. Nil
 	// when unsigned.
 	evidence []byte
+	// unsignedArtifact is the digest of an artifact that carried no
+	// signed objects, for the words of a refusal.
+	unsignedArtifact string
 }
 
 // live reports whether the plugin's files are its source directory itself

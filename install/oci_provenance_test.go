@@ -128,7 +128,7 @@ func TestSyncThroughAMirrorKeepsProvenance(t *testing.T) {
 	in.Settings = settings.New(nil, mustPolicy(t, strings.Replace(mirrors, "/team/", "/bare/", 1)))
 	out, err = (&Syncer{Installer: in}).Sync(ctx, o.want)
 	var pe *ProvenanceError
-	if err != nil || len(out) != 1 || !errors.As(out[0].Err, &pe) || !pe.Downgrade || !strings.Contains(pe.Error(), "carries no signature evidence") {
+	if err != nil || len(out) != 1 || !errors.As(out[0].Err, &pe) || !pe.Downgrade || !strings.Contains(pe.Error(), "carries no signed git objects") {
 		t.Fatalf("sync through a mirror without the objects: %+v %v", out, err)
 	}
 	if f, _ := e3.store.Load(); len(f.Plugins) != 0 {
@@ -203,7 +203,7 @@ func TestAMirrorsSignatureMustCoverItsTree(t *testing.T) {
 		{"another commit's objects", func(info *ociartifact.Info, _ string) {
 			info.Signature = other
 		}, "not the commit"},
-		{"no objects", func(info *ociartifact.Info, _ string) { info.Signature = nil }, "carries no signature evidence"},
+		{"no objects", func(info *ociartifact.Info, _ string) { info.Signature = nil }, "carries no signed git objects"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "tree")

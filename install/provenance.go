@@ -96,12 +96,14 @@ func (in *Installer) verifyCheckout(tree string, rev gitfetch.Revision, commit s
 // from the signature evidence it carries (never from its annotations):
 // the evidence must be the commit the artifact names, its tree line the
 // git tree of the unpacked files, and its tag must point at that commit;
-// then the signatures are verified as a git fetch's are. Evidence missing
-// or not matching makes it unsigned, with a note saying why.
+// then the signatures are verified as a git fetch's are. Evidence not
+// matching makes it unsigned, with a note saying why; no evidence at all
+// makes it unsigned (whyUnsigned says why, when it is refused).
 func (in *Installer) verifyArtifact(p *ociartifact.Pulled, tree string) (*lockfile.Provenance, []string, []byte, error) {
 	unsigned := &lockfile.Provenance{Level: lockfile.LevelUnsigned}
 	if len(p.Info.Signature) == 0 {
-		return unsigned, []string{fmt.Sprintf("artifact %s carries no signature evidence (a mirror made before fledge carried it, or of an unsigned revision): it counts as unsigned", p.Digest)}, nil, nil
+		// As quiet as an unsigned git revision; said only when refused.
+		return unsigned, nil, nil, nil
 	}
 	s, err := provenance.DecodeEvidence(p.Info.Signature)
 	if err == nil {
@@ -156,8 +158,8 @@ func (in *Installer) checkProvenance(c *candidate, against ...recorded) (string,
 		return "", err
 	}
 	if d := in.policy().CheckProvenance(fe.identity(f.registry), string(f.tier), signatureOf(got)); d != nil {
-		if len(f.provNotes) > 0 {
-			return "", fmt.Errorf("%w (%s)", policy.Deny(c.m.Plugin.Name, *d), strings.Join(f.provNotes, "; "))
+		if why := whyUnsigned(f); len(why) > 0 {
+			return "", fmt.Errorf("%w (%s)", policy.Deny(c.m.Plugin.Name, *d), strings.Join(why, "; "))
 		}
 		return "", policy.Deny(c.m.Plugin.Name, *d)
 	}
@@ -166,7 +168,7 @@ func (in *Installer) checkProvenance(c *candidate, against ...recorded) (string,
 		if e == nil {
 			continue
 		}
-		e.Commit, e.Why = f.commit, f.provNotes
+		e.Commit, e.Why = f.commit, whyUnsigned(f)
 		switch {
 		case in.AcceptProvenance != "":
 			return "--accept-provenance: " + in.AcceptProvenance, nil
@@ -182,6 +184,16 @@ func (in *Installer) checkProvenance(c *candidate, against ...recorded) (string,
 		return "", e
 	}
 	return "", nil
+}
+
+// whyUnsigned is what a refusal of f's provenance adds: the notes on
+// signatures not accepted, and for an artifact without signature evidence
+// that it carries none.
+func whyUnsigned(f *fetched) []string {
+	if f.unsignedArtifact != "" && len(f.provNotes) == 0 {
+		return []string{fmt.Sprintf("artifact %s carries no signed git objects (a mirror made before fledge carried them, or of an unsigned revision): mirror it again from a machine where it verifies", f.unsignedArtifact)}
+	}
+	return f.provNotes
 }
 
 // changed compares got with a recorded provenance: nil when it is not
