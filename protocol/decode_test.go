@@ -307,7 +307,6 @@ func FuzzOutputTexts(f *testing.F) {
 // TestOutputTextsTakesAFlood: lines spelled as encoders write them are
 // all taken, up to the first that is not whole or is too long.
 func TestOutputTextsTakesAFlood(t *testing.T) {
-	t.Parallel()
 	a := `{"type":"output","text":"é \"q\"\n"}` + "\n"
 	b := `{"text":"y\t","type":"output"}` + "\r\n"
 	buf := a + b + a + `{"type":"output","text":"cut`
@@ -317,6 +316,12 @@ func TestOutputTextsTakesAFlood(t *testing.T) {
 	}
 	if _, n := AppendOutputTexts(nil, []byte(b+a), len(a)-2); n != len(b) {
 		t.Errorf("max %d: took %d bytes, want %d", len(a)-2, n, len(b))
+	}
+	// Decoding into a buffer with room allocates nothing (AllocsPerRun:
+	// not in parallel).
+	dst, src := make([]byte, 0, len(buf)), []byte(buf)
+	if n := testing.AllocsPerRun(100, func() { dst, _ = AppendOutputTexts(dst[:0], src, 1<<20) }); n != 0 {
+		t.Errorf("%v allocations decoding into a buffer with room", n)
 	}
 	for _, stop := range []string{`{"type":"log","message":"m"}`, `{"type":"output","text":"a","x":1}`, ` {"type":"output","text":"a"}`} {
 		if _, n := AppendOutputTexts(nil, []byte(a+stop+"\n"+a), 1<<20); n != len(a) {
