@@ -34,6 +34,7 @@ var sharedLeaves = map[string]bool{
 	module + "/internal/bounded": true,
 	module + "/internal/redact":  true,
 	module + "/repourl":          true,
+	module + "/internal/semver":  true,
 }
 
 func TestImportRules(t *testing.T) {
@@ -60,6 +61,7 @@ func TestImportRules(t *testing.T) {
 		{"termsafe", []string{module + "/"}, "termsafe is a leaf"},
 		{"internal/bounded", []string{module + "/"}, "the bounded reader is a leaf that leaves may use"},
 		{"internal/redact", []string{module + "/"}, "the one redactor is a leaf, so the lowest packages may use it"},
+		{"internal/semver", []string{module + "/"}, "the version parser is a leaf that manifest, registry and install share"},
 		{"internal/procgroup", []string{module + "/"}, "process groups are a leaf that install and runner share"},
 		{"lockfile", []string{module + "/install", module + "/runner", module + "/registry"}, "lockfile sits below the orchestrators"},
 		{"protocol", []string{module + "/"}, "the wire types depend on nothing of fledge"},
@@ -74,6 +76,8 @@ func TestImportRules(t *testing.T) {
 		{"policy", []string{module + "/install", module + "/runner", module + "/registry", module + "/lockfile", module + "/grantlog", module + "/gitfetch"}, "policy is a leaf that install, runner and cmd all apply"},
 		{"inventory", []string{module + "/install", module + "/runner", module + "/registry", module + "/policy", "github.com/CycloneDX/"}, "the inventory only describes records; cyclonedx-go is its tests' reference, never linked (its init costs every command)"},
 		{"grantlog", []string{module + "/install", module + "/runner", module + "/registry", module + "/policy"}, "the grant log sits beside lockfile, below the orchestrators"},
+		{"ociartifact", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest", module + "/settings"}, "the OCI artifact format knows trees, not what install does with them"},
+		{"runner", []string{"oras.land/", "github.com/opencontainers/"}, "running a plugin never reaches a registry"},
 		{"publish", []string{module + "/install", module + "/runner", module + "/lockfile", module + "/manifest"}, "publish only talks to GitHub and git"},
 	}
 	for pkg, ds := range all {
@@ -99,8 +103,9 @@ func TestImportRules(t *testing.T) {
 	}
 }
 
-// The fledge binary does not link the man page renderer: it costs start-up
-// on every invocation and only cmd/internal/gendocs needs it.
+// The fledge binary does not link the man page renderer (it costs start-up
+// on every invocation and only cmd/internal/gendocs needs it), nor the
+// registry the OCI tests run, nor oras-go's root package (its init).
 func TestFledgeDoesNotLinkDocs(t *testing.T) {
 	fledge, ok := deps(t)[module+"/cmd/fledge"]
 	if !ok {
@@ -110,7 +115,31 @@ func TestFledgeDoesNotLinkDocs(t *testing.T) {
 		t.Fatalf("cmd/fledge's dependencies lack cobra: %v", fledge)
 	}
 	for _, pkg := range fledge {
+		if strings.HasPrefix(pkg, "github.com/distribution/") || strings.HasSuffix(pkg, "/ocitest") {
+			t.Errorf("cmd/fledge links %s: the test registry is for tests only", pkg)
+		}
+		if pkg == "oras.land/oras-go/v2" {
+			t.Errorf("cmd/fledge links %s, whose init compiles a regular expression on every start: use ociartifact.Target and Source", pkg)
+		}
 		if pkg == "github.com/spf13/cobra/doc" || strings.HasPrefix(pkg, "github.com/cpuguy83/go-md2man") || strings.HasPrefix(pkg, "github.com/russross/blackfriday") {
+			t.Errorf("cmd/fledge links %s", pkg)
+		}
+	}
+}
+
+// The fledge binary links internal/semver, never upstream Masterminds
+// semver, whose init compiles six regular expressions on every start
+// (internal/semver's doc.go); upstream is its tests' reference.
+func TestFledgeDoesNotLinkUpstreamSemver(t *testing.T) {
+	fledge, ok := deps(t)[module+"/cmd/fledge"]
+	if !ok {
+		t.Fatal("go list did not list cmd/fledge")
+	}
+	if !slices.Contains(fledge, module+"/internal/semver") {
+		t.Fatalf("cmd/fledge's dependencies lack internal/semver: %v", fledge)
+	}
+	for _, pkg := range fledge {
+		if strings.HasPrefix(pkg, "github.com/Masterminds/semver") {
 			t.Errorf("cmd/fledge links %s", pkg)
 		}
 	}

@@ -115,11 +115,37 @@ type Skipped struct {
 // the settings in force (for tiers and effective grants) and, where the
 // record cannot say enough, plugins' installed plugin.toml.
 func Load(paths home.Paths, s *settings.Settings) (*Catalog, error) {
+	return LoadSeeded(paths, nil, s)
+}
+
+// LoadSeeded is Load with the plugins of read-only seed directories
+// (FLEDGE_SEED_DIR) that the home does not have, the first seed's first,
+// as the runner finds them. A seed whose plugins.toml cannot be read adds
+// nothing.
+func LoadSeeded(paths home.Paths, seeds []string, s *settings.Settings) (*Catalog, error) {
 	file, err := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock()).LoadCached(paths.DecodedPluginsFile())
 	if err != nil {
 		return nil, err
 	}
 	inputs := append([]string{paths.PluginsFile()}, s.Files()...)
+	if len(seeds) > 0 {
+		merged := *file
+		merged.Plugins = append([]lockfile.Plugin(nil), file.Plugins...)
+		for _, dir := range seeds {
+			seedFile := filepath.Join(dir, "plugins.toml")
+			inputs = append(inputs, seedFile)
+			lf, err := lockfile.LoadFile(seedFile)
+			if err != nil {
+				continue
+			}
+			for _, p := range lf.Plugins {
+				if _, ok := merged.Get(p.Name); !ok {
+					merged.Plugins = append(merged.Plugins, p)
+				}
+			}
+		}
+		file = &merged
+	}
 	c := Build(file, s, func(plugin string) ([]byte, error) {
 		path := filepath.Join(paths.PluginDir(plugin), manifest.FileName)
 		inputs = append(inputs, path)
@@ -151,7 +177,22 @@ func Build(file *lockfile.File, s *settings.Settings, installed func(plugin stri
 	c := &Catalog{Tools: []*Tool{}, Collisions: []Collision{}, Skipped: []Skipped{}, Edited: []Edited{}}
 	for i := range file.Plugins {
 		p := &file.Plugins[i]
-		c.addPlugin(p, s.Grants(p), installed)
+		if p.IsDisabled() {
+			// Off means off: no tool, and no name taken from another
+			// plugin's tool.
+			for _, name := range p.Commands {
+				c.Skipped = append(c.Skipped, Skipped{Plugin: p.Name, Command: name, Reason: "its plugin is disabled by " + p.Disabled()})
+			}
+			continue
+		}
+		g := s.Grants(p)
+		if r := g.Revoked; r != nil {
+			for _, name := range p.Commands {
+				c.Skipped = append(c.Skipped, Skipped{Plugin: p.Name, Command: name, Reason: "its plugin is " + r.Text() + " (" + r.List + ")"})
+			}
+			continue
+		}
+		c.addPlugin(p, g, installed)
 	}
 	c.name()
 	c.offer(s.Policy())

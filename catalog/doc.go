@@ -53,6 +53,8 @@
 //     (policy.Set.OffersTool, matched against Tool.Names) is not in the
 //     catalog; it is listed in Skipped with the rule. Names are given
 //     before, so what the policy leaves out never renames another tool.
+//   - Disabled: a disabled plugin (fledge plugins disable) offers no
+//     tool; its commands are listed in Skipped with who disabled it.
 //   - ReadOnly, the MCP readOnlyHint, is claimed only for a command that is
 //     not dangerous, of a plugin that speaks the protocol, is not granted
 //     exec and has no approved hooks: nothing fledge does for it changes

@@ -18,10 +18,18 @@ type Config struct {
 	Trust    Trust    `toml:"trust"`
 	Registry Registry `toml:"registry"`
 	Install  Install  `toml:"install"`
+	OCI      OCI      `toml:"oci"`
 	// Provenance lists the signers this user trusts ([provenance]
 	// allowed_signers: git's allowed-signers files, or armored OpenPGP
 	// public keys; relative paths are read from config.toml's directory).
 	Provenance Provenance `toml:"provenance"`
+}
+
+// OCI configures how OCI registries are reached.
+type OCI struct {
+	// PlainHTTP lists registries (host or host:port) reached over plain
+	// http; loopback registries fall back to it on their own.
+	PlainHTTP []string `toml:"plain_http"`
 }
 
 // Provenance is config.toml's [provenance].

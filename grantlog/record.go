@@ -24,6 +24,10 @@ const (
 	// off for the plugin (fledge plugins unconfine), or back on.
 	ActionUnconfine = "unconfine"
 	ActionConfine   = "confine"
+	// ActionDisable and ActionEnable: the plugin was disabled (fledge
+	// plugins disable: no entry point of it is reachable), or enabled.
+	ActionDisable = "disable"
+	ActionEnable  = "enable"
 	// ActionPolicyDenial: the admin policy denied, at run time, something
 	// plugins.toml grants.
 	ActionPolicyDenial = "policy_denial"
@@ -38,6 +42,9 @@ const (
 	ConsentSync        = "sync"        // proposed by a synced plugins.toml and approved
 	ConsentUpdate      = "update"      // approved before; an update carried it over
 	ConsentPolicy      = "policy"      // taken away (or refused) by the admin policy
+	// ConsentRequired: pre-approved by the admin policy's [[required]]
+	// entry (fledge plugins sync --policy), not by the user.
+	ConsentRequired = "policy_required"
 )
 
 // Record is one line of the log. The fields up to Note describe the change;

@@ -160,6 +160,11 @@ func (p Paths) WasmCacheDir() string { return filepath.Join(p.CacheDir(), "wasm"
 // plugins are granted (see package grantlog).
 func (p Paths) GrantLog() string { return filepath.Join(p.root, "grants.log") }
 
+// EventsFile is the append-only JSON Lines trail of run-time decisions:
+// every run, MCP tool call and denial (see package events). Rotated
+// copies sit beside it as events.jsonl.1, .2, ...
+func (p Paths) EventsFile() string { return filepath.Join(p.root, "events.jsonl") }
+
 // PolicyDenialsFile remembers which run-time policy denials of the named
 // plugin the grant log already holds, so each is logged once per policy.
 func (p Paths) PolicyDenialsFile(name string) string {

@@ -167,6 +167,10 @@ type Consent struct {
 	// Unasked says why Ask is nil, in the user's terms, when the reason is
 	// not the absence of a terminal (--ni on one, say).
 	Unasked string
+	// By, when set, is who approved Grant when it was not the user (a
+	// grantlog.Consent constant: ConsentRequired for the policy's
+	// [[required]] pre-approval), as the grant log records it.
+	By string
 	// ConfirmProvenance asks a human whether to accept a revision signed
 	// at a lower level, or by another signer, than recorded; nil when no
 	// terminal is available (update and sync then refuse it).

@@ -20,7 +20,20 @@ import (
 type gitFetcher struct {
 	in  *Installer
 	src registry.Source
+	// mirrorURL, when set, is fetched instead of src.URL: a git mirror a
+	// mirror rule names. What is recorded and shown stays src.
+	mirrorURL string
 }
+
+// url is what is fetched.
+func (g *gitFetcher) url() string {
+	if g.mirrorURL != "" {
+		return g.mirrorURL
+	}
+	return g.src.URL
+}
+
+func (g *gitFetcher) mirror() string { return g.mirrorURL }
 
 func (g *gitFetcher) source() registry.Source { return g.src }
 
@@ -35,7 +48,7 @@ func (g *gitFetcher) tier(t trust.Config) trust.Tier { return t.Of(g.src.URL) }
 func (g *gitFetcher) remote() bool { return true }
 
 func (g *gitFetcher) listRefs(ctx context.Context) ([]*plumbing.Reference, error) {
-	refs, err := gitfetch.ListRefs(ctx, g.src.URL, g.in.git())
+	refs, err := gitfetch.ListRefs(ctx, g.url(), g.in.git())
 	if err != nil {
 		return nil, &FetchError{Source: g.src.String(), Err: registry.RedactError(err)}
 	}
@@ -51,7 +64,7 @@ func (g *gitFetcher) resolve(refs []*plumbing.Reference, ref string) (gitfetch.R
 }
 
 func (g *gitFetcher) checkout(ctx context.Context, rev gitfetch.Revision, tree string) (*fetched, error) {
-	commit, err := gitfetch.Checkout(ctx, g.src.URL, rev, tree, g.in.git())
+	commit, err := gitfetch.Checkout(ctx, g.url(), rev, tree, g.in.git())
 	if err != nil {
 		return nil, &FetchError{Source: g.src.String(), Err: registry.RedactError(err)}
 	}
@@ -70,7 +83,7 @@ func (g *gitFetcher) checkout(ctx context.Context, rev gitfetch.Revision, tree s
 // checkoutFrom fetches a branch head with its history into tree and
 // reports whether it descends from the installed commit since.
 func (g *gitFetcher) checkoutFrom(ctx context.Context, rev gitfetch.Revision, tree, since string) (*fetched, bool, error) {
-	commit, descends, err := gitfetch.CheckoutFrom(ctx, g.src.URL, rev, tree, g.in.git(), since)
+	commit, descends, err := gitfetch.CheckoutFrom(ctx, g.url(), rev, tree, g.in.git(), since)
 	if err != nil {
 		return nil, false, &FetchError{Source: g.src.String(), Err: registry.RedactError(err)}
 	}
@@ -98,7 +111,7 @@ func (g *gitFetcher) fetchedTree(rev gitfetch.Revision, tree, commit string) (*f
 		return nil, err
 	}
 	f := &fetched{src: g.src, dir: tree, kind: lockfile.KindGit, commit: commit, refKind: string(rev.Kind), tier: g.tier(g.in.trust()),
-		prov: prov, provNotes: notes}
+		prov: prov, provNotes: notes, mirror: g.mirrorURL}
 	if rev.RefName.IsTag() {
 		f.tag = rev.RefName.Short()
 	}

@@ -14,7 +14,8 @@ import (
 )
 
 // A fetcher gets plugins from one kind of source onto this machine: a git
-// repository (fetch_git.go) or a local directory (fetch_local.go). Install,
+// repository (fetch_git.go), a local directory (fetch_local.go) or an OCI
+// registry's artifact (fetch_oci.go). Install,
 // update and sync reach every kind through it, and newFetcher is the one
 // place that picks the kind (as helm's installer.NewForSource does), so a
 // new kind of source is a file with its fetcher and a case there.
@@ -58,9 +59,14 @@ type historyFetcher interface {
 func (in *Installer) newFetcher(src registry.Source) (fetcher, error) {
 	switch src.Kind {
 	case registry.SourceGit:
+		if m, ok := in.policy().MirrorFor(src.URL); ok {
+			return in.mirrorFetcher(src, m)
+		}
 		return &gitFetcher{in: in, src: src}, nil
 	case registry.SourceLocal:
 		return &localFetcher{in: in, src: src}, nil
+	case registry.SourceOCI:
+		return &ociFetcher{in: in, src: src}, nil
 	}
 	return nil, &SourceError{Source: src.Raw, Err: fmt.Errorf("%q names no source fledge can fetch (a %s source must be looked up first)", src.Raw, src.Kind)}
 }
@@ -75,11 +81,15 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, regName, tr
 	if err := fe.locate(); err != nil {
 		return nil, err
 	}
-	// A source the policy denies is never contacted.
-	if err := in.checkSource(fe.source().String(), fe.identity(regName)); err != nil {
+	// A source the policy denies is never contacted; a rule pinned to a
+	// commit is judged again once the ref resolves, before any fetch.
+	id := fe.identity(regName)
+	if err := in.checkSource(fe.source().String(), pending(id)); err != nil {
 		return nil, err
 	}
-	if fe.remote() {
+	if m, ok := fe.(mirrored); ok && m.mirror() != "" {
+		in.logf("Fetching %s from its mirror %s (%s)...\n", termsafe.Escape(fe.source().String()), termsafe.Escape(registry.RedactURL(m.mirror())), fe.tier(in.trust()))
+	} else if fe.remote() {
 		in.logf("Fetching %s (%s)...\n", termsafe.Escape(fe.source().String()), fe.tier(in.trust()))
 	}
 	refs, err := fe.listRefs(ctx)
@@ -90,9 +100,17 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, regName, tr
 	if err != nil {
 		return nil, err
 	}
+	if err := in.checkResolved(fe.source().String(), id, listedCommit(rev)); err != nil {
+		return nil, err
+	}
 	f, err := fe.checkout(ctx, rev, tree)
 	if f != nil {
 		f.registry = regName
+		if err == nil {
+			// What was checked out is judged too: an abbreviated commit,
+			// a local directory, a tag whose listing said less.
+			err = in.checkResolved(fe.source().String(), id, f.commit)
+		}
 	}
 	return f, err
 }

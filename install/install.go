@@ -24,6 +24,7 @@ import (
 	"github.com/corvidlabs/fledge-go/kvstore"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/settings"
@@ -50,6 +51,9 @@ type Installer struct {
 	// Log receives progress and build output for humans.
 	Log io.Writer
 	Git gitfetch.Options
+	// OCI is how OCI registries are reached (credentials, plain http,
+	// timeouts); its limits are Git's MaxTreeBytes and MaxTreeFiles.
+	OCI ociartifact.Remote
 	// GitHub is the GitHub token, sent with a fetch where GitHubAuth.For
 	// allows when Git.Auth is nil.
 	GitHub registry.GitHubAuth
@@ -101,6 +105,12 @@ type fetched struct {
 	registry string
 	// tier is the source's trust tier, as its fetcher judged it.
 	tier trust.Tier
+	// ociDigest is the OCI manifest's digest, and origin the source its
+	// annotations name, for an artifact pulled from a registry.
+	ociDigest, origin string
+	// mirror is where the tree was fetched from when a mirror rule sent
+	// the fetch elsewhere than src.
+	mirror string
 	// prov is who signed the revision, verified on the fetch's own
 	// objects (nil for a kind of source without signatures); provNotes
 	// say which signatures were found and not accepted.
@@ -312,6 +322,7 @@ func (in *Installer) finish(ctx context.Context, c *candidate, granted manifest.
 		ManifestHash: treehash.FileDigest(c.data), Protocol: m.Plugin.Protocol,
 		Requested: m.Capabilities, Hooks: hooks, BuildCommand: c.buildCmd,
 		Description: m.Plugin.Description, CommandDetails: m.Commands, RegistryName: f.registry,
+		OCIDigest: f.ociDigest, Origin: f.origin, Mirror: registry.RedactURL(f.mirror),
 		Provenance: f.prov,
 	}
 	if m.Plugin.Runtime == "wasm" {
@@ -392,13 +403,19 @@ func (in *Installer) installed(name string) (*Installed, error) {
 
 // checkSlot refuses a plugin whose name or commands are taken, spelled
 // the same or (on every OS, since macOS and Windows fold case) differing
-// only by case.
+// only by case, and the replacement (force) of a disabled plugin.
 func checkSlot(file *lockfile.File, m *manifest.Manifest, force bool) error {
 	if twin, ok := file.CaseTwin(m.Plugin.Name); ok {
 		return &NameConflictError{Name: m.Plugin.Name, Installed: twin.Name}
 	}
 	if p, ok := file.Get(m.Plugin.Name); ok && !force {
 		return &AlreadyInstalledError{Plugin: p.Name, Version: p.Version, Commit: p.Commit}
+	} else if ok {
+		// Off means off: a disabled plugin's hooks do not run, so it is
+		// not replaced (reinstalled, updated, synced) until it is enabled.
+		if err := p.DisabledErr("it is not reinstalled or updated while disabled"); err != nil {
+			return err
+		}
 	}
 	for _, c := range m.CommandNames() {
 		if owner, ok := file.CommandOwner(c); ok && owner.Name != m.Plugin.Name {

@@ -1,11 +1,13 @@
 package install
 
 import (
+	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
+	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -18,9 +20,35 @@ import (
 // said so.
 
 // EntrySource is what the policy's source rules see of an installed
-// plugin's record.
-func EntrySource(p *lockfile.Plugin) policy.Source {
-	return policy.RecordedSource(p.IsLocal(), p.URL, p.Source, p.RegistryName)
+// plugin's record (settings.RecordSource).
+func EntrySource(p *lockfile.Plugin) policy.Source { return settings.RecordSource(p) }
+
+// pending is s before its commit is known: judged by repository alone,
+// to be judged again once a ref resolves (policy.Source.Pending).
+func pending(s policy.Source) policy.Source {
+	s.Commit, s.Pending = "", true
+	return s
+}
+
+// listedCommit is the commit a ref listing says rev is: its peeled commit,
+// or for a tag listed without one (a lightweight tag: git lists an
+// annotated tag's peeled commit beside it) the object it names. "" when
+// the listing cannot say (an abbreviated commit).
+func listedCommit(rev gitfetch.Revision) string {
+	if rev.Commit == "" && rev.Kind == gitfetch.KindTag {
+		return rev.Object
+	}
+	return rev.Commit
+}
+
+// checkResolved judges s again now that the commit it is about to be
+// fetched at is known, before anything is fetched.
+func (in *Installer) checkResolved(plugin string, s policy.Source, commit string) error {
+	if commit == "" {
+		return nil
+	}
+	s.Commit, s.Pending = commit, false
+	return in.checkSource(plugin, s)
 }
 
 // checkSource refuses a source the policy denies.
@@ -130,6 +158,8 @@ func (c Consent) consentOf(d Decision, yesVia string) map[string]string {
 	out := map[string]string{}
 	for _, it := range d.items() {
 		switch {
+		case c.By != "":
+			out[it] = c.By
 		case c.Grant[it]:
 			out[it] = grantlog.ConsentGrant
 		case !c.Yes && c.Grant == nil:

@@ -70,6 +70,9 @@ func (in *Installer) verifyCheckout(tree string, rev gitfetch.Revision, commit s
 // signatureOf is what the policy's [provenance] rules judge of p: a
 // first-use signer is vouched for by no file.
 func signatureOf(p *lockfile.Provenance) policy.Signature {
+	if p == nil { // a record never verified (a local plugin, a Rust-era one)
+		return policy.Signature{Level: p.LevelOf()}
+	}
 	sig := policy.Signature{Level: p.LevelOf(), Signer: p.Signer}
 	if p.Trusted() {
 		sig.VouchedBy = p.VouchedBy

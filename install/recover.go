@@ -11,7 +11,6 @@ import (
 
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/lockfile"
-	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/treehash"
 )
 
@@ -157,8 +156,8 @@ func RecoverInterrupted(paths home.Paths, store *lockfile.Store) ([]string, erro
 
 // reconcileLinks makes the command links in BinDir match the record after
 // a recovery: links into a plugin's tree for commands it does not (or no
-// longer) provide go, and recorded commands get their link back. Links
-// pointing anywhere else are the user's and stay.
+// longer) provide, or of a disabled plugin, go, and recorded commands get
+// their link back. Links pointing anywhere else are the user's and stay.
 func reconcileLinks(paths home.Paths, file *lockfile.File) {
 	entries, _ := os.ReadDir(paths.BinDir())
 	for _, e := range entries {
@@ -176,33 +175,12 @@ func reconcileLinks(paths home.Paths, file *lockfile.File) {
 			continue
 		}
 		owner := strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]
-		if p, ok := file.Get(owner); !ok || !contains(p.Commands, cmd) {
+		if p, ok := file.Get(owner); !ok || !contains(p.Commands, cmd) || p.IsDisabled() {
 			os.Remove(link)
 		}
 	}
 	for i := range file.Plugins {
-		p := &file.Plugins[i]
-		cmds := p.CommandDetails
-		if len(cmds) == 0 { // an older record: the binaries are in the manifest
-			if m, err := manifest.Load(paths.PluginDir(p.Name)); err == nil {
-				for _, c := range m.Commands {
-					if contains(p.Commands, c.Name) {
-						cmds = append(cmds, c)
-					}
-				}
-			}
-		}
-		for _, c := range cmds {
-			link := paths.CommandLink(c.Name)
-			if _, err := os.Lstat(link); err == nil || manifest.CheckBinaryPath(c.Binary) != "" {
-				continue
-			}
-			if _, err := os.Stat(paths.PluginDir(p.Name)); err != nil {
-				continue
-			}
-			os.MkdirAll(paths.BinDir(), 0o755)
-			os.Symlink(filepath.Join(paths.PluginDir(p.Name), filepath.FromSlash(c.Binary)), link)
-		}
+		linkRecorded(paths, &file.Plugins[i])
 	}
 }
 

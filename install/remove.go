@@ -80,6 +80,11 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 		}
 	}
 	switch {
+	case ok && hook != "" && entry.IsDisabled():
+		// Off means off, to the end: enable it first to have it clean up.
+		if r.Log != nil {
+			fmt.Fprintf(r.Log, "warning: %s's post_remove hook is not run: it is disabled (by %s)\n", termsafe.Escape(entry.Name), termsafe.Line(entry.Disabled()))
+		}
 	case ok && hook != "" && r.PolicyErr != nil:
 		if r.Log != nil {
 			fmt.Fprintf(r.Log, "warning: %s's post_remove hook is not run: %s\n", termsafe.Escape(entry.Name), termsafe.EscapeText(r.PolicyErr.Error()))
@@ -121,7 +126,9 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	// A plugin the Rust fledge installed also has its links there.
 	tx.unlinkOwned(entry.Commands, dir, r.Paths.RustCommandLink)
 	j := journal{action: grantlog.ActionRemove, policy: denied, note: r.Note}
-	if ok && hook != "" && r.PolicyErr != nil {
+	if ok && hook != "" && entry.IsDisabled() {
+		j.note = strings.TrimPrefix(j.note+"; post_remove not run: the plugin is disabled", "; ")
+	} else if ok && hook != "" && r.PolicyErr != nil {
 		j.note = strings.TrimPrefix(j.note+"; post_remove not run: the admin policy cannot be read", "; ")
 	}
 	err = updateLogged(r.Store, r.Journal, func(f *lockfile.File) error {

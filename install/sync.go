@@ -10,6 +10,7 @@ import (
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -41,6 +42,11 @@ type SyncResult struct {
 type Syncer struct {
 	Installer *Installer
 	Prune     bool
+	// From, when set, is where every entry is fetched from instead of its
+	// source: an OCI image layout written by Mirror (fledge plugins
+	// bundle). Nothing is contacted; what it holds must hash as the file
+	// records.
+	From ociartifact.Source
 }
 
 // ErrNotReproducible is wrapped when an entry cannot be installed exactly.
@@ -113,7 +119,14 @@ func (s *Syncer) proposed(w *lockfile.Plugin, src registry.Source) *lockfile.Plu
 // inSync reports whether the installed plugin already is the wanted one,
 // with the same grants and hooks.
 func inSync(cur, w *lockfile.Plugin) bool {
-	if cur.Commit == "" || cur.Commit != w.Commit || cur.KindInfo().Live {
+	if cur.KindInfo().Live {
+		return false
+	}
+	if w.KindInfo().Kind == lockfile.KindOCI { // an artifact is named by its digest
+		if cur.OCIDigest != w.OCIDigest {
+			return false
+		}
+	} else if cur.Commit == "" || cur.Commit != w.Commit {
 		return false
 	}
 	if w.SourceHash != "" && cur.SourceHash != w.SourceHash {
@@ -167,8 +180,11 @@ func syncSource(w *lockfile.Plugin, githubBase string) (registry.Source, error) 
 	if err != nil {
 		return fetch, &SourceError{Source: url, Err: fmt.Errorf("url of %s: %w", w.Name, err)}
 	}
+	if fetch.Kind == registry.SourceOCI {
+		return ociSyncSource(w, fetch)
+	}
 	if fetch.Kind != registry.SourceGit {
-		return fetch, &SourceError{Source: url, Err: fmt.Errorf("url %q of %s is not a git URL", url, w.Name)}
+		return fetch, &SourceError{Source: url, Err: fmt.Errorf("url %q of %s is not a git or oci URL", url, w.Name)}
 	}
 	if w.Source != "" {
 		same := false
@@ -191,6 +207,24 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	if msg := manifest.CheckName(w.Name); msg != "" {
 		return fmt.Errorf("entry name %s", msg)
 	}
+	if s.From != nil {
+		var refs []string
+		if w.OCIDigest != "" {
+			refs = append(refs, w.OCIDigest)
+		}
+		if w.Commit != "" {
+			refs = append(refs, w.Name+":"+w.Commit)
+		}
+		// Any artifact will do that hashes as recorded: an OCI plugin
+		// without a commit, bundled under another digest, by its version.
+		if t, err := ociartifact.Tag(w.Version); err == nil {
+			refs = append(refs, w.Name+":"+t)
+		}
+		return s.installFrom(ctx, w, src, replace, s.From, refs, "the bundle", "")
+	}
+	if src.Kind == registry.SourceOCI {
+		return s.installExactOCI(ctx, w, src, replace)
+	}
 	if len(w.Commit) != 40 {
 		return fmt.Errorf("%s %w: no full commit is recorded", w.Name, ErrNotReproducible)
 	}
@@ -202,7 +236,18 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	if err != nil {
 		return err
 	}
-	if err := in.checkSource(w.Name, fe.identity("")); err != nil {
+	if o, ok := fe.(*ociFetcher); ok && o.origin != nil {
+		// Through an OCI mirror: the artifact mirror tagged with the
+		// commit, which must hash as recorded.
+		t, err := o.repo(ctx)
+		if err != nil {
+			return err
+		}
+		return s.installFrom(ctx, w, src, replace, t, []string{w.Commit}, "its mirror "+o.src.URL, o.src.URL)
+	}
+	id := fe.identity("")
+	id.Commit = w.Commit
+	if err := in.checkSource(w.Name, id); err != nil {
 		return err
 	}
 	if err := in.checkPin(w.Name, w.RefKind, w.PinnedRef); err != nil {
@@ -236,15 +281,21 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 		return err
 	}
 	f.src.Ref, f.refKind, f.tag = w.PinnedRef, w.RefKind, w.Tag
+	return s.finishExact(ctx, &in, w, f)
+}
+
+// finishExact installs the fetched f as w records it: the same plugin
+// and source hash, with the file's grants as a proposal.
+func (s *Syncer) finishExact(ctx context.Context, in *Installer, w lockfile.Plugin, f *fetched) error {
 	c, err := in.prepare(f)
 	if err != nil {
 		return err
 	}
 	if c.m.Plugin.Name != w.Name {
-		return fmt.Errorf("%s %w: commit %s names the plugin %q", w.Name, ErrNotReproducible, short(w.Commit), c.m.Plugin.Name)
+		return fmt.Errorf("%s %w: %s names the plugin %q", w.Name, ErrNotReproducible, fetchedRevision(f), c.m.Plugin.Name)
 	}
 	if w.SourceHash != "" && c.srcHash != w.SourceHash {
-		return fmt.Errorf("%s %w: the fetched tree hashes to %s, not the recorded %s", w.Name, ErrNotReproducible, c.srcHash, w.SourceHash)
+		return fmt.Errorf("%s %w: %s hashes to %s, not the recorded %s", w.Name, ErrNotReproducible, fetchedRevision(f), c.srcHash, w.SourceHash)
 	}
 	if err := in.preflight(c.m); err != nil {
 		return err

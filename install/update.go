@@ -9,11 +9,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/grantlog"
+	"github.com/corvidlabs/fledge-go/internal/semver"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
@@ -173,6 +173,10 @@ func (u *Updater) Update(ctx context.Context, names []string) ([]UpdateResult, e
 	var results []UpdateResult
 	if len(names) == 0 {
 		for _, p := range file.Plugins {
+			if p.IsDisabled() {
+				results = append(results, UpdateResult{Name: p.Name, Status: StatusSkipped, Detail: "disabled by " + p.Disabled() + ": not updated while disabled"})
+				continue
+			}
 			plans = append(plans, &plan{entry: p})
 		}
 	}
@@ -181,6 +185,10 @@ func (u *Updater) Update(ctx context.Context, names []string) ([]UpdateResult, e
 		p, err := file.Resolve(n)
 		if err != nil {
 			results = append(results, UpdateResult{Name: n, Status: StatusFailed, Detail: err.Error(), Err: err})
+			continue
+		}
+		if err := p.DisabledErr("it is not updated while disabled"); err != nil {
+			results = append(results, UpdateResult{Name: p.Name, Status: StatusFailed, Detail: err.Error(), Err: err})
 			continue
 		}
 		if !seen[p.Name] { // "a" and "fledge-plugin-a" are one plugin
@@ -251,11 +259,15 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 	// A source the policy now denies is not contacted, let alone updated:
 	// neither the record as the runner judges it nor the URL about to be
 	// fetched (for an owner/repo record, under FLEDGE_GITHUB_URL).
-	for _, s := range []policy.Source{EntrySource(p), fe.identity(p.RegistryName)} {
+	for _, s := range []policy.Source{pending(EntrySource(p)), pending(fe.identity(p.RegistryName))} {
 		if err := u.Installer.checkSource(p.Name, s); err != nil {
 			fail(pl, err)
 			return
 		}
+	}
+	if o, ok := fe.(*ociFetcher); ok { // tags name digests, not commits
+		u.checkOCI(ctx, pl, o)
+		return
 	}
 	refs, err := fe.listRefs(ctx)
 	if err != nil {
@@ -337,6 +349,13 @@ func (u *Updater) check(ctx context.Context, pl *plan) {
 	if err := u.Installer.checkPin(p.Name, string(pl.rev.Kind), pl.pinnedRef()); err != nil {
 		fail(pl, err)
 		return
+	}
+	// A rule pinned to a commit judges the one about to be fetched.
+	for _, s := range []policy.Source{EntrySource(p), fe.identity(p.RegistryName)} {
+		if err := u.Installer.checkResolved(p.Name, s, listedCommit(pl.rev)); err != nil {
+			fail(pl, err)
+			return
+		}
 	}
 	pl.fetch = true
 	pl.res.To = &Rev{Commit: pl.rev.Commit, Ref: pl.pinnedRef()}
@@ -458,6 +477,10 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		f, err = fe.checkout(ctx, pl.rev, tree)
 	}
 	if err != nil {
+		fail(pl, err)
+		return
+	}
+	if err := in.checkResolved(p.Name, EntrySource(p), f.commit); err != nil {
 		fail(pl, err)
 		return
 	}

@@ -8,8 +8,8 @@ import (
 )
 
 // indexKind names the command index among derived files (v2: the listing
-// line first).
-const indexKind = "plugins.toml command index v2"
+// line first; v3: a disabled plugin's commands are not listed).
+const indexKind = "plugins.toml command index v3"
 
 // CommandOwner returns the plugin that provides command, as
 // Load followed by File.CommandOwner would, but without decoding the whole

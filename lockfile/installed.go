@@ -15,7 +15,8 @@ type Installed struct {
 	Plugins []string
 	// Commands are the commands fledge <command> runs, each once, with
 	// the plugin that provides it (the first in the file, as CommandOwner
-	// decides), in file order.
+	// decides), in file order. A disabled plugin's commands are not
+	// among them.
 	Commands []InstalledCommand
 }
 
@@ -72,6 +73,11 @@ func (f *File) Installed() *Installed {
 				continue
 			}
 			seen[c] = true
+			if p.IsDisabled() {
+				// Still owned (no other plugin's command of that name
+				// shows in its place), but offered nowhere.
+				continue
+			}
 			d := p.Description
 			for _, cd := range p.CommandDetails {
 				if cd.Name == c {

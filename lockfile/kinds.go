@@ -30,6 +30,7 @@ var Kinds = []KindInfo{
 	{Kind: KindGit, VCS: true},
 	{Kind: KindLocalLink, Local: true, Live: true},
 	{Kind: KindLocalCopy, Local: true, InstallFlag: "--copy"},
+	{Kind: KindOCI},
 }
 
 // KindOf is kind's row of Kinds. A record without a kind (the Rust

@@ -29,6 +29,7 @@ const (
 	KindGit       = "git"   // cloned from a git URL
 	KindLocalLink = "link"  // live link to a local directory
 	KindLocalCopy = "local" // snapshot of a local directory
+	KindOCI       = "oci"   // pulled from an OCI registry or image layout
 )
 
 // File is the whole of plugins.toml.
@@ -93,8 +94,21 @@ type Plugin struct {
 	// pins), so a tag that later points elsewhere is seen as moved.
 	Tag string `toml:"tag,omitempty"`
 	// Commit is the exact git commit installed (empty for local sources
-	// that are not git repositories).
+	// that are not git repositories). For an OCI artifact it is the
+	// origin's commit, as the artifact's annotations name it.
 	Commit string `toml:"commit,omitempty"`
+	// OCIDigest is the digest ("sha256:…") of the OCI manifest installed:
+	// for an oci:// source, and for a source fetched through an OCI
+	// mirror.
+	OCIDigest string `toml:"oci_digest,omitempty"`
+	// Origin is where the installed tree came from first, when that is
+	// not where it was fetched: the git source an OCI artifact names in
+	// its annotations, or the source a mirror rule rewrote.
+	Origin string `toml:"origin,omitempty"`
+	// Mirror is where the tree was fetched from when a mirror rule (the
+	// policy's [mirrors]) sent the fetch of Source elsewhere: an oci://
+	// repository or a git URL, without credentials.
+	Mirror string `toml:"mirror,omitempty"`
 	// SourceHash is the content hash of the fetched tree before building:
 	// the same on every machine that installs this commit.
 	SourceHash string `toml:"source_hash,omitempty"`
@@ -120,6 +134,11 @@ type Plugin struct {
 	// (RFC 3339); the grant log records the change too.
 	UnconfinedBy string `toml:"unconfined_by,omitempty"`
 	UnconfinedAt string `toml:"unconfined_at,omitempty"`
+	// DisabledBy, when set, is the user who disabled the plugin (fledge
+	// plugins disable), at DisabledAt (RFC 3339): it then has no entry
+	// point (disabled.go); the grant log records the change too.
+	DisabledBy string `toml:"disabled_by,omitempty"`
+	DisabledAt string `toml:"disabled_at,omitempty"`
 	// Provenance is who signed the installed revision, as verified at
 	// install (nil: not verified, as in records written before fledge
 	// verified signatures, or by the Rust fledge).

@@ -11,8 +11,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/Masterminds/semver/v3"
-
+	"github.com/corvidlabs/fledge-go/internal/semver"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/corvidlabs/fledge-go/catalog"
+	"github.com/corvidlabs/fledge-go/events"
 	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
@@ -46,8 +47,42 @@ func (s *Server) handler(t *catalog.Tool) mcp.ToolHandler {
 }
 
 // call runs one tools/call. Every outcome is a result: a plugin's failure
-// is the tool's error, not the protocol's.
+// is the tool's error, not the protocol's. A call refused before the
+// runner was asked (bad arguments, a dangerous command not confirmed, the
+// policy) is recorded in the event trail here; the runner records the
+// rest.
 func (s *Server) call(ctx context.Context, kill <-chan struct{}, t *catalog.Tool, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	start := time.Now()
+	ran := false
+	res := s.callTool(ctx, kill, t, req, &ran)
+	if !ran {
+		s.recordRefused(t, req, res, time.Since(start))
+	}
+	return res
+}
+
+// recordRefused writes a call that never reached the runner to the event
+// trail, as denied with the result's code.
+func (s *Server) recordRefused(t *catalog.Tool, req *mcp.CallToolRequest, res *mcp.CallToolResult, took time.Duration) {
+	r := s.opts.Runner
+	if r.Events == nil {
+		return
+	}
+	code, _ := res.Meta[MetaErrorCode].(string)
+	msg := ""
+	if n := len(res.Content); n > 0 {
+		if tc, ok := res.Content[n-1].(*mcp.TextContent); ok {
+			msg = tc.Text
+		}
+	}
+	e := events.Event{Kind: events.KindToolCall, Plugin: t.Plugin, Commit: t.Commit, Command: t.Command, Actor: *actorOf(r.Actor, req.Session),
+		Outcome: events.OutcomeDenied, Code: code, DurationMS: took.Milliseconds(), Denials: []events.Denial{{Item: "call", Reason: msg}}}
+	if err := r.Events.Append(e); err != nil && s.log != nil {
+		s.log.printf("warning: the event trail could not record a refused call: %v\n", err)
+	}
+}
+
+func (s *Server) callTool(ctx context.Context, kill <-chan struct{}, t *catalog.Tool, req *mcp.CallToolRequest, ran *bool) *mcp.CallToolResult {
 	argv, err := t.Argv(req.Params.Arguments)
 	if err != nil {
 		return failure("", nil, CodeInvalidArguments, termsafe.EscapeText(err.Error()),
@@ -88,9 +123,11 @@ func (s *Server) call(ctx context.Context, kill <-chan struct{}, t *catalog.Tool
 		return failure("", nil, CodePolicyDenied, termsafe.EscapeText(d.Text()), "")
 	}
 	r.Settings = set
+	*ran = true
 	res, err := r.Run(ctx, runner.Request{
 		Command: t.Command, Plugin: t.Plugin, Args: argv,
 		NonInteractive: !elicit, Timeout: timeout, Capture: true, Kill: kill,
+		Actor: actorOf(r.Actor, req.Session),
 	})
 	return s.result(t, res, err)
 }
@@ -248,4 +285,20 @@ type jsonschemaObject struct {
 	Type       string         `json:"type"`
 	Properties map[string]any `json:"properties"`
 	Required   []string       `json:"required,omitempty"`
+}
+
+// actorOf is who asks for a tools/call, for the event trail: the MCP
+// client as it named itself in initialize, in its session, on behalf of
+// the user fledge runs as (user).
+func actorOf(user events.Actor, ss *mcp.ServerSession) *events.Actor {
+	a := user
+	a.Kind = "mcp"
+	if ss == nil {
+		return &a
+	}
+	a.Session = ss.ID()
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		a.Client, a.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
+	}
+	return &a
 }

@@ -228,7 +228,7 @@ func (s *Server) Reload() error {
 	} else if err != nil {
 		return err
 	}
-	c, err := catalog.Load(s.opts.Paths, set)
+	c, err := catalog.LoadSeeded(s.opts.Paths, s.opts.Runner.Seeds, set)
 	if err != nil {
 		return err
 	}

@@ -33,16 +33,19 @@ func (s *Set) CheckSource(src Source) *Denial {
 		return nil
 	}
 	for _, l := range s.Layers() {
-		if p, ok := anyMatch(l.deny, ids); ok {
+		if p, ok := anyMatch(l.deny, ids, false); ok {
 			return &Denial{Item: "source", Rule: l.Rule("sources", "deny"), File: l.Where(),
 				Reason: fmt.Sprintf("denies %q, which matches %s", p.text, src)}
 		}
+	}
+	if d := s.checkRevoked(src); d != nil {
+		return d
 	}
 	for _, l := range s.Layers() {
 		if !l.hasAllow {
 			continue
 		}
-		if _, ok := anyMatch(l.allow, ids); !ok {
+		if _, ok := anyMatch(l.allow, ids, true); !ok {
 			return &Denial{Item: "source", Rule: l.Rule("sources", "allow"), File: l.Where(),
 				Reason: fmt.Sprintf("allows only %s, and %s matches none of them", quoteList(l.allow), describe(src))}
 		}
@@ -74,7 +77,7 @@ func pinLevel(refKind string) string {
 	switch refKind {
 	case "tag", "constraint":
 		return PinTag
-	case "commit":
+	case "commit", "digest": // an OCI digest is as exact as a commit
 		return PinCommit
 	}
 	return PinAny

@@ -5,7 +5,10 @@
 // config.toml may trust, which installed commands agents are offered
 // as tools ([tools] allow and deny, tools.go), and whether native plugins
 // must run under kernel confinement and whether it may be turned off
-// ([confinement] require and allow_off, confinement.go).
+// ([confinement] require and allow_off, confinement.go), and whether
+// plugins run under a system policy that is not protected (owned by root
+// and writable by no one else, in directories that are too: [protection]
+// require, protect.go).
 //
 // A Set is a stack of layers: the system file (always applied when
 // present; its path is injected, never read from the environment), the

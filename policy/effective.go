@@ -42,6 +42,9 @@ type Effective struct {
 	// layer says false); nil when no layer sets it.
 	ConfineRequire  *Setting[bool]
 	ConfineAllowOff *Setting[bool]
+	// ProtectRequire is [protection] require (true when any layer says
+	// true); nil when no layer sets it.
+	ProtectRequire *Setting[bool]
 	// Signers lists each allowed-signers file a layer names (Pattern is
 	// its path); ProvenanceRequire every [provenance] require rule: each
 	// applies where it says.
@@ -144,6 +147,9 @@ func (s *Set) Effective() Effective {
 		}
 		if a := l.confineAllowOff; a != nil && (e.ConfineAllowOff == nil || !*a && e.ConfineAllowOff.Value) {
 			e.ConfineAllowOff = &Setting[bool]{Value: *a, From: Origin{l.Where(), l.Rule("confinement", "allow_off")}}
+		}
+		if r := l.protectRequire; r != nil && (e.ProtectRequire == nil || *r && !e.ProtectRequire.Value) {
+			e.ProtectRequire = &Setting[bool]{Value: *r, From: Origin{l.Where(), l.Rule("protection", "require")}}
 		}
 		if pl := l.provenance; pl != nil {
 			for _, f := range pl.signers {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -44,5 +45,38 @@ func FuzzParse(f *testing.F) {
 		s.CheckTagAge("v1", time.Unix(0, 0), time.Now())
 		s.Trusted([]string{"a", "B"})
 		s.Effective()
+	})
+}
+
+// Any revocation list either fails to parse with an error naming it, or
+// parses into entries every source can be judged against; and a policy
+// with the fleet tables parses or fails as any other.
+func FuzzParseRevocations(f *testing.F) {
+	for _, seed := range []string{
+		"[[revoked]]\nsource = \"github.com/acme/fledge-plugin-bad\"\nreason = \"r\"\nissuer = \"i\"\ndate = \"2026-05-01\"\n",
+		"[[revoked]]\nsource = \"git@github.com:acme/x\"\ncommit = \"0123456789abcdef0123456789abcdef01234567\"\n",
+		"[[revoked]]\nsource = \"/srv/plugins/*\"\ndate = \"2026-05-01T10:00:00Z\"\n",
+		"[[revoked]]\nsource = \"figma\"\n", "[[revoked]]\n", "", "[[revoked\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rs, err := ParseRevocations("r.toml", data)
+		if err != nil {
+			if !strings.Contains(err.Error(), "r.toml") {
+				t.Fatalf("an error that does not name the list: %v", err)
+			}
+			return
+		}
+		s := &Set{revoked: rs}
+		for _, src := range []Source{{URL: "https://github.com/acme/x", Commit: "0123456789abcdef0123456789abcdef01234567"}, {Path: "/srv/plugins/x"}, {URL: "https://github.com/acme/x", Pending: true}, {}} {
+			s.CheckSource(src)
+			s.Revoked(src)
+		}
+		if _, err := Parse("p.toml", append([]byte("[[required]]\nsource = \"acme/x@v1\"\ngrant = [\"store\"]\n[protection]\nrequire = true\n"), data...)); err != nil {
+			if _, ok := err.(*InvalidError); !ok {
+				t.Fatalf("not an InvalidError: %T %v", err, err)
+			}
+		}
 	})
 }

@@ -71,11 +71,18 @@ type fileRules struct {
 	Trust *struct {
 		Owners *[]string `toml:"owners"`
 	} `toml:"trust"`
-	Tools       *toolRules `toml:"tools"`
+	Tools *toolRules `toml:"tools"`
+	// Mirrors maps source patterns to mirrors (mirrors.go).
+	Mirrors     map[string]string `toml:"mirrors"`
 	Confinement *struct {
 		Require  *bool `toml:"require"`
 		AllowOff *bool `toml:"allow_off"`
 	} `toml:"confinement"`
+	Protection *struct {
+		Require *bool `toml:"require"`
+	} `toml:"protection"`
+	Revocation *revocationRules `toml:"revocation"`
+	Required   []requiredRule   `toml:"required"`
 	Provenance *provenanceRules `toml:"provenance"`
 }
 
@@ -130,6 +137,14 @@ type Layer struct {
 	// allow_off (nil: not set).
 	confineRequire  *bool
 	confineAllowOff *bool
+	// mirrors are [mirrors] (mirrors.go), the most specific first.
+	mirrors []mirrorRule
+	// protectRequire is [protection] require (nil: not set; protect.go).
+	protectRequire *bool
+	// revocation is [revocation] (nil: none; revocation.go).
+	revocation *revocationList
+	// required are the [[required]] plugins (required.go).
+	required []Required
 	// provenance is [provenance] (provenance.go).
 	provenance *provenanceLayer
 	// raw is the file's bytes (or the [policy] table's), for Digest.
@@ -285,10 +300,22 @@ func (l *Layer) load(r *fileRules) error {
 	if c := r.Confinement; c != nil {
 		l.confineRequire, l.confineAllowOff = c.Require, c.AllowOff
 	}
+	if p := r.Protection; p != nil {
+		l.protectRequire = p.Require
+	}
+	if err := l.loadRevocation(r.Revocation); err != nil {
+		return err
+	}
+	if err := l.loadRequired(r.Required); err != nil {
+		return err
+	}
 	if err := l.loadProvenance(r.Provenance); err != nil {
 		return err
 	}
 	if err := l.loadTools(r.Tools); err != nil {
+		return err
+	}
+	if err := l.loadMirrors(r.Mirrors); err != nil {
 		return err
 	}
 	if t := r.Trust; t != nil && t.Owners != nil {

@@ -19,6 +19,18 @@ type Source struct {
 	Path string
 	// Registry is the registry name the plugin was installed by.
 	Registry string
+	// OCI is an OCI registry repository, HOST[:PORT]/REPO.
+	OCI string
+	// Commit is the exact commit the source is (installed, or about to
+	// be fetched); a rule pinned to a commit (pattern@<commit>) matches
+	// only a source of that commit.
+	Commit string
+	// Pending says Commit is not known yet: before any ref is listed, a
+	// source is judged by its repository alone, and an allow rule pinned
+	// to a commit of it passes it until the commit is known (callers then
+	// check again, with Commit set); a deny rule pinned to a commit
+	// refuses only once it is known.
+	Pending bool
 }
 
 // pattern is one source rule: a host/owner/repo glob, a local path glob or
@@ -29,6 +41,9 @@ type pattern struct {
 	kind string // "git", "file" or "registry"
 	segs []string
 	port string // a git pattern's port; "" matches any
+	// commit, when set, is the one commit (lower-case hex) the pattern
+	// matches of what it names.
+	commit string
 }
 
 // parsePattern reads a source rule. Git and file:// patterns are read by
@@ -42,9 +57,23 @@ type pattern struct {
 //	file:///srv/plugins/*          a local directory (or file:// git repository) there
 //	/srv/plugins/*                 the same
 //	registry:figma                 a plugin installed by that registry name
+//	oci://ghcr.io/my-org/*         an artifact in a repository of that OCI registry
+//	github.com/acme/x@<commit>     that repository at that commit only (40 or 64 hex)
+//
+// A pattern naming a plugin by its name alone ("figma",
+// "fledge-plugin-x") or a GitHub owner/repo without its host
+// ("acme/fledge-plugin-x", which reads as the host "acme") is refused as
+// ambiguous: a name is anyone's to publish under, and a rule must say
+// which repository it trusts.
 func parsePattern(raw string) (pattern, error) {
 	p := pattern{text: raw}
 	s := strings.TrimSpace(raw)
+	if !strings.HasPrefix(s, "registry:") {
+		var err error
+		if s, p.commit, err = cutCommit(raw, s); err != nil {
+			return p, err
+		}
+	}
 	switch {
 	case s == "":
 		return p, fmt.Errorf("an empty pattern")
@@ -52,6 +81,11 @@ func parsePattern(raw string) (pattern, error) {
 		p.kind, p.segs = "registry", []string{strings.ToLower(strings.TrimPrefix(s, "registry:"))}
 		if p.segs[0] == "" {
 			return p, fmt.Errorf("%q names no registry name", raw)
+		}
+	case strings.HasPrefix(strings.ToLower(s), "oci://"):
+		p.kind, p.segs = "oci", ociSegs(s[len("oci://"):])
+		if len(p.segs) < 2 {
+			return p, fmt.Errorf("%q names no repository: write oci://HOST[:PORT]/REPO (globs allowed)", raw)
 		}
 	case strings.HasPrefix(strings.ToLower(s), "file://"):
 		r, err := repourl.ParsePattern(s)
@@ -66,6 +100,9 @@ func parsePattern(raw string) (pattern, error) {
 		if err != nil {
 			return p, fmt.Errorf("%q is not a host/owner/repo pattern, a file:// path or registry:NAME: %w", raw, err)
 		}
+		if err := nameOnly(raw, s, r); err != nil {
+			return p, err
+		}
 		p.kind, p.segs, p.port = "git", gitSegs(r), r.Port
 	}
 	for _, seg := range p.segs {
@@ -74,6 +111,39 @@ func parsePattern(raw string) (pattern, error) {
 		}
 	}
 	return p, nil
+}
+
+// cutCommit splits a pattern's "@<commit>" pin off: an '@' after the last
+// '/' (an scp-like user@ comes before the path). Anything but a full
+// commit hash there is refused: a tag or branch moves, so a rule cannot
+// pin one.
+func cutCommit(raw, s string) (rest, commit string, err error) {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 || at < strings.LastIndexByte(s, '/') {
+		return s, "", nil
+	}
+	rest, commit = s[:at], strings.ToLower(s[at+1:])
+	if (len(commit) != 40 && len(commit) != 64) || strings.Trim(commit, "0123456789abcdef") != "" {
+		return "", "", fmt.Errorf("%q pins %q: a source rule pins only a full commit hash (40 hex digits), since a tag or branch can be moved; write pattern@<commit>, or leave the pin off", raw, s[at+1:])
+	}
+	if strings.ContainsAny(rest, "*?[") {
+		return "", "", fmt.Errorf("%q pins a commit of a glob: a commit is one repository's; name the repository without wildcards", raw)
+	}
+	return rest, commit, nil
+}
+
+// nameOnly refuses a git pattern that names no host: a plugin's name
+// alone, or owner/repo, which the URL parser reads as a host "owner".
+// A host is written with a dot ("github.com"), as localhost, as an IP
+// address, with a port, or after a scheme.
+func nameOnly(raw, s string, r repourl.Repo) error {
+	if strings.Contains(s, "://") || strings.ContainsAny(r.Host, ".:*") || r.Host == "localhost" || r.Port != "" {
+		return nil
+	}
+	if len(r.Segments()) == 0 {
+		return fmt.Errorf("%q names a plugin by its name alone, which is ambiguous (anyone can publish a plugin of that name): name its repository, e.g. github.com/OWNER/%s, or registry:%s for the registry's entry", raw, s, s)
+	}
+	return fmt.Errorf("%q names no host, so %q would be read as one: write the repository in full, e.g. github.com/%s", raw, r.Host, strings.TrimPrefix(s, "/"))
 }
 
 func isWindowsPath(s string) bool {
@@ -127,13 +197,35 @@ func (s Source) identities() ([]identity, error) {
 	if s.Registry != "" {
 		out = append(out, identity{kind: "registry", segs: []string{strings.ToLower(s.Registry)}})
 	}
+	if s.OCI != "" {
+		out = append(out, identity{kind: "oci", segs: ociSegs(s.OCI)})
+	}
+	for i := range out {
+		out[i].commit, out[i].pending = strings.ToLower(s.Commit), s.Pending
+	}
 	return out, nil
+}
+
+// ociSegs is what an OCI rule sees of HOST[:PORT]/REPO: the registry
+// (with its port, which OCI names a registry by) and the repository's
+// parts, lower-cased.
+func ociSegs(s string) []string {
+	var out []string
+	for _, seg := range strings.Split(strings.ToLower(s), "/") {
+		if seg != "" {
+			out = append(out, seg)
+		}
+	}
+	return out
 }
 
 type identity struct {
 	kind string
 	segs []string
 	port string // the port a git source is fetched from
+	// commit and pending are Source's.
+	commit  string
+	pending bool
 }
 
 // String shows a source for messages.
@@ -148,11 +240,29 @@ func (s Source) String() string {
 	if s.Registry != "" {
 		parts = append(parts, "registry:"+s.Registry)
 	}
+	if s.OCI != "" {
+		parts = append(parts, "oci://"+s.OCI)
+	}
+	if s.Commit != "" && len(parts) > 0 {
+		parts = append(parts, "at commit "+s.Commit)
+	}
 	return strings.Join(parts, " ")
 }
 
-func (p pattern) matches(id identity) bool {
-	return p.kind == id.kind && (p.port == "" || p.port == id.port) && matchSegs(p.segs, id.segs)
+// matches reports whether p names id. A commit-pinned pattern matches a
+// pending identity (commit not known yet) only when pending says so: an
+// allow rule lets it on to be checked again, a deny rule waits.
+func (p pattern) matches(id identity, pending bool) bool {
+	if p.kind != id.kind || (p.port != "" && p.port != id.port) || !matchSegs(p.segs, id.segs) {
+		return false
+	}
+	if p.commit == "" {
+		return true
+	}
+	if id.pending {
+		return pending
+	}
+	return id.commit == p.commit
 }
 
 func matchSegs(pat, segs []string) bool {
@@ -176,10 +286,10 @@ func matchSegs(pat, segs []string) bool {
 	return len(segs) == 0
 }
 
-func anyMatch(ps []pattern, ids []identity) (pattern, bool) {
+func anyMatch(ps []pattern, ids []identity, pending bool) (pattern, bool) {
 	for _, p := range ps {
 		for _, id := range ids {
-			if p.matches(id) {
+			if p.matches(id, pending) {
 				return p, true
 			}
 		}
@@ -194,6 +304,8 @@ func anyMatch(ps []pattern, ids []identity) (pattern, bool) {
 func RecordedSource(local bool, fetchedURL, source, registryName string) Source {
 	s := Source{Registry: registryName}
 	switch {
+	case len(fetchedURL) > len("oci://") && strings.EqualFold(fetchedURL[:len("oci://")], "oci://"):
+		s.OCI = fetchedURL[len("oci://"):]
 	case local || filepath.IsAbs(source) || strings.HasPrefix(source, "./") || strings.HasPrefix(source, "../"):
 		if local || fetchedURL == "" {
 			s.Path = source

@@ -190,7 +190,9 @@ func (s *Set) CheckProvenance(src Source, tier string, sig Signature) *Denial {
 			wants = append(wants, want{l.Rule("provenance.tiers", tier), v})
 		}
 		for _, sr := range pl.sources {
-			if _, ok := anyMatch([]pattern{sr.p}, ids); ok {
+			// A rule pinned to a commit applies while the commit is not
+			// known: the stricter reading.
+			if _, ok := anyMatch([]pattern{sr.p}, ids, true); ok {
 				wants = append(wants, want{l.Rule("provenance", "sources") + fmt.Sprintf(" match = %q", sr.p.text), sr.require})
 			}
 		}

@@ -30,6 +30,13 @@ type Set struct {
 	// SystemFound whether it was there.
 	System      string
 	SystemFound bool
+	// SystemProtection says whether the system policy is where only root
+	// can change it (nil when there is none; see CheckProtected).
+	SystemProtection *Protection
+	// revoked are the entries of every revocation list read, and
+	// revocationErrs the lists that could not be (revocation.go).
+	revoked        []Revocation
+	revocationErrs []RevocationError
 }
 
 // Inputs say where the layers come from.
@@ -42,6 +49,9 @@ type Inputs struct {
 	// ConfigFile names config.toml in messages; Config is its contents.
 	ConfigFile string
 	Config     []byte
+	// RevocationCache is the directory revocation lists fetched from
+	// URLs are cached in (RevocationCacheFile); "" reads none.
+	RevocationCache string
 }
 
 // Load reads every layer. Any layer that cannot be read or is invalid
@@ -62,6 +72,8 @@ func Load(in Inputs) (*Set, error) {
 			}
 			l.Scope = ScopeSystem
 			s.layers, s.SystemFound = append(s.layers, l), true
+			prot := CheckProtected(in.System)
+			s.SystemProtection = &prot
 		}
 	}
 	for _, f := range filepath.SplitList(in.Env) {
@@ -92,6 +104,7 @@ func Load(in Inputs) (*Set, error) {
 			s.layers = append(s.layers, l)
 		}
 	}
+	s.loadRevocations(in.RevocationCache)
 	return s, nil
 }
 
@@ -104,7 +117,8 @@ func mayHavePolicy(data []byte) bool {
 
 func (l *Layer) hasRules() bool {
 	return l.hasAllow || len(l.deny) > 0 || l.caps != nil || l.hooks != nil || l.require != "" || l.minAge > 0 || l.hasOwner ||
-		l.hasToolAllow || len(l.toolDeny) > 0 || l.confineRequire != nil || l.confineAllowOff != nil || !l.provenance.empty()
+		l.hasToolAllow || len(l.toolDeny) > 0 || l.confineRequire != nil || l.confineAllowOff != nil || l.protectRequire != nil || l.revocation != nil || len(l.required) > 0 ||
+		!l.provenance.empty() || len(l.mirrors) > 0
 }
 
 // Layers lists the layers, system first.

@@ -86,7 +86,7 @@ func TestPatternPorts(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.url, err)
 		}
-		if _, got := anyMatch([]pattern{p}, ids); got != c.match {
+		if _, got := anyMatch([]pattern{p}, ids, false); got != c.match {
 			t.Errorf("%q matches %q: %v, want %v", c.rule, c.url, got, c.match)
 		}
 	}

@@ -9,9 +9,10 @@ import (
 	"os/exec"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/corvidlabs/fledge-go/internal/semver"
 )
 
 // GitRunner runs the git binary in dir and returns what it printed on

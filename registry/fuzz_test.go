@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/Masterminds/semver/v3"
+	"github.com/corvidlabs/fledge-go/internal/semver"
 )
 
 var fuzzTags = []Tag{

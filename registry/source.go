@@ -43,12 +43,18 @@ type Source struct {
 	Display string
 	// Shorthand is set for owner/repo sources.
 	Shorthand bool
+	// Host (HOST[:PORT]) and Repository are an OCI source's registry and
+	// repository.
+	Host, Repository string
 }
 
 // String renders the source with its ref, without credentials.
 func (s Source) String() string {
 	if s.Ref == "" {
 		return s.Display
+	}
+	if s.Kind == SourceOCI && !IsDigest(s.Ref) {
+		return s.Display + ":" + s.Ref
 	}
 	return s.Display + "@" + s.Ref
 }
@@ -102,6 +108,9 @@ func ParseSource(raw, githubBase string) (Source, error) {
 	}
 	if helper, ok := repourl.TransportHelper(raw); ok {
 		return s, fmt.Errorf("source %q uses a git transport helper (%s::), which fledge refuses: use an https:// or ssh:// URL", raw, helper)
+	}
+	if len(raw) > len(OCIScheme) && strings.EqualFold(raw[:len(OCIScheme)], OCIScheme) {
+		return parseOCISource(s, OCIScheme+raw[len(OCIScheme):])
 	}
 	if i := strings.Index(raw, "://"); i > 0 {
 		return parseURLSource(s, raw, i)
@@ -161,7 +170,7 @@ func parseURLSource(s Source, raw string, schemeEnd int) (Source, error) {
 	switch scheme {
 	case "https", "http", "ssh", "git", "file":
 	default:
-		return s, fmt.Errorf("source %q uses the %s:// transport, which fledge does not fetch: use https://, ssh://, git:// or file://", RedactURL(raw), scheme)
+		return s, fmt.Errorf("source %q uses the %s:// transport, which fledge does not fetch: use https://, ssh://, git:// or file:// (or oci:// for a registry artifact)", RedactURL(raw), scheme)
 	}
 	// The one git-URL parser decides what the URL names, or refuses it.
 	r, err := repourl.Parse(full)

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/Masterminds/semver/v3"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/corvidlabs/fledge-go/internal/semver"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 

@@ -23,6 +23,9 @@ const (
 	CodeUnsupportedRuntime   = "unsupported_runtime"
 	CodeUnsupportedPlatform  = "unsupported_platform" // a binary built for another OS or architecture
 	CodeManifestChanged      = "manifest_changed"
+	// CodePluginDisabled: the command's plugin is disabled (fledge
+	// plugins disable); nothing of it runs until it is enabled.
+	CodePluginDisabled = "plugin_disabled"
 )
 
 // ErrUnknownCommand is wrapped by the error for a command no installed

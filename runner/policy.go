@@ -14,6 +14,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/settings"
 )
 
 // CodePolicyDenied: the admin policy denies the plugin's source, so it
@@ -24,15 +25,20 @@ const CodePolicyDenied = "policy_denied"
 // policy's limits for its tier), so tightening the policy takes effect
 // without reinstalling anything: a capability plugins.toml grants and the
 // policy forbids is denied when the plugin asks, exactly as one never
-// granted. A plugin whose source the policy denies does not run at all.
+// granted. A plugin whose source the policy denies does not run at all,
+// nor does any plugin while [protection] require says the system policy
+// must be protected and it is not.
 func (r *Runner) applyPolicy(t *Target) error {
 	pol := r.Settings.Policy()
 	if pol.Empty() {
 		return nil
 	}
 	e := &t.Entry
-	src := policy.RecordedSource(e.IsLocal(), e.URL, e.Source, e.RegistryName)
-	if d := pol.CheckSource(src); d != nil {
+	if d := pol.CheckRunProtected(); d != nil {
+		t.sourceDenial = d
+		return &Error{Code: CodePolicyDenied, Err: fmt.Errorf("plugin %s does not run: %w", e.Name, policy.Deny(e.Name, *d))}
+	}
+	if d := pol.CheckSource(settings.RecordSource(e)); d != nil {
 		t.sourceDenial = d
 		return &Error{Code: CodePolicyDenied, Err: fmt.Errorf("plugin %s does not run: %w", e.Name, policy.Deny(e.Name, *d))}
 	}
@@ -91,6 +97,9 @@ func (r *Runner) logPolicyDenials(t *Target, items []string) error {
 			if it == "source" && t.sourceDenial != nil {
 				d, ok = *t.sourceDenial, true
 				rec.Note = "refused to run: the admin policy denies its source"
+				if d.Item == "protection" {
+					rec.Note = "refused to run: the system policy is not protected"
+				}
 			} else {
 				rec.Removed = append(rec.Removed, it)
 				rec.Consent[it] = grantlog.ConsentPolicy

@@ -30,6 +30,9 @@ type Target struct {
 	// Binary is the command's executable with symlinks resolved; it lies
 	// inside Root.
 	Binary string
+	// Seed is the seed directory the plugin was found in ("" for
+	// FLEDGE_HOME; seed.go).
+	Seed string
 
 	// granted, when set, is what the admin policy leaves of Entry's
 	// grants; policy holds, for each capability it took away, the rule
@@ -101,8 +104,17 @@ func resolveIn(paths home.Paths, plugin, command string) (*Target, error) {
 		return nil, errorf(CodeStateCorrupt, "plugins.toml names plugin %s: %s", entry.Name, msg)
 	}
 	t := &Target{Command: command, Entry: *entry}
+	// Off means off: nothing of a disabled plugin is read or started.
+	if err := entry.DisabledErr(fmt.Sprintf("command %q does not run", command)); err != nil {
+		return t, &Error{Code: CodePluginDisabled, Err: err}
+	}
 
-	dir := paths.PluginDir(entry.Name)
+	return resolveTree(t, paths.PluginDir(entry.Name))
+}
+
+// resolveTree finishes resolving t, whose plugin is installed at dir.
+func resolveTree(t *Target, dir string) (*Target, error) {
+	entry, command := &t.Entry, t.Command
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return t, errorf(CodePluginMissing, "plugin %s provides %q, but its directory %s is missing: %v", entry.Name, command, dir, err)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/events"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -71,6 +72,14 @@ type Runner struct {
 	// Journal records each run-time policy denial, once per plugin,
 	// capability and policy (nil: not recorded).
 	Journal *grantlog.Log
+	// Events is the event trail every run is recorded in, with Actor as
+	// who asked unless the request names another (nil: not recorded;
+	// events.go).
+	Events *events.Log
+	Actor  events.Actor
+	// Seeds are read-only seed directories looked in for a command
+	// FLEDGE_HOME does not provide (FLEDGE_SEED_DIR; seed.go).
+	Seeds []string
 }
 
 // Timeouts bound the phases of a run.
@@ -140,6 +149,9 @@ type Request struct {
 	// Capture collects output text into Result.Output instead of writing
 	// it to Stdout (--json).
 	Capture bool
+	// Actor, when set, is who asked for this run (an MCP client), for the
+	// event trail; else Runner.Actor.
+	Actor *events.Actor
 }
 
 // Result describes a run, even a failed one.
@@ -166,8 +178,14 @@ type Result struct {
 	PolicyDenied []manifest.Capability
 	// Protocol is the protocol spoken ("" for inherited stdio).
 	Protocol string
-	// Source is where the plugin was installed from (plugins.toml).
+	// Source is where the plugin was installed from (plugins.toml), and
+	// Commit the commit installed.
 	Source string
+	Commit string
+
+	// target is the plugin resolved, for the event trail (nil when none
+	// was).
+	target *Target
 }
 
 // Success reports whether the plugin ran and exited 0.
@@ -264,11 +282,19 @@ var errRunTimeout = errors.New("run timed out")
 // Closing req.Kill kills it (and what it started) at once.
 func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	rr := r.withDefaults()
+	start := time.Now()
+	res, err := rr.run(ctx, req)
+	rr.record(req, res, err, time.Since(start))
+	return res, err
+}
+
+func (rr *Runner) run(ctx context.Context, req Request) (*Result, error) {
 	res := &Result{Command: req.Command, ExitCode: -1}
-	t, err := resolveIn(rr.Paths, req.Plugin, req.Command)
+	t, err := resolveSeeded(rr.Paths, rr.Seeds, req.Plugin, req.Command)
 	if t != nil {
 		res.Plugin = t.Entry.Name
-		res.Source = t.Entry.Source
+		res.Source, res.Commit = t.Entry.Source, t.Entry.Commit
+		res.target = t
 	}
 	if err != nil {
 		return res, err

@@ -99,7 +99,7 @@ func Create(o Options) ([]string, error) {
 	case LangGo:
 		files = goFiles
 	case LangWasm:
-		files = wasmFiles
+		files = wasmFiles()
 	default:
 		return nil, fmt.Errorf("%w %q: use sh, go or wasm", ErrUnknownLang, o.Lang)
 	}

@@ -1,6 +1,9 @@
 package scaffold
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // manifestBody is the plugin.toml both languages share; the Go plugin adds
 // its build hook.
@@ -109,9 +112,12 @@ func main() {
 
 // wasmFiles is a Go plugin for fledge's wasm sandbox: built with
 // GOOS=wasip1 GOARCH=wasm, talking to fledge through its host functions
-// (go:wasmimport), standard library only.
-var wasmFiles = []file{
-	{path: "plugin.toml", mode: 0o644, body: strings.NewReplacer(`protocol = "fledge-v1"`, `protocol = "fledge-v1"
+// (go:wasmimport), standard library only. It is made on first use: its
+// plugin.toml is derived from manifestBody, work every fledge start would
+// otherwise pay.
+var wasmFiles = sync.OnceValue(func() []file {
+	return []file{
+		{path: "plugin.toml", mode: 0o644, body: strings.NewReplacer(`protocol = "fledge-v1"`, `protocol = "fledge-v1"
 runtime = "wasm"`, `binary = "bin/%NAME%"`, `binary = "bin/%NAME%.wasm"`).Replace(manifestBody) + `
 [hooks]
 build = "GOOS=wasip1 GOARCH=wasm go build -o bin/%NAME%.wasm ."
@@ -121,8 +127,8 @@ build = "GOOS=wasip1 GOARCH=wasm go build -o bin/%NAME%.wasm ."
 # /project, "plugin" also gives a private directory at /plugin.
 filesystem = "none"
 `},
-	{path: "go.mod", mode: 0o644, body: "module %PLUGIN%\n\ngo 1.22\n"},
-	{path: "main.go", mode: 0o644, body: `//go:build wasip1
+		{path: "go.mod", mode: 0o644, body: "module %PLUGIN%\n\ngo 1.22\n"},
+		{path: "main.go", mode: 0o644, body: `//go:build wasip1
 
 // Command %NAME% is a fledge-v1 plugin that runs in fledge's wasm sandbox.
 // Build it with: GOOS=wasip1 GOARCH=wasm go build -o bin/%NAME%.wasm .
@@ -185,4 +191,5 @@ func main() {
 	send(map[string]any{"type": "output", "text": "Hello, " + who + "!\n"})
 }
 `},
-}
+	}
+})

@@ -18,6 +18,9 @@ type Inputs struct {
 	// fledge, "" for none); EnvPolicy is FLEDGE_POLICY's value.
 	SystemPolicy string
 	EnvPolicy    string
+	// RevocationCache is where revocation lists fetched from URLs are
+	// cached (policy.Inputs.RevocationCache).
+	RevocationCache string
 }
 
 // Settings are config.toml and the admin policy, as read at one moment.
@@ -49,7 +52,7 @@ func Load(in Inputs) (*Settings, error) {
 		return nil, err
 	}
 	s := &Settings{in: in, config: cfg, configRaw: raw, trust: trust.Config{Orgs: cfg.Trust.Orgs, Users: cfg.Trust.Users}}
-	pol, err := policy.Load(policy.Inputs{System: in.SystemPolicy, Env: in.EnvPolicy, ConfigFile: in.ConfigFile, Config: raw})
+	pol, err := policy.Load(policy.Inputs{System: in.SystemPolicy, Env: in.EnvPolicy, ConfigFile: in.ConfigFile, Config: raw, RevocationCache: in.RevocationCache})
 	if err != nil {
 		return s, err
 	}
@@ -161,6 +164,16 @@ func RecordTier(p *lockfile.Plugin, t trust.Config) trust.Tier {
 	return t.OfSource(src.Path != "", src.URL)
 }
 
+// RecordSource is what the policy's source rules see of an installed
+// plugin's record (policy.RecordedSource), with the commit installed:
+// the one answer install, update, grant, audit and the runner judge a
+// record by, so a rule pinned to a commit holds at every run.
+func RecordSource(p *lockfile.Plugin) policy.Source {
+	src := policy.RecordedSource(p.IsLocal(), p.URL, p.Source, p.RegistryName)
+	src.Commit = p.Commit
+	return src
+}
+
 // Grants is what an installed plugin may do here, now.
 type Grants struct {
 	// Tier is its trust tier under the trust in force.
@@ -174,6 +187,9 @@ type Grants struct {
 	// Denied holds, for each grant the policy takes away, the rule that
 	// does (Item is the capability, or "hooks").
 	Denied []policy.Denial
+	// Revoked, when set, is the revocation list entry that revokes the
+	// plugin (its source, or its commit): it does not run at all.
+	Revoked *policy.Revocation
 }
 
 // Grants is p's tier and effective grants: the one computation list,
@@ -181,7 +197,7 @@ type Grants struct {
 func (s *Settings) Grants(p *lockfile.Plugin) Grants {
 	tier := s.Tier(p)
 	caps, hooks, denied := s.Policy().Narrow(string(tier), p.Capabilities, len(p.Hooks) > 0)
-	return Grants{Tier: tier, Capabilities: caps, Hooks: hooks, Denied: denied}
+	return Grants{Tier: tier, Capabilities: caps, Hooks: hooks, Denied: denied, Revoked: s.Policy().Revoked(RecordSource(p))}
 }
 
 // New is the Settings of a config and a policy already in hand (a nil

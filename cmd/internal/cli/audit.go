@@ -35,6 +35,11 @@ func newAuditCmd(f *Factory) *cobra.Command {
 				return err
 			}
 			switch {
+			case opts.Events:
+				if len(args) > 0 {
+					return usageErrorf("--events reads the whole trail; name a plugin with --plugin")
+				}
+				return auditEventsRun(f, opts)
 			case opts.Format != "":
 				return auditSBOMRun(f, opts)
 			case opts.Log || opts.VerifyLog:
@@ -87,6 +92,11 @@ type auditEntry struct {
 	// capabilities or hooks (denied at run time), its source, its pin,
 	// its provenance.
 	PolicyDenied []string `json:"policy_denied"`
+	// Disabled and DisabledBy are as in list (fledge plugins disable).
+	Disabled   bool   `json:"disabled"`
+	DisabledBy string `json:"disabled_by"`
+	// Revoked is as in list.
+	Revoked *revokedJSON `json:"revoked"`
 	// Provenance is who signed the installed revision (list's object).
 	Provenance provenanceJSON `json:"provenance"`
 	// VouchedBy is the allowed-signers file that vouched for the signer,
@@ -135,6 +145,15 @@ type auditDoc struct {
 	// can); GrantLog is the grant log's check (see --verify-log).
 	PolicyError *string       `json:"policy_error"`
 	GrantLog    *grantLogJSON `json:"grant_log"`
+	// PolicyUnprotected says why the system policy is not protected (null
+	// when it is, or there is none; auditfleet.go).
+	PolicyUnprotected *string `json:"policy_unprotected"`
+	// RevocationErrors are the revocation lists that cannot be read, and
+	// what that does (auditfleet.go).
+	RevocationErrors []string `json:"revocation_errors"`
+	// Required are the policy's [[required]] plugins: ok, missing or
+	// drifted (auditfleet.go).
+	Required []requiredJSON `json:"required"`
 	// UnconfinedAll says who turned kernel confinement off for every
 	// plugin and when (fledge plugins unconfine --all), null when nobody
 	// did; ConfineOffHere says FLEDGE_CONFINE=off is set in the process
@@ -157,7 +176,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	if err != nil {
 		return err
 	}
-	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, Externals: externals(runner.Externals(paths, f.Getenv("PATH")), file),
+	doc := auditDoc{SchemaVersion: SchemaVersion, Audit: []auditEntry{}, RevocationErrors: []string{}, Required: []requiredJSON{}, Externals: externals(runner.Externals(paths, f.Getenv("PATH")), file),
 		ConfineOffHere: unconfinedBy(f) != ""}
 	if all := file.Unconfined(); all != "" {
 		doc.UnconfinedAll = &all
@@ -166,6 +185,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 		doc.Audit = append(doc.Audit, auditPlugin(paths, p, set.Grants(p), unconfinedFor(f, p)))
 	}
 	warnings := auditAdminChecks(paths, file, ap, set, &doc)
+	warnings += auditFleetChecks(f, file, ap, &doc)
 	if opts.JSON {
 		if err := writeJSON(f.IO.Out, doc); err != nil {
 			return err
@@ -186,6 +206,7 @@ func auditRun(f *Factory, opts *auditOptions) error {
 	}
 	printExternals(f.IO.Out, doc.Externals)
 	printAuditAdmin(f.IO.Out, &doc)
+	printAuditFleet(f.IO.Out, &doc)
 	return auditStrict(f, opts, warnings)
 }
 
@@ -212,6 +233,7 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants, off st
 		HasLifecycleHooks: au.HasLifecycleHooks, URL: p.URL, Kind: kindOf(p), Commit: p.Commit,
 		PinnedRef: optional(p.PinnedRef), Granted: toCapsJSON(g.Capabilities), Requested: toCapsJSON(au.Requested),
 		Hooks: map[string]string{}, Warnings: au.Warnings, PolicyDenied: []string{},
+		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(), Revoked: toRevokedJSON(g),
 		Provenance: toProvenanceJSON(p.Provenance),
 	}
 	if p.Provenance.Signed() {
@@ -255,6 +277,12 @@ func printAudit(f *Factory, a auditEntry) {
 		fmt.Fprintf(w, "  runtime:   %s, %s\n", termsafe.Line(a.Runtime), a.Confinement.text())
 	} else {
 		fmt.Fprintf(w, "  runtime:   %s, unsandboxed: its code runs with your privileges\n", termsafe.Line(a.Runtime))
+	}
+	if r := a.Revoked; r != nil {
+		fmt.Fprintf(w, "  revoked:   by %s on %s: %s (%s)\n", termsafe.Line(r.Issuer), termsafe.Line(r.Date), termsafe.Line(r.Reason), termsafe.Escape(r.List))
+	}
+	if a.Disabled {
+		fmt.Fprintf(w, "  disabled:  by %s: nothing of it runs until %s\n", termsafe.Line(a.DisabledBy), commandLine("plugins", "enable", a.Name))
 	}
 	fmt.Fprintf(w, "  granted:   %s\n", capsText(a.Granted))
 	fmt.Fprintf(w, "  requested: %s\n", capsText(a.Requested))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -31,6 +32,8 @@ type auditAdmin struct {
 	VerifyLog bool
 	Strict    bool
 	Format    string
+	// Events reads the event trail (auditevents.go).
+	Events bool
 }
 
 func (a *auditAdmin) register(fl *pflag.FlagSet) {
@@ -40,6 +43,7 @@ func (a *auditAdmin) register(fl *pflag.FlagSet) {
 	fl.BoolVar(&a.VerifyLog, "verify-log", false, "check the grant log's hash chain: name any record edited, removed or reordered")
 	fl.BoolVar(&a.Strict, "strict", false, "exit 1 when any warning stands (a plugin's, the grant log's or the policy's)")
 	fl.StringVar(&a.Format, "format", "", "cyclonedx: write a CycloneDX 1.6 SBOM of the installed plugins")
+	fl.BoolVar(&a.Events, "events", false, "show the event trail: every plugin run and MCP tool call, and what was denied (with --since and --plugin)")
 }
 
 // check refuses flags that do not go together.
@@ -51,8 +55,10 @@ func (a *auditAdmin) check(asJSON bool) error {
 		return usageErrorf("--format cyclonedx writes an SBOM; run --log, --verify-log and --strict separately")
 	case a.Format != "" && asJSON:
 		return usageErrorf("--format cyclonedx writes CycloneDX JSON already; leave out --json")
-	case (a.Since != "" || a.Plugin != "") && !a.Log:
-		return usageErrorf("--since and --plugin select grant log records: add --log")
+	case a.Events && (a.Log || a.VerifyLog || a.Strict || a.Format != ""):
+		return usageErrorf("--events reads the event trail; run --log, --verify-log, --strict and --format separately")
+	case (a.Since != "" || a.Plugin != "") && !a.Log && !a.Events:
+		return usageErrorf("--since and --plugin select grant log records (--log) or events (--events): add one")
 	case a.Log && a.Strict:
 		return usageErrorf("--strict checks the audit's warnings; run it without --log")
 	}
@@ -72,6 +78,11 @@ func loadAuditSettings(f *Factory, paths home.Paths) (*settings.Settings, auditP
 	set, polErr, err := describeSettings(f, paths)
 	if err != nil {
 		return nil, auditPolicy{}, err
+	}
+	if polErr == nil {
+		if set, err = refreshRevocations(context.Background(), f, paths, set); err != nil {
+			return nil, auditPolicy{}, err
+		}
 	}
 	return set, auditPolicy{pol: set.Policy(), err: polErr}, nil
 }

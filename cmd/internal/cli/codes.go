@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/transport"
@@ -14,6 +15,7 @@ import (
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/provenance"
 	"github.com/corvidlabs/fledge-go/treehash"
@@ -37,6 +39,9 @@ const (
 	// (the runner's codes for the same states).
 	CodeManifestChanged = "manifest_changed"
 	CodePluginMissing   = "plugin_missing"
+	// CodePluginDisabled: an entry point of a disabled plugin (the
+	// runner's code of the same name at run time).
+	CodePluginDisabled = "plugin_disabled"
 	// An update or sync fetched a revision signed at a lower level, or by
 	// another signer, than recorded (and nothing accepted it); a
 	// signature that does not match what it signs.
@@ -67,6 +72,8 @@ func classify(err error) string {
 	switch {
 	case errors.As(err, new(*policy.DeniedError)), errors.As(err, new(*policy.InvalidError)):
 		return CodePolicyDenied
+	case errors.As(err, new(*lockfile.DisabledError)):
+		return CodePluginDisabled
 	case errors.As(err, &appr):
 		return CodeApprovalRequired
 	case errors.Is(err, errPromptAborted):
@@ -143,6 +150,8 @@ func hintFor(err error) string {
 		amb    *lockfile.AmbiguousError
 		hook   *install.HookError
 		syn    *manifest.SyntaxError
+		// disabled is a plugin turned off (fledge plugins disable).
+		disabled *lockfile.DisabledError
 	)
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -151,6 +160,8 @@ func hintFor(err error) string {
 		return "fix the file at the line named (or ask whoever manages it): fledge applies no policy it cannot read in full"
 	case errors.As(err, new(*policy.DeniedError)):
 		return "the admin policy decides this, not a flag; see what it allows: " + commandLine("plugins", "policy")
+	case errors.As(err, &disabled):
+		return "enable it first: " + commandLine("plugins", "enable", disabled.Plugin)
 	case errors.As(err, &appr):
 		return "grant by name what it needs: " + strings.Join(appr.Missing, ", ")
 	case errors.As(err, &confl):
@@ -205,6 +216,16 @@ func sourceHint(err error) string {
 	case errors.Is(err, transport.ErrRepositoryNotFound), errors.Is(err, transport.ErrAuthenticationRequired),
 		errors.Is(err, transport.ErrAuthorizationFailed):
 		return "check the source's spelling (owner/repo is looked up under FLEDGE_GITHUB_URL, https://github.com by default); for a private GitHub repository, set GITHUB_TOKEN or GH_TOKEN"
+	case errors.Is(err, http.ErrSchemeMismatch):
+		return "the registry speaks plain http, which anyone on the network can tamper with; if this network is yours, list it in config.toml: [oci] plain_http = [\"HOST:PORT\"]"
+	case errors.Is(err, ociartifact.ErrCredentials):
+		return "log in to the registry with docker login HOST or oras login HOST: fledge reads the credentials (and credential helpers) of the docker configuration"
+	case errors.Is(err, ociartifact.ErrNotFound):
+		return "check the repository, tag or digest (oras repo tags HOST/REPO lists the tags)"
+	case errors.Is(err, ociartifact.ErrNotPlugin):
+		return "that reference is not a fledge plugin: fledge plugins mirror pushes plugins in fledge's format"
+	case errors.Is(err, ociartifact.ErrBadLayer):
+		return "the registry served a tree that does not match its digest or is not a plain plugin tree: tell whoever runs it"
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return "push the plugin's files to it first"
 	case errors.Is(err, gitfetch.ErrRefNotFound):

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -26,6 +27,9 @@ type Factory struct {
 	// SystemPolicy is the system policy file's path (policy.SystemPath();
 	// tests point it elsewhere: it is never read from the environment).
 	SystemPolicy string
+	// HTTPClient, when set, fetches the admin policy's revocation lists
+	// (tests trust a loopback server's certificate with it).
+	HTTPClient *http.Client
 	// interrupts counts the user's Ctrl+C (Main catches them).
 	interrupts *interrupts
 }

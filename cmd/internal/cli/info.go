@@ -145,7 +145,22 @@ func printInfo(out io.Writer, p *lockfile.Plugin, info infoJSON) {
 	if info.Commit != "" {
 		row("commit", termsafe.Escape(info.Commit))
 	}
+	if info.Origin != "" {
+		row("origin", termsafe.Escape(info.Origin))
+	}
+	if info.Mirror != "" {
+		row("fetched from", termsafe.Escape(info.Mirror)+" (a mirror)")
+	}
+	if info.OCIDigest != "" {
+		row("oci digest", termsafe.Escape(info.OCIDigest))
+	}
 	row("installed", termsafe.Escape(info.Installed))
+	if r := info.Revoked; r != nil {
+		row("revoked", "by "+termsafe.Line(r.Issuer)+" on "+termsafe.Line(r.Date)+": "+termsafe.Line(r.Reason)+" ("+termsafe.Escape(r.List)+")")
+	}
+	if info.Disabled {
+		row("disabled", "by "+termsafe.Line(info.DisabledBy)+": nothing of it runs until "+commandLine("plugins", "enable", info.Name))
+	}
 	row("provenance", provenanceText(p.Provenance))
 	proto := info.Protocol
 	if proto == "" {

@@ -2,15 +2,18 @@ package cli
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/ociartifact"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/settings"
 )
@@ -50,6 +53,9 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 	if err != nil {
 		return nil, nil, err
 	}
+	if set, err = refreshRevocations(ctx, f, paths, set); err != nil {
+		return nil, nil, err
+	}
 	cfg := set.Config()
 	var idle time.Duration
 	if v := f.Getenv(EnvFetchTimeout); v != "" {
@@ -73,7 +79,25 @@ func newInstaller(ctx context.Context, f *Factory, c consentFlags, ask bool) (*i
 		GitHubBase: f.Getenv("FLEDGE_GITHUB_URL"), Consent: consent,
 		Log: f.IO.ErrOut, GitHub: registry.GitHubAuthFromEnv(f.Getenv), Git: gitfetch.Options{IdleTimeout: idle,
 			MaxTreeBytes: int64(cfg.Install.MaxSize), MaxTreeFiles: cfg.Install.MaxFiles}, Now: f.Now,
+		OCI: ociRemote(f, cfg, idle),
 	}, set, nil
+}
+
+// ociRemote is how registries are reached: the docker configuration's
+// credentials (docker login, oras login and their credential helpers),
+// plain http where config.toml's [oci] plain_http says.
+func ociRemote(f *Factory, cfg *config.Config, idle time.Duration) ociartifact.Remote {
+	dir := f.Getenv("DOCKER_CONFIG")
+	if dir == "" {
+		if home := f.Getenv("HOME"); home != "" {
+			dir = filepath.Join(home, ".docker")
+		}
+	}
+	r := ociartifact.Remote{PlainHTTP: cfg.OCI.PlainHTTP, Timeout: idle}
+	if dir != "" {
+		r.DockerConfig = filepath.Join(dir, "config.json")
+	}
+	return r
 }
 
 // unconfinedFor says who turned kernel confinement off for p: FLEDGE_CONFINE=off,

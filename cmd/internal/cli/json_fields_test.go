@@ -157,11 +157,15 @@ owners = ["acme"]
 		{name: "revoke", args: []string{"plugins", "revoke", "gold", "metadata", "--json"}},
 		{name: "tools", args: []string{"plugins", "tools", "--json"}},
 		{name: "verify", args: []string{"plugins", "verify", "--json"}},
+		{name: "bundle", args: []string{"plugins", "bundle", "plain", "--out", filepath.Join(work, "bundle"), "--json"}},
+		// No registry listens on port 1: the document of a failed push.
+		{name: "mirror_failed", args: []string{"plugins", "mirror", "plain", "--to", "oci://127.0.0.1:1/team", "--json"}, code: 1},
 		{name: "run", args: []string{"plugins", "run", "plain", "--json"}},
 		{name: "run_failed", args: []string{"plugins", "run", "nosuch", "--json"}, code: 2},
 		{name: "sync", args: []string{"plugins", "sync", "--file", filepath.Join(work, "fh", "plugins.toml"), "--grant", "exec,store,hooks", "--json"},
 			code: 1, env: withEnv("FLEDGE_HOME", filepath.Join(work, "fh3"))}, // the local plugin cannot be reproduced
 		{name: "audit_log", args: []string{"plugins", "audit", "--log", "--json"}},
+		{name: "audit_events", args: []string{"plugins", "audit", "--events", "--json"}},
 		{name: "audit_verify_log", args: []string{"plugins", "audit", "--verify-log", "--json"}},
 		{name: "policy", args: []string{"plugins", "policy", "--json"}, env: withEnv("FLEDGE_POLICY", filepath.Join(work, "policy.toml"))},
 		{name: "policy_denied", args: []string{"plugins", "grant", "gold", "metadata", "--json"}, code: 1,
@@ -184,6 +188,9 @@ owners = ["acme"]
 			env: withEnv("FLEDGE_GITHUB_API", api.URL, "GITHUB_TOKEN", "ghp_GOLDEN", "GIT_AUTHOR_NAME", "G", "GIT_AUTHOR_EMAIL", "g@example.com")},
 		{name: "unconfine", args: []string{"plugins", "unconfine", "gold", "--json"}},
 		{name: "confine", args: []string{"plugins", "confine", "gold", "--json"}},
+		{name: "disable", args: []string{"plugins", "disable", "plain", "--json"}},
+		{name: "run_disabled", args: []string{"plugins", "run", "plain", "--json"}, code: 1},
+		{name: "enable", args: []string{"plugins", "enable", "plain", "--json"}},
 		{name: "remove", args: []string{"plugins", "remove", "gold", "--json"}},
 		{name: "error", args: []string{"plugins", "remove", "gold", "--json"}, code: 1},
 		{name: "usage_error", args: []string{"plugins", "install", "--json"}, code: 2},
@@ -311,6 +318,10 @@ var (
 	userRe = regexp.MustCompile(`"user": "[^"]*",\s*"uid": -?\d+`)
 	// offRe is the user who turned confinement off for a plugin.
 	offRe = regexp.MustCompile(`"[^"]* for this plugin at `)
+	// disRe is the user who disabled a plugin.
+	disRe = regexp.MustCompile(`[^"( ]* at <time> \(fledge plugins disable\)`)
+	// durRe is how long an event's run took.
+	durRe = regexp.MustCompile(`"duration_ms": \d+`)
 )
 
 // normaliseJSON replaces what differs between runs: the work directory
@@ -326,6 +337,8 @@ func normaliseJSON(b []byte, work string, others ...string) []byte {
 	s = dateRe.ReplaceAllString(s, `"<date>"`)
 	s = userRe.ReplaceAllString(s, `"user": "<user>", "uid": "<uid>"`)
 	s = offRe.ReplaceAllString(s, `"<user> for this plugin at `)
+	s = durRe.ReplaceAllString(s, `"duration_ms": "<ms>"`)
+	s = disRe.ReplaceAllString(s, `<user> at <time> (fledge plugins disable)`)
 	return []byte(s)
 }
 

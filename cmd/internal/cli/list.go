@@ -23,8 +23,8 @@ type listOptions struct {
 	JSON  bool
 }
 
-// listCacheKind names list's document among derived files.
-const listCacheKind = "plugins list --json"
+// listCacheKind names list's document among derived files (v2: disabled).
+const listCacheKind = "plugins list --json v2"
 
 func newListCmd(f *Factory) *cobra.Command {
 	opts := &listOptions{}
@@ -64,6 +64,11 @@ func listRun(f *Factory, opts *listOptions) error {
 	// What the kernel offers and FLEDGE_CONFINE decide each plugin's
 	// confinement.
 	confDigest := derived.Sum(fmt.Appendf(nil, "landlock %d, off %q", confine.Detect().ABI, unconfinedBy(f)))
+	// Seeds are read from directories the key does not hash.
+	seeds := seedDirs(f)
+	if len(seeds) > 0 {
+		polOK = false
+	}
 	if opts.JSON && len(opts.Names) == 0 && polOK {
 		pd, ok1 := derived.DigestFile(store.Path(), lockfile.MaxSize)
 		cd, ok2 := derived.DigestFile(paths.ConfigFile(), config.MaxSize)
@@ -91,6 +96,11 @@ func listRun(f *Factory, opts *listOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", errorText(perr.Error()))
 		polOK = false
 	}
+	// Revocation lists are read from files the key does not hash: the
+	// document is not kept while the policy names any.
+	if set.Policy().HasRevocation() {
+		polOK = false
+	}
 	cfgRaw := set.ConfigData()
 	plugins, err := namedPlugins(file, opts.Names)
 	if err != nil {
@@ -99,6 +109,9 @@ func listRun(f *Factory, opts *listOptions) error {
 	doc := listDoc{SchemaVersion: SchemaVersion, Plugins: make([]pluginJSON, 0, len(plugins)), Externals: externals(rawExt, file)}
 	for _, p := range plugins {
 		doc.Plugins = append(doc.Plugins, toPluginJSON(p, set.Grants(p), unconfinedFor(f, p)))
+	}
+	if len(opts.Names) == 0 {
+		doc.Plugins = append(doc.Plugins, seededPlugins(f, seeds, file, set)...)
 	}
 	if opts.JSON && len(opts.Names) > 0 {
 		return writeJSON(f.IO.Out, doc)
@@ -130,8 +143,15 @@ func listRun(f *Factory, opts *listOptions) error {
 		if p.PinnedRef != nil {
 			src += "@" + *p.PinnedRef
 		}
+		cmds := termsafe.Escape(strings.Join(p.Commands, ", "))
+		if p.Disabled {
+			cmds = "(disabled) " + cmds
+		}
+		if p.Revoked != nil {
+			cmds = "(revoked) " + cmds
+		}
 		rows = append(rows, []tableCell{{termsafe.Escape(p.Name), st.Bold}, plain(termsafe.Escape(p.Version)), {p.TrustTier, st.Tier},
-			plain(termsafe.Escape(strings.Join(p.Commands, ", "))), plain(termsafe.Escape(src))})
+			plain(cmds), plain(termsafe.Escape(src))})
 	}
 	if err := writeTable(f.IO.Out, rows); err != nil {
 		return err

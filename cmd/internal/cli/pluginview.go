@@ -48,19 +48,54 @@ type pluginJSON struct {
 	// same object as Capabilities when no policy narrows it). Install
 	// output has it too (where capabilities follows Rust and is null for
 	// plugins that do not speak the protocol).
-	Granted     capsJSON `json:"granted"`
-	Hooks       []string `json:"hooks"`
-	TreeHash    string   `json:"tree_hash"`
-	Description string   `json:"description"`
+	Granted  capsJSON `json:"granted"`
+	Hooks    []string `json:"hooks"`
+	TreeHash string   `json:"tree_hash"`
+	// OCIDigest is the OCI manifest installed (an oci:// install, or a
+	// source fetched through an OCI mirror) and Origin the source an
+	// oci:// artifact names; both absent otherwise.
+	OCIDigest string `json:"oci_digest,omitempty"`
+	Origin    string `json:"origin,omitempty"`
+	// Mirror is where a mirror rule had the tree fetched from.
+	Mirror      string `json:"mirror,omitempty"`
+	Description string `json:"description"`
 	// Confinement is how the kernel confines a native plugin's own code
 	// here (absent for wasm): see confinementOf.
 	Confinement *confinementJSON `json:"confinement,omitempty"`
 	// CommandDetails carries what agents need to call each command as a
 	// tool: its description, typed positional args and dangerous flag.
 	CommandDetails []commandJSON `json:"command_details"`
+	// Disabled is true for a plugin fledge plugins disable turned off
+	// (no entry point of it is reachable); DisabledBy says who and when.
+	Disabled   bool   `json:"disabled"`
+	DisabledBy string `json:"disabled_by"`
+	// Revoked is the revocation list entry that revokes it (null when
+	// none does): it does not install, update or run.
+	Revoked *revokedJSON `json:"revoked"`
+	// Seed is the read-only seed directory the plugin is installed in
+	// ("" for FLEDGE_HOME; FLEDGE_SEED_DIR).
+	Seed string `json:"seed"`
 	// Provenance is who signed the installed revision, as verified when
 	// it was fetched.
 	Provenance provenanceJSON `json:"provenance"`
+}
+
+// revokedJSON is a revocation list entry in list, info and audit.
+type revokedJSON struct {
+	Source string `json:"source"`
+	Commit string `json:"commit"`
+	Reason string `json:"reason"`
+	Issuer string `json:"issuer"`
+	Date   string `json:"date"`
+	List   string `json:"list"`
+}
+
+func toRevokedJSON(g settings.Grants) *revokedJSON {
+	r := g.Revoked
+	if r == nil {
+		return nil
+	}
+	return &revokedJSON{Source: r.Source, Commit: r.Commit, Reason: r.Reason, Issuer: r.Issuer, Date: r.Date, List: r.List}
 }
 
 // provenanceJSON is a plugin's "provenance" object: exactly level,
@@ -135,7 +170,9 @@ func toPluginJSON(p *lockfile.Plugin, g settings.Grants, off string) pluginJSON 
 		PinnedRef: optional(p.PinnedRef), RefKind: p.RefKind, Installed: installDate(p.Installed),
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
 		Capabilities: toCapsJSON(p.Capabilities), Granted: toCapsJSON(g.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
+		OCIDigest: p.OCIDigest, Origin: p.Origin, Mirror: p.Mirror,
 		Description: p.Description, CommandDetails: toCommandsJSON(p), Provenance: toProvenanceJSON(p.Provenance),
+		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(), Revoked: toRevokedJSON(g),
 	}
 }
 

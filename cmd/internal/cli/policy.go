@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,7 +25,8 @@ const CodePolicyDenied = "policy_denied"
 // config.toml, the system policy (at the Factory's SystemPolicy path) and
 // the files FLEDGE_POLICY lists.
 func settingsInputs(f *Factory, paths home.Paths) settings.Inputs {
-	return settings.Inputs{ConfigFile: paths.ConfigFile(), SystemPolicy: f.SystemPolicy, EnvPolicy: f.Getenv(policy.EnvPolicy)}
+	return settings.Inputs{ConfigFile: paths.ConfigFile(), SystemPolicy: f.SystemPolicy, EnvPolicy: f.Getenv(policy.EnvPolicy),
+		RevocationCache: paths.CacheDir()}
 }
 
 // loadSettings reads config.toml and the admin policy, once per command.
@@ -132,6 +134,23 @@ type policyDoc struct {
 		Require  *boolSettingJSON `json:"require"`
 		AllowOff *boolSettingJSON `json:"allow_off"`
 	} `json:"confinement"`
+	// Protected says whether the system policy is where only root can
+	// change it (null when there is none); UnprotectedReason says, when
+	// not, what is wrong and how to fix it. Protection is [protection]
+	// require: null when no layer sets it (policyfleet.go).
+	Protected         *bool  `json:"protected"`
+	UnprotectedReason string `json:"unprotected_reason"`
+	Protection        struct {
+		Require *boolSettingJSON `json:"require"`
+	} `json:"protection"`
+	// Required are the [[required]] plugins; Revocation the revocation
+	// lists named and the entries read from them (policyfleet.go).
+	Required   []requiredJSON `json:"required"`
+	Revocation struct {
+		Lists   []revocationListJSON `json:"lists"`
+		Revoked []revokedJSON        `json:"revoked"`
+		Errors  []string             `json:"errors"`
+	} `json:"revocation"`
 	// Provenance is [provenance]: the allowed-signers files the policy
 	// names, and what each require rule wants of which sources.
 	Provenance struct {
@@ -203,6 +222,9 @@ func policyRun(f *Factory, opts *policyOptions) error {
 	if err != nil {
 		return err
 	}
+	if set, err = refreshRevocations(context.Background(), f, paths, set); err != nil {
+		return err
+	}
 	pol := set.Policy()
 	e := pol.Effective()
 	doc := policyDoc{SchemaVersion: SchemaVersion, Active: !pol.Empty(), System: pol.System, SystemFound: pol.SystemFound,
@@ -249,6 +271,7 @@ func policyRun(f *Factory, opts *policyOptions) error {
 	if a := e.ConfineAllowOff; a != nil {
 		doc.Confinement.AllowOff = &boolSettingJSON{Value: a.Value, From: originJSON(a.From)}
 	}
+	fleetPolicy(pol, e, &doc)
 	doc.Provenance.AllowedSigners, doc.Provenance.Require = []signersJSON{}, []provenanceRuleJSON{}
 	for _, s := range e.Signers {
 		doc.Provenance.AllowedSigners = append(doc.Provenance.AllowedSigners, signersJSON{originJSON: originJSON(s.Origin), Path: s.Pattern})
@@ -260,6 +283,7 @@ func policyRun(f *Factory, opts *policyOptions) error {
 		return writeJSON(f.IO.Out, doc)
 	}
 	printPolicy(f.IO.Out, doc)
+	printFleetPolicy(f.IO.Out, doc)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/events"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -276,6 +277,8 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 	if err := applySettings(f, r); err != nil {
 		return nil, nil, err
 	}
+	r.Events, r.Actor = events.New(paths.EventsFile()), userActor()
+	r.Seeds = seedDirs(f)
 	if h, err := os.UserHomeDir(); err == nil {
 		r.UserHome = h
 	}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
+	"oras.land/oras-go/v2/content/oci"
 
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -19,6 +21,11 @@ type syncOptions struct {
 	File       string
 	Prune      bool
 	JSON       bool
+	// Policy syncs the admin policy's [[required]] plugins (syncpolicy.go).
+	Policy bool
+	// From is a bundle (fledge plugins bundle --out) to install from,
+	// offline.
+	From string
 }
 
 func newSyncCmd(f *Factory) *cobra.Command {
@@ -31,8 +38,11 @@ content hashes. The grants it records are a proposal, approved under the same ru
 as install. Nothing is removed unless --prune is given.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if opts.Policy {
+				return syncPolicyRun(c.Context(), f, opts)
+			}
 			if opts.File == "" {
-				return usageErrorf("sync needs --file <plugins.toml>")
+				return usageErrorf("sync needs --file <plugins.toml>, or --policy for the admin policy's required plugins")
 			}
 			return syncRun(c.Context(), f, opts)
 		},
@@ -43,7 +53,9 @@ as install. Nothing is removed unless --prune is given.`,
 	opts.provenance.register(fl)
 	registerGrantCompletion(cmd)
 	fl.BoolVar(&opts.Prune, "prune", false, "remove installed plugins the file does not list")
+	fl.StringVar(&opts.From, "from", "", "install from this bundle (fledge plugins bundle --out), contacting nothing")
 	fl.BoolVar(&opts.JSON, "json", false, "print one JSON result")
+	fl.BoolVar(&opts.Policy, "policy", false, "install or update exactly the admin policy's [[required]] plugins, with the grants it pre-approves (no prompt)")
 	return cmd
 }
 
@@ -81,6 +93,11 @@ func syncRun(ctx context.Context, f *Factory, opts *syncOptions) error {
 		return err
 	}
 	s := &install.Syncer{Installer: in, Prune: opts.Prune}
+	if opts.From != "" {
+		if s.From, err = oci.NewFromFS(ctx, os.DirFS(opts.From)); err != nil {
+			return usageErrorf("--from %s: not a bundle (an OCI image layout written by fledge plugins bundle): %v", opts.From, err)
+		}
+	}
 	results, err := s.Sync(ctx, want)
 	if err != nil {
 		return err

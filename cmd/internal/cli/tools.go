@@ -131,7 +131,7 @@ func toolsRun(f *Factory, opts *toolsOptions) error {
 	if perr != nil {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", errorText(perr.Error()))
 	}
-	c, err := catalog.Load(paths, set)
+	c, err := catalog.LoadSeeded(paths, seedDirs(f), set)
 	if err != nil {
 		return err
 	}

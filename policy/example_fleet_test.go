@@ -1,0 +1,28 @@
+package policy
+
+import (
+	"os"
+	"testing"
+)
+
+// The fleet example in examples/ is a valid policy and revocation list.
+func TestFleetExampleParses(t *testing.T) {
+	data, err := os.ReadFile("../examples/fleet/policy.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := Parse("examples/fleet/policy.toml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.required) != 2 || l.revocation == nil || l.protectRequire == nil {
+		t.Errorf("the example lost a table: %+v", l)
+	}
+	list, err := os.ReadFile("../examples/fleet/revoked.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := ParseRevocations("examples/fleet/revoked.toml", list); err != nil || len(rs) != 2 {
+		t.Errorf("revoked.toml: %v, %d entries", err, len(rs))
+	}
+}
