@@ -112,7 +112,9 @@
 // # The message codec
 //
 // Lines are decoded and answers encoded by package protocol's codec
-// (protocol.Decode, AppendOutputText, AppendResponse, AppendCancel), which
+// (protocol.Decode, AppendOutputText, AppendResponse, AppendCancel; off a
+// terminal the output messages already read are decoded a buffer at a time
+// by AppendOutputTexts and written in one piece), which
 // reads and writes the common messages without reflection and is fuzzed
 // against encoding/json; the measurement that keeps it is in protocol's
 // doc.
