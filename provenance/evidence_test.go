@@ -114,3 +114,31 @@ func TestEvidenceCoversExactlyItsTree(t *testing.T) {
 		}
 	}
 }
+
+// OpenPGP signatures verify from carried evidence as from the repository,
+// the tag's and (signed with -S) the commit's.
+func TestEvidenceOfOpenPGPSignatures(t *testing.T) {
+	dir := t.TempDir()
+	g := provenancetest.NewGPG(t)
+	ann := g.NewKey("Ann <ann@example.com>", "1y", "")
+	r := provenancetest.NewRepo(t, filepath.Join(dir, "repo"), map[string]string{"a": "1"})
+	r.SignWithGPG(g, ann, "")
+	r.Commit("signed", map[string]string{"a": "2"}, "-S")
+	r.Git("tag", "-s", "-m", "v1", "v1.0.0")
+	trusted := load(t, g.Export(ann, filepath.Join(dir, "ann.asc")))
+	s, err := provenance.DecodeEvidence(rawEvidence(t, r.Dir, "v1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := provenance.Covers(s, r.Head(), r.Dir); err != nil {
+		t.Fatal(err)
+	}
+	want := verify(t, objects(t, r.Dir, "v1.0.0"), trusted).Provenance
+	if got := verify(t, s, trusted).Provenance; got != want || got.Level != lockfile.LevelSignedTag || got.Signer != ann {
+		t.Fatalf("from evidence %+v, from the repository %+v", got, want)
+	}
+	s.Tag = nil
+	if got := verify(t, s, trusted).Provenance; got.Level != lockfile.LevelSignedCommit || got.Signer != ann {
+		t.Fatalf("the commit from evidence: %+v", got)
+	}
+}
