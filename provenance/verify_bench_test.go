@@ -6,6 +6,7 @@ import (
 
 	"github.com/corvidlabs/fledge-go/provenance"
 	"github.com/corvidlabs/fledge-go/provenance/provenancetest"
+	"github.com/corvidlabs/fledge-go/treehash"
 )
 
 // The cost of verifying one fetched revision: its tag's and commit's
@@ -52,4 +53,25 @@ func BenchmarkVerifyUnsigned(b *testing.B) {
 		r.Git("tag", "-a", "-m", "v1", "v1")
 		return nil
 	})
+}
+
+// What an install from OCI adds to hashing the tree it pulled: the git
+// tree of the same files (to check the carried commit covers them),
+// against the content hash every install computes (treehash).
+func BenchmarkGitTreeOfTheHelloExample(b *testing.B) {
+	dir := filepath.Join("..", "examples", "fledge-plugin-hello")
+	for b.Loop() {
+		if _, err := provenance.GitTree(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkTreeHashOfTheHelloExample(b *testing.B) {
+	dir := filepath.Join("..", "examples", "fledge-plugin-hello")
+	for b.Loop() {
+		if _, err := treehash.Hash(dir, treehash.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
