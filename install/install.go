@@ -116,6 +116,10 @@ type fetched struct {
 	// say which signatures were found and not accepted.
 	prov      *lockfile.Provenance
 	provNotes []string
+	// policyIDs are what the admin policy's source rules judged the
+	// source as before fetching it; prepare judges them again with the
+	// tree's hash (checkTree).
+	policyIDs []policy.Source
 }
 
 // live reports whether the plugin's files are its source directory itself
@@ -260,6 +264,9 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 		return nil, fmt.Errorf("%s: %w", m.Plugin.Name, err)
 	}
 	c.srcHash = srcTree.Hash
+	if err := in.checkTree(m.Plugin.Name, f, c.srcHash); err != nil {
+		return nil, err
+	}
 	c.buildCmd, c.autoBuild = BuildCommand(m, f.dir)
 	c.req = Request{
 		Plugin: m.Plugin.Name, Version: m.Plugin.Version, Description: m.Plugin.Description,

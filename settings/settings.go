@@ -170,7 +170,7 @@ func RecordTier(p *lockfile.Plugin, t trust.Config) trust.Tier {
 // record by, so a rule pinned to a commit holds at every run.
 func RecordSource(p *lockfile.Plugin) policy.Source {
 	src := policy.RecordedSource(p.IsLocal(), p.URL, p.Source, p.RegistryName)
-	src.Commit = p.Commit
+	src.Commit, src.Tree = p.Commit, p.SourceHash
 	return src
 }
 
