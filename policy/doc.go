@@ -12,7 +12,10 @@
 //
 // A Set is a stack of layers: the system file (always applied when
 // present; its path is injected, never read from the environment), the
-// files listed in FLEDGE_POLICY, and a [policy] table in config.toml. Layers
+// *.toml files of the policy.d directory beside it in lexical order
+// (drop-ins, dropin.go: system layers too, each judged for protection as
+// the system file is; other entries are listed, not read), the files
+// listed in FLEDGE_POLICY, and a [policy] table in config.toml. Layers
 // only ever narrow: a source must pass every layer's allow list and no
 // layer's deny list, a capability must be allowed by every layer that
 // limits its tier, hooks run only where every layer lets them, the
