@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,15 +18,6 @@ import (
 )
 
 // ---- the run path: processes, page faults, before and after ----
-
-// minflt is the minor page faults of a finished process (its own, as
-// wait4 reports them).
-func minflt(st *os.ProcessState) float64 {
-	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-		return float64(ru.Minflt)
-	}
-	return 0
-}
 
 // gitCounter puts a git first on e's PATH that logs each invocation and
 // runs the real one; count returns (and forgets) how many ran.

@@ -291,6 +291,78 @@ func AppendOutputText(dst, line []byte) ([]byte, bool) {
 	return appendUnquote(dst, body)
 }
 
+// AppendOutputTexts decodes the output messages at the start of buf, one
+// a line, appending their texts to dst as AppendOutputText does for each
+// line, and returns how many bytes of buf they take. It stops before the
+// first line that is not whole in buf, is longer than max bytes (without
+// its line feed), or is not an output message spelled exactly as encoders
+// write it: AppendOutputText or Decode judge that one, so what a flood's
+// lines decode to never depends on how they arrive (FuzzOutputTexts).
+// Finding each line's end, checking it and decoding it is one pass over
+// its bytes.
+func AppendOutputTexts(dst, buf []byte, max int) ([]byte, int) {
+	used := 0
+	for {
+		line := buf[used:]
+		if len(line) < 16 {
+			return dst, used
+		}
+		// The heads and the map's tail are compared a word at a time:
+		// with one pass over the text, comparing them is the rest.
+		var i int
+		var mapped bool
+		switch le64(line) {
+		case outMapHead8:
+			if line[8] != '"' {
+				return dst, used
+			}
+			i, mapped = len(outMapHead), true
+		case outStructHead8:
+			if len(line) < len(outStructHead) || string(line[8:len(outStructHead)]) != string(outStructHead[8:]) {
+				return dst, used
+			}
+			i = len(outStructHead)
+		default:
+			return dst, used
+		}
+		out, end, ok := unquote(dst, line, i, true)
+		if !ok {
+			return dst, used
+		}
+		// line[end] is the text's closing quote.
+		if mapped {
+			if end+len(outMapTail) > len(line) || le64(line[end:]) != outMapTail8[0] ||
+				le64(line[end+8:]) != outMapTail8[1] || line[end+16] != '"' || line[end+17] != '}' {
+				return dst, used
+			}
+			end += len(outMapTail)
+		} else {
+			if end+2 > len(line) || line[end+1] != '}' {
+				return dst, used
+			}
+			end += 2
+		}
+		if end < len(line) && line[end] == '\r' {
+			end++
+		}
+		if end >= len(line) || line[end] != '\n' || end > max {
+			return dst, used
+		}
+		dst = out
+		used += end + 1
+	}
+}
+
+// The heads' first words and the map tail's first two, for
+// AppendOutputTexts.
+var (
+	outStructHead8 = le64(outStructHead)
+	outMapHead8    = le64(outMapHead)
+	outMapTail8    = [2]uint64{le64(outMapTail), le64(outMapTail[8:])}
+)
+
+func le64(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
+
 // fastOutputBody returns the still-escaped body of an output message's
 // text, or false.
 func fastOutputBody(line []byte) (body []byte, ok bool) {

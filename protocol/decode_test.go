@@ -269,3 +269,80 @@ func fledgeV1Lines(f *testing.F) []string {
 	}
 	return strings.Split(strings.TrimSpace(string(data)), "\n")
 }
+
+// FuzzOutputTexts: a run of lines AppendOutputTexts takes is whole lines,
+// each one AppendOutputText takes, within max, with the same texts: how a
+// flood arrives never changes what it decodes to.
+func FuzzOutputTexts(f *testing.F) {
+	for _, c := range fastCases {
+		f.Add(c+"\n"+c+"\r\n"+c, 40)
+		f.Add(c+"\n", 1<<20)
+	}
+	f.Add(`{"text":"a\n","type":"output"}`+"\n"+`{"type":"output","text":"b"}`+"\n", 30)
+	f.Fuzz(func(t *testing.T, buf string, max int) {
+		got, n := AppendOutputTexts([]byte("x"), []byte(buf), max)
+		if n < 0 || n > len(buf) || (n > 0 && buf[n-1] != '\n') {
+			t.Fatalf("%q: took %d bytes, not whole lines", buf, n)
+		}
+		want := []byte("x")
+		for _, line := range strings.SplitAfter(buf[:n], "\n") {
+			if line == "" {
+				continue
+			}
+			line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+			if len(line) > max {
+				t.Fatalf("%q: took a %d-byte line past max %d", buf, len(line), max)
+			}
+			var ok bool
+			if want, ok = AppendOutputText(want, []byte(line)); !ok {
+				t.Fatalf("%q: took %q, which AppendOutputText does not", buf, line)
+			}
+		}
+		if string(got) != string(want) {
+			t.Errorf("%q: texts %q, line by line %q", buf, got, want)
+		}
+	})
+}
+
+// TestOutputTextsTakesAFlood: lines spelled as encoders write them are
+// all taken, up to the first that is not whole or is too long.
+func TestOutputTextsTakesAFlood(t *testing.T) {
+	a := `{"type":"output","text":"é \"q\"\n"}` + "\n"
+	b := `{"text":"y\t","type":"output"}` + "\r\n"
+	buf := a + b + a + `{"type":"output","text":"cut`
+	got, n := AppendOutputTexts(nil, []byte(buf), 1<<20)
+	if want := "é \"q\"\ny\té \"q\"\n"; string(got) != want || n != 2*len(a)+len(b) {
+		t.Errorf("took %d bytes, texts %q; want %d, %q", n, got, 2*len(a)+len(b), want)
+	}
+	if _, n := AppendOutputTexts(nil, []byte(b+a), len(a)-2); n != len(b) {
+		t.Errorf("max %d: took %d bytes, want %d", len(a)-2, n, len(b))
+	}
+	// Decoding into a buffer with room allocates nothing (AllocsPerRun:
+	// not in parallel).
+	dst, src := make([]byte, 0, len(buf)), []byte(buf)
+	if n := testing.AllocsPerRun(100, func() { dst, _ = AppendOutputTexts(dst[:0], src, 1<<20) }); n != 0 {
+		t.Errorf("%v allocations decoding into a buffer with room", n)
+	}
+	for _, stop := range []string{`{"type":"log","message":"m"}`, `{"type":"output","text":"a","x":1}`, ` {"type":"output","text":"a"}`} {
+		if _, n := AppendOutputTexts(nil, []byte(a+stop+"\n"+a), 1<<20); n != len(a) {
+			t.Errorf("%s: took %d bytes, want %d", stop, n, len(a))
+		}
+	}
+}
+
+// BenchmarkOutputTexts: decoding a buffer of flood lines (as the plugin
+// writes them) at once, per line.
+func BenchmarkOutputTexts(b *testing.B) {
+	line := `{"text":"` + strings.Repeat("y", 63) + `\n","type":"output"}` + "\n"
+	buf := []byte(strings.Repeat(line, (64<<10)/len(line)))
+	lines := len(buf) / len(line)
+	var dst []byte
+	b.SetBytes(int64(len(buf)))
+	for i := 0; i < b.N; i++ {
+		var n int
+		if dst, n = AppendOutputTexts(dst[:0], buf, 1<<20); n != len(buf) {
+			b.Fatalf("took %d of %d bytes", n, len(buf))
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*lines), "ns/line")
+}

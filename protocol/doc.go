@@ -16,11 +16,14 @@
 // writes exactly what it would. The messages a plugin floods fledge with,
 // and the answers fledge sends, are read and written without reflection:
 // Decode reads flat messages (decodeFlat) and AppendOutputText output lines
-// by hand, falling back to encoding/json for anything they are not sure of;
+// (AppendOutputTexts a buffer of them at once) by hand, falling back to
+// encoding/json for anything they are not sure of;
 // AppendOutput, AppendResponse and AppendCancel write their lines by hand.
 // Each is fuzzed against encoding/json (FuzzDecodeFlat, FuzzOutputText,
-// FuzzAppendResponse, FuzzAppendOutput). It is the only hand-written JSON
-// in the module: the runner, the wasm host and the SDK use it from here.
+// FuzzAppendResponse, FuzzAppendOutput; FuzzOutputTexts holds
+// AppendOutputTexts to AppendOutputText line by line). It is the only
+// hand-written JSON in the module: the runner, the wasm host and the SDK
+// use it from here.
 //
 // It earns its place end to end. bench/compare.sh e2f8fee sets this tree
 // against e2f8fee, the same code with encoding/json in every one of these

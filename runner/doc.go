@@ -55,7 +55,9 @@
 //     to a plugin without the protocol), SIGINT at D+1 s, SIGTERM at D+2 s
 //     and SIGKILL at D+3 s: the run ends by D+3 s. A question waits at most
 //     5 minutes; once the plugin exits, a grandchild holding its stdout
-//     open is given at most a short grace.
+//     open is given at most a short grace. The grace bounds waiting, not
+//     reading: everything the plugin wrote before it exited is read, to
+//     the last byte, on stdout and stderr alike (pipeReader).
 //   - Headless (fledge mcp: no terminal), every native plugin runs in a
 //     process group of its own and one without the protocol is stopped as
 //     a protocol plugin is, with SIGINT at once in place of the cancel. A
@@ -110,7 +112,9 @@
 // # The message codec
 //
 // Lines are decoded and answers encoded by package protocol's codec
-// (protocol.Decode, AppendOutputText, AppendResponse, AppendCancel), which
+// (protocol.Decode, AppendOutputText, AppendResponse, AppendCancel; off a
+// terminal the output messages already read are decoded a buffer at a time
+// by AppendOutputTexts and written in one piece), which
 // reads and writes the common messages without reflection and is fuzzed
 // against encoding/json; the measurement that keeps it is in protocol's
 // doc.

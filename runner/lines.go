@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"errors"
 	"io"
+
+	"github.com/corvidlabs/fledge-go/protocol"
 )
 
 // errLineTooLong ends a run whose plugin wrote a line longer than the cap.
@@ -50,6 +52,18 @@ func (l *lineReader) next() ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// outputs decodes the output messages at the head of what is already
+// buffered, appending their texts to dst, and consumes them
+// (protocol.AppendOutputTexts): a flood is read a buffer at a time, not a
+// line at a time. n is the bytes consumed, 0 when the next line is
+// anything else or not yet whole, for next to read.
+func (l *lineReader) outputs(dst []byte) (out []byte, n int) {
+	buf, _ := l.r.Peek(l.r.Buffered())
+	out, n = protocol.AppendOutputTexts(dst, buf, l.max)
+	_, _ = l.r.Discard(n)
+	return out, n
 }
 
 // buffered reports whether a further line may be available without

@@ -16,7 +16,17 @@ import (
 // loop reads the plugin's messages until its stdout ends (or is given up
 // on) or the plugin breaks the protocol.
 func (s *session) loop() {
+	// Off a terminal, output is written verbatim, so the output messages
+	// of a flood are decoded a buffer at a time and written in one piece.
+	batch := !s.r.StdoutTTY
 	for s.fatal == nil {
+		if batch && s.lines.buffered() {
+			if b, n := s.lines.outputs(s.scratch[:0]); n > 0 {
+				s.scratch = b
+				s.outputBytes(b)
+				continue
+			}
+		}
 		if !s.lines.buffered() {
 			s.flush() // about to wait: show what we have
 		}
@@ -171,11 +181,14 @@ func (s *session) cancelRequest(id json.RawMessage, reason string) {
 
 // outputBytes is output for text decoded into a scratch buffer.
 func (s *session) outputBytes(b []byte) {
-	if s.capture == nil && !s.r.StdoutTTY {
+	switch {
+	case s.capture != nil:
+		_, _ = s.capture.Write(b)
+	case !s.r.StdoutTTY:
 		_, _ = s.out.Write(b)
-		return
+	default:
+		s.output(string(b))
 	}
-	s.output(string(b))
 }
 
 // output writes a plugin's output text: verbatim off a terminal, cleaned

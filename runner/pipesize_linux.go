@@ -23,3 +23,14 @@ func growPipe(f *os.File) {
 		})
 	}
 }
+
+// pipeHolds is how many bytes the pipe behind f holds unread.
+func pipeHolds(f *os.File) int {
+	n := 0
+	if rc, err := f.SyscallConn(); err == nil {
+		_ = rc.Control(func(fd uintptr) {
+			n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ)
+		})
+	}
+	return n
+}

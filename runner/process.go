@@ -125,8 +125,9 @@ func startDrain(f *os.File, w io.Writer) *drain {
 	go func() {
 		defer close(d.done)
 		buf := make([]byte, 32<<10)
+		r := &pipeReader{f: f}
 		for {
-			n, err := f.Read(buf)
+			n, err := r.Read(buf)
 			if n > 0 {
 				_, _ = w.Write(buf[:n])
 			}
@@ -138,8 +139,9 @@ func startDrain(f *os.File, w io.Writer) *drain {
 	return d
 }
 
-// stop waits up to grace for the copy to reach EOF, then stops reading
-// whatever still holds the pipe open, and closes it.
+// stop waits up to grace for the copy to reach EOF, then stops waiting for
+// whatever still holds the pipe open (what the pipe holds by then is still
+// copied: see pipeReader), and closes it.
 func (d *drain) stop(grace time.Duration) {
 	t := time.NewTimer(grace)
 	defer t.Stop()

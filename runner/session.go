@@ -40,6 +40,7 @@ type session struct {
 	in        *inbox
 	lines     *lineReader
 	stdout    *os.File
+	errDone   chan struct{} // closed once the plugin's stderr is copied, when it is
 	exited    atomic.Bool
 	exitAt    atomic.Int64
 	watchDone chan struct{}
@@ -114,6 +115,9 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 	s.finish()
 	<-s.watchDone
 	_ = s.stdout.Close()
+	if s.errDone != nil {
+		<-s.errDone // the run's stderr is all written when it returns
+	}
 	res.ExitCode, res.Signaled, _ = s.proc.exitCode()
 	if f := s.proc.failure(); f != nil && s.fatal == nil {
 		s.fatal = f
@@ -188,13 +192,15 @@ func (s *session) startNative() error {
 		unconfine()
 	}()
 	if errDrain != nil {
+		s.errDone = make(chan struct{})
 		go func() {
+			defer close(s.errDone)
 			<-s.proc.wait()
 			errDrain.stop(s.r.Timeouts.ExitGrace)
 		}()
 	}
 	s.stdout = outR
-	s.lines = newLineReader(&afterExitReader{s: s}, s.r.Limits.Line)
+	s.lines = s.stdoutLines()
 	s.in = newInbox(inW, s.r.Limits.Backlog)
 	return nil
 }
@@ -217,10 +223,13 @@ func (s *session) watch() {
 		}
 	}
 	<-s.proc.wait()
+	// The deadline interrupts a read already waiting; it is set before
+	// exited, so that the reader's own deadlines (afterExitReader) and
+	// its clearing of them for the pipe's tail always come after it.
+	_ = s.stdout.SetReadDeadline(time.Now().Add(s.r.Timeouts.ExitGrace))
 	s.exitAt.Store(time.Now().UnixNano())
 	s.exited.Store(true)
 	s.endLive()
-	_ = s.stdout.SetReadDeadline(time.Now().Add(s.r.Timeouts.ExitGrace))
 	t := time.NewTimer(s.r.Timeouts.ExitGrace)
 	defer t.Stop()
 	select {
@@ -240,13 +249,23 @@ func (s *session) stop() {
 
 // afterExitReader reads the plugin's stdout. Once the plugin has exited,
 // each read may wait at most ExitGrace for data, and all of them together
-// at most 8×ExitGrace: what the plugin wrote before exiting is still read,
-// but a grandchild holding stdout open cannot keep fledge waiting.
-type afterExitReader struct{ s *session }
+// at most 8×ExitGrace: a grandchild holding stdout open cannot keep fledge
+// waiting. The deadline ends the waiting, not the reading: what the pipe
+// holds when it passes is still read (pipeReader), and a pipe whose every
+// writer is gone reads to EOF without waiting at all.
+type afterExitReader struct {
+	s *session
+	p pipeReader
+}
+
+// stdoutLines reads the protocol lines of s.stdout, through afterExitReader.
+func (s *session) stdoutLines() *lineReader {
+	return newLineReader(&afterExitReader{s: s, p: pipeReader{f: s.stdout}}, s.r.Limits.Line)
+}
 
 func (a *afterExitReader) Read(p []byte) (int, error) {
 	s := a.s
-	if s.exited.Load() {
+	if s.exited.Load() && !a.p.tail {
 		g := s.r.Timeouts.ExitGrace
 		d := time.Now().Add(g)
 		if hard := time.Unix(0, s.exitAt.Load()).Add(8 * g); d.After(hard) {
@@ -254,7 +273,7 @@ func (a *afterExitReader) Read(p []byte) (int, error) {
 		}
 		_ = s.stdout.SetReadDeadline(d)
 	}
-	return s.stdout.Read(p)
+	return a.p.Read(p)
 }
 
 // finish ends the conversation: it stops a plugin that broke the protocol,

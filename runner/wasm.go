@@ -57,7 +57,7 @@ func (s *session) startWasm() error {
 	}
 	s.proc = &wasmChild{i: inst, name: s.name, command: s.req.Command}
 	s.stdout = inst.Stdout()
-	s.lines = newLineReader(&afterExitReader{s: s}, s.r.Limits.Line)
+	s.lines = s.stdoutLines()
 	s.in = newInbox(inst.Stdin(), s.r.Limits.Backlog)
 	return nil
 }

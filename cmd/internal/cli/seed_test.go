@@ -71,10 +71,7 @@ func TestSeedDirReadOnly(t *testing.T) {
 	if _, out, _ := f.fledge("plugins", "list", "--json"); json.Unmarshal([]byte(out), &list) != nil || len(list.Plugins) != 1 || list.Plugins[0].Seed != seed {
 		t.Errorf("list --json does not show the seeded plugin with its seed: %s", out)
 	}
-	var tools toolsDoc
-	if _, out, _ := f.fledge("plugins", "tools", "--json"); json.Unmarshal([]byte(out), &tools) != nil || len(tools.Tools) != 1 || tools.Tools[0].Name != "x" {
-		t.Errorf("tools --json does not offer the seeded command: %s", out)
-	}
+	seededTools(t, f)
 	var evs eventsDoc
 	if _, out, _ := f.fledge("plugins", "audit", "--events", "--json"); json.Unmarshal([]byte(out), &evs) != nil || len(evs.Events) != 1 || evs.Events[0].Outcome != "ok" {
 		t.Errorf("the event trail does not have the seeded run: %s", out)
