@@ -1,6 +1,8 @@
 package install
 
 import (
+	"fmt"
+
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -56,6 +58,11 @@ func (in *Installer) checkResolved(plugin string, s policy.Source, commit string
 // the hash of its fetched tree are known (before anything in it is built
 // or run): a rule pinned to a tree passes only that tree.
 func (in *Installer) checkTree(plugin string, f *fetched, tree string) error {
+	if len(f.policyIDs) == 0 && !in.policy().Empty() {
+		// Every path to prepare sets them; one that does not is refused
+		// rather than let a tree pass unjudged.
+		return fmt.Errorf("%s: the fetched tree has no source identity for the admin policy to judge it by", plugin)
+	}
 	for _, s := range f.policyIDs {
 		s.Commit, s.Pending, s.Tree, s.TreePending = f.commit, false, tree, false
 		if err := in.checkSource(plugin, s); err != nil {
