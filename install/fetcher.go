@@ -105,7 +105,7 @@ func (in *Installer) fetch(ctx context.Context, src registry.Source, regName, tr
 	}
 	f, err := fe.checkout(ctx, rev, tree)
 	if f != nil {
-		f.registry = regName
+		f.registry, f.policyIDs = regName, []policy.Source{id}
 		if err == nil {
 			// What was checked out is judged too: an abbreviated commit,
 			// a local directory, a tag whose listing said less.

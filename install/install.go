@@ -123,6 +123,10 @@ type fetched struct {
 	// unsignedArtifact is the digest of an artifact that carried no
 	// signed objects, for the words of a refusal.
 	unsignedArtifact string
+	// policyIDs are what the admin policy's source rules judged the
+	// source as before fetching it; prepare judges them again with the
+	// tree's hash (checkTree).
+	policyIDs []policy.Source
 }
 
 // live reports whether the plugin's files are its source directory itself
@@ -267,6 +271,9 @@ func (in *Installer) prepare(f *fetched) (*candidate, error) {
 		return nil, fmt.Errorf("%s: %w", m.Plugin.Name, err)
 	}
 	c.srcHash = srcTree.Hash
+	if err := in.checkTree(m.Plugin.Name, f, c.srcHash); err != nil {
+		return nil, err
+	}
 	c.buildCmd, c.autoBuild = BuildCommand(m, f.dir)
 	c.req = Request{
 		Plugin: m.Plugin.Name, Version: m.Plugin.Version, Description: m.Plugin.Description,

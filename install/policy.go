@@ -1,6 +1,8 @@
 package install
 
 import (
+	"fmt"
+
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -24,9 +26,10 @@ import (
 func EntrySource(p *lockfile.Plugin) policy.Source { return settings.RecordSource(p) }
 
 // pending is s before its commit is known: judged by repository alone,
-// to be judged again once a ref resolves (policy.Source.Pending).
+// to be judged again once a ref resolves (policy.Source.Pending) and once
+// its tree is hashed (checkTree).
 func pending(s policy.Source) policy.Source {
-	s.Commit, s.Pending = "", true
+	s.Commit, s.Pending, s.Tree, s.TreePending = "", true, "", true
 	return s
 }
 
@@ -47,8 +50,26 @@ func (in *Installer) checkResolved(plugin string, s policy.Source, commit string
 	if commit == "" {
 		return nil
 	}
-	s.Commit, s.Pending = commit, false
+	s.Commit, s.Pending, s.Tree, s.TreePending = commit, false, "", true
 	return in.checkSource(plugin, s)
+}
+
+// checkTree judges f's identities a last time, now that its commit and
+// the hash of its fetched tree are known (before anything in it is built
+// or run): a rule pinned to a tree passes only that tree.
+func (in *Installer) checkTree(plugin string, f *fetched, tree string) error {
+	if len(f.policyIDs) == 0 && !in.policy().Empty() {
+		// Every path to prepare sets them; one that does not is refused
+		// rather than let a tree pass unjudged.
+		return fmt.Errorf("%s: the fetched tree has no source identity for the admin policy to judge it by", plugin)
+	}
+	for _, s := range f.policyIDs {
+		s.Commit, s.Pending, s.Tree, s.TreePending = f.commit, false, tree, false
+		if err := in.checkSource(plugin, s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkSource refuses a source the policy denies.

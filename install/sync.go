@@ -11,6 +11,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/ociartifact"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -245,8 +246,7 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 		}
 		return s.installFrom(ctx, w, src, replace, t, []string{w.Commit}, "its mirror "+o.src.URL, o.src.URL)
 	}
-	id := fe.identity("")
-	id.Commit = w.Commit
+	id := recordedID(fe.identity(""), w)
 	if err := in.checkSource(w.Name, id); err != nil {
 		return err
 	}
@@ -280,8 +280,17 @@ func (s *Syncer) installExact(ctx context.Context, w lockfile.Plugin, src regist
 	if err != nil {
 		return err
 	}
+	f.policyIDs = []policy.Source{id}
 	f.src.Ref, f.refKind, f.tag = w.PinnedRef, w.RefKind, w.Tag
 	return s.finishExact(ctx, &in, w, f)
+}
+
+// recordedID is id as w records it: its commit and its source hash, both
+// known before anything is fetched. A rule pinned to a tree judges the
+// recorded hash first, then (prepare) the hash of what was fetched.
+func recordedID(id policy.Source, w lockfile.Plugin) policy.Source {
+	id.Commit, id.Tree, id.TreePending = w.Commit, w.SourceHash, w.SourceHash == ""
+	return id
 }
 
 // finishExact installs the fetched f as w records it: the same plugin

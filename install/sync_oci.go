@@ -8,6 +8,7 @@ import (
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/ociartifact"
+	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/registry"
 	"github.com/corvidlabs/fledge-go/termsafe"
 	"github.com/corvidlabs/fledge-go/treehash"
@@ -32,8 +33,7 @@ func (s *Syncer) installExactOCI(ctx context.Context, w lockfile.Plugin, src reg
 	in := *s.Installer
 	in.Force = replace
 	fe := &ociFetcher{in: &in, src: src}
-	id := fe.identity("")
-	id.Commit = w.Commit
+	id := recordedID(fe.identity(""), w)
 	if err := in.checkSource(w.Name, id); err != nil {
 		return err
 	}
@@ -51,6 +51,7 @@ func (s *Syncer) installExactOCI(ctx context.Context, w lockfile.Plugin, src reg
 	if err != nil {
 		return err
 	}
+	f.policyIDs = []policy.Source{id}
 	if w.Commit != "" && f.commit != w.Commit {
 		return fmt.Errorf("%s %w: artifact %s names the commit %q, not the recorded %s", w.Name, ErrNotReproducible, w.OCIDigest, f.commit, w.Commit)
 	}
@@ -85,8 +86,7 @@ func (s *Syncer) installFrom(ctx context.Context, w lockfile.Plugin, src registr
 	if err != nil {
 		return err
 	}
-	id := fe.identity("")
-	id.Commit = w.Commit
+	id := recordedID(fe.identity(""), w)
 	if err := in.checkSource(w.Name, id); err != nil {
 		return err
 	}
@@ -115,6 +115,7 @@ func (s *Syncer) installFrom(ctx context.Context, w lockfile.Plugin, src registr
 	if err != nil {
 		return err
 	}
+	f.policyIDs = []policy.Source{id}
 	if w.Commit != "" && f.commit != w.Commit {
 		return fmt.Errorf("%s %w: %s serves commit %q for it, and the file records %s", w.Name, ErrNotReproducible, where, f.commit, w.Commit)
 	}

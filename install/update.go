@@ -484,6 +484,7 @@ func (u *Updater) apply(ctx context.Context, pl *plan) {
 		fail(pl, err)
 		return
 	}
+	f.policyIDs = []policy.Source{EntrySource(p), fe.identity(p.RegistryName)}
 	c, err := in.prepare(f)
 	if err != nil {
 		fail(pl, err)

@@ -12,7 +12,10 @@
 //
 // A Set is a stack of layers: the system file (always applied when
 // present; its path is injected, never read from the environment), the
-// files listed in FLEDGE_POLICY, and a [policy] table in config.toml. Layers
+// *.toml files of the policy.d directory beside it in lexical order
+// (drop-ins, dropin.go: system layers too, each judged for protection as
+// the system file is; other entries are listed, not read), the files
+// listed in FLEDGE_POLICY, and a [policy] table in config.toml. Layers
 // only ever narrow: a source must pass every layer's allow list and no
 // layer's deny list, a capability must be allowed by every layer that
 // limits its tier, hooks run only where every layer lets them, the
@@ -25,7 +28,14 @@
 // Source rules and the sources they judge are read by package repourl,
 // the one git-URL parser: a rule matches every spelling of the repository
 // it names, a file:// repository and a local directory by its real path,
-// and a URL the parser refuses passes no source rule.
+// and a URL the parser refuses passes no source rule. A rule may pin
+// what it names to one commit (pattern@<commit>) or one tree
+// (pattern@tree:fh1:…, the fetched tree's hash as treehash computes it
+// and plugins.toml records it as source_hash); a pinned rule judges a
+// source whose commit or tree is not known yet (Source.Pending,
+// TreePending) as a candidate, and callers judge it again once it is:
+// install before listing refs, once a ref resolves, and once the tree is
+// fetched and hashed; the runner on the record.
 //
 // It fails closed: an unknown key, an unknown tier or capability, a bad
 // pattern or duration, or a file that cannot be read (other than a missing

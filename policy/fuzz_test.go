@@ -18,6 +18,7 @@ func FuzzParse(f *testing.F) {
 		"[pins]\nrequire = \"commit\"\nmin_tag_age = \"0.5d\"\n",
 		"[capabilities]\nlocal = [\"filesystem\", \"NETWORK\"]\n",
 		"[policy]\n", "", "[sources\n",
+		"[sources]\nallow = [\"github.com/a/x@tree:fh1:" + strings.Repeat("0f", 32) + "\", \"oci://r.example/a/x@sha256:00\", \"/srv/x@tree:\"]\n",
 	} {
 		f.Add([]byte(seed))
 	}

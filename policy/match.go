@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/corvidlabs/fledge-go/repourl"
+	"github.com/corvidlabs/fledge-go/treehash"
 )
 
 // Source is where a plugin comes from, as the source rules see it. Each
@@ -31,6 +32,16 @@ type Source struct {
 	// check again, with Commit set); a deny rule pinned to a commit
 	// refuses only once it is known.
 	Pending bool
+	// Tree is the content hash of the fetched tree, before anything is
+	// built in it (treehash's "fh1:…", recorded as source_hash; the same
+	// on every machine that installs the commit); a rule pinned to a
+	// tree (pattern@tree:fh1:…) matches only a source of that tree.
+	Tree string
+	// TreePending says Tree is not known yet (nothing fetched, or not
+	// hashed yet; Pending implies it): a tree-pinned allow rule passes the
+	// source to be checked again once the tree is hashed, a tree-pinned
+	// deny rule refuses only then.
+	TreePending bool
 }
 
 // pattern is one source rule: a host/owner/repo glob, a local path glob or
@@ -42,8 +53,9 @@ type pattern struct {
 	segs []string
 	port string // a git pattern's port; "" matches any
 	// commit, when set, is the one commit (lower-case hex) the pattern
-	// matches of what it names.
-	commit string
+	// matches of what it names; tree, when set, the one tree (treehash's
+	// "fh1:…", lower-case). A pattern pins one or neither.
+	commit, tree string
 }
 
 // parsePattern reads a source rule. Git and file:// patterns are read by
@@ -59,6 +71,7 @@ type pattern struct {
 //	registry:figma                 a plugin installed by that registry name
 //	oci://ghcr.io/my-org/*         an artifact in a repository of that OCI registry
 //	github.com/acme/x@<commit>     that repository at that commit only (40 or 64 hex)
+//	github.com/acme/x@tree:fh1:<64 hex>  that repository with that content only (the source_hash fledge records)
 //
 // A pattern naming a plugin by its name alone ("figma",
 // "fledge-plugin-x") or a GitHub owner/repo without its host
@@ -70,7 +83,7 @@ func parsePattern(raw string) (pattern, error) {
 	s := strings.TrimSpace(raw)
 	if !strings.HasPrefix(s, "registry:") {
 		var err error
-		if s, p.commit, err = cutCommit(raw, s); err != nil {
+		if s, p.commit, p.tree, err = cutPin(raw, s); err != nil {
 			return p, err
 		}
 	}
@@ -113,23 +126,43 @@ func parsePattern(raw string) (pattern, error) {
 	return p, nil
 }
 
-// cutCommit splits a pattern's "@<commit>" pin off: an '@' after the last
-// '/' (an scp-like user@ comes before the path). Anything but a full
-// commit hash there is refused: a tag or branch moves, so a rule cannot
-// pin one.
-func cutCommit(raw, s string) (rest, commit string, err error) {
+// treePin marks a pin of a tree hash: pattern@tree:fh1:<64 hex>. The
+// word keeps it apart from an OCI digest (oci://…@sha256:…, a source form
+// install takes), which names an artifact, not its content.
+const treePin = "tree:"
+
+// cutPin splits a pattern's pin off: an '@' after the last '/' (an
+// scp-like user@ comes before the path), followed by a full commit hash
+// or tree:<a tree hash>. Anything else there is refused: a tag or branch
+// moves, and an OCI digest names an artifact, not what it holds.
+func cutPin(raw, s string) (rest, commit, tree string, err error) {
 	at := strings.LastIndexByte(s, '@')
 	if at < 0 || at < strings.LastIndexByte(s, '/') {
-		return s, "", nil
+		return s, "", "", nil
 	}
-	rest, commit = s[:at], strings.ToLower(s[at+1:])
-	if (len(commit) != 40 && len(commit) != 64) || strings.Trim(commit, "0123456789abcdef") != "" {
-		return "", "", fmt.Errorf("%q pins %q: a source rule pins only a full commit hash (40 hex digits), since a tag or branch can be moved; write pattern@<commit>, or leave the pin off", raw, s[at+1:])
+	rest, pin := s[:at], strings.ToLower(s[at+1:])
+	const fix = "write pattern@<commit> (40 hex digits, or 64 for a SHA-256 repository) or pattern@" + treePin + treehash.Prefix + "<64 hex digits> (a plugin's source_hash, as plugins.toml records it), or leave the pin off"
+	switch hexDigits := func(h string) bool { return strings.Trim(h, "0123456789abcdef") == "" }; {
+	case strings.HasPrefix(pin, treePin):
+		tree = pin[len(treePin):]
+		if h, ok := strings.CutPrefix(tree, treehash.Prefix); !ok || len(h) != 64 || !hexDigits(h) {
+			return "", "", "", fmt.Errorf("%q pins the tree %q, which is not a tree hash as fledge records it: %s", raw, s[at+1+len(treePin):], fix)
+		}
+	case strings.HasPrefix(pin, "sha256:") || strings.HasPrefix(pin, "sha512:"):
+		return "", "", "", fmt.Errorf("%q pins the digest %q, which names an OCI artifact, not what it holds: a source rule pins a commit or a tree; %s", raw, s[at+1:], fix)
+	case (len(pin) == 40 || len(pin) == 64) && hexDigits(pin):
+		commit = pin
+	default:
+		return "", "", "", fmt.Errorf("%q pins %q: a source rule pins only a full commit hash or a tree hash, since a tag or branch can be moved; %s", raw, s[at+1:], fix)
 	}
 	if strings.ContainsAny(rest, "*?[") {
-		return "", "", fmt.Errorf("%q pins a commit of a glob: a commit is one repository's; name the repository without wildcards", raw)
+		what := "a commit"
+		if tree != "" {
+			what = "a tree"
+		}
+		return "", "", "", fmt.Errorf("%q pins %s of a glob: a pin is one repository's; name the repository without wildcards", raw, what)
 	}
-	return rest, commit, nil
+	return rest, commit, tree, nil
 }
 
 // nameOnly refuses a git pattern that names no host: a plugin's name
@@ -202,6 +235,7 @@ func (s Source) identities() ([]identity, error) {
 	}
 	for i := range out {
 		out[i].commit, out[i].pending = strings.ToLower(s.Commit), s.Pending
+		out[i].tree, out[i].treePending = strings.ToLower(s.Tree), s.Pending || s.TreePending
 	}
 	return out, nil
 }
@@ -223,9 +257,9 @@ type identity struct {
 	kind string
 	segs []string
 	port string // the port a git source is fetched from
-	// commit and pending are Source's.
-	commit  string
-	pending bool
+	// commit and pending are Source's, tree and treePending too.
+	commit, tree         string
+	pending, treePending bool
 }
 
 // String shows a source for messages.
@@ -246,23 +280,28 @@ func (s Source) String() string {
 	if s.Commit != "" && len(parts) > 0 {
 		parts = append(parts, "at commit "+s.Commit)
 	}
+	if s.Tree != "" && !s.Pending && !s.TreePending && len(parts) > 0 {
+		parts = append(parts, "with tree "+s.Tree)
+	}
 	return strings.Join(parts, " ")
 }
 
-// matches reports whether p names id. A commit-pinned pattern matches a
-// pending identity (commit not known yet) only when pending says so: an
-// allow rule lets it on to be checked again, a deny rule waits.
+// matches reports whether p names id. A pinned pattern matches an
+// identity whose commit (or tree) is not known yet only when pending says
+// so: an allow rule lets it on to be checked again, a deny rule waits.
 func (p pattern) matches(id identity, pending bool) bool {
 	if p.kind != id.kind || (p.port != "" && p.port != id.port) || !matchSegs(p.segs, id.segs) {
 		return false
 	}
-	if p.commit == "" {
-		return true
-	}
-	if id.pending {
+	switch {
+	case p.commit != "" && id.pending, p.tree != "" && id.treePending:
 		return pending
+	case p.commit != "":
+		return id.commit == p.commit
+	case p.tree != "":
+		return id.tree == p.tree
 	}
-	return id.commit == p.commit
+	return true
 }
 
 func matchSegs(pat, segs []string) bool {

@@ -108,3 +108,62 @@ func TestRunRefusedUnderUnprotectedSystemPolicy(t *testing.T) {
 		t.Error("Effective does not show [protection] require")
 	}
 }
+
+// Each drop-in is judged as the system policy is: one that another user
+// owns, or that its group may write, or in a drop-in directory its group
+// may write, makes the system policy unprotected, with that file's reason,
+// and [protection] require (in any layer) refuses runs.
+func TestDropInProtection(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("judging ownership needs files owned by root and by another user: run as root (CI does)")
+	}
+	root := t.TempDir()
+	os.Chmod(root, 0o755)
+	if up := unprotected(filepath.Dir(root)); up != "" {
+		t.Skipf("the temporary directory's parents are not protected here: %s", up)
+	}
+	sys := write(t, root, "policy.toml", "[protection]\nrequire = true\n")
+	d := filepath.Join(root, DropInDirName)
+	if err := os.Mkdir(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(d, 0o755)
+	drop := write(t, d, "10-team.toml", "[pins]\nrequire = \"tag\"\n")
+	load := func() *Set {
+		t.Helper()
+		s, err := Load(Inputs{System: sys})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if s := load(); !s.SystemProtection.Protected || s.CheckRunProtected() != nil || len(s.DropIns) != 1 || !s.DropIns[0].Protection.Protected {
+		t.Fatalf("root's alone: %+v %+v", s.SystemProtection, s.DropIns)
+	}
+	for _, c := range []struct {
+		name  string
+		spoil func() error
+		want  string
+	}{
+		{"owned by another uid", func() error { return os.Chown(drop, 4242, 4242) }, drop + " is owned by uid 4242, not root"},
+		{"group-writable", func() error { return os.Chmod(drop, 0o664) }, drop + " is writable by its group"},
+		{"in a group-writable directory", func() error { return os.Chmod(d, 0o775) }, "its directory " + d + " is writable by its group"},
+	} {
+		if err := c.spoil(); err != nil {
+			t.Fatal(err)
+		}
+		s := load()
+		if p := s.SystemProtection; p.Protected || !strings.Contains(p.Reason, c.want) {
+			t.Errorf("%s: %+v, want unprotected saying %q", c.name, p, c.want)
+		}
+		if p := s.DropIns[0].Protection; p.Protected || !strings.Contains(p.Reason, c.want) {
+			t.Errorf("%s: the drop-in's own protection %+v", c.name, p)
+		}
+		if den := s.CheckRunProtected(); den == nil || !strings.Contains(den.Reason, c.want) || den.File != sys {
+			t.Errorf("%s: run not refused as [protection] require says: %v", c.name, den)
+		}
+		os.Chown(drop, 0, 0)
+		os.Chmod(drop, 0o644)
+		os.Chmod(d, 0o755)
+	}
+}

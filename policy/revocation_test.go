@@ -83,3 +83,32 @@ date = "2026-05-02"
 		}
 	}
 }
+
+// A revocation entry may name one tree (source = "…@tree:fh1:…"): that
+// content is refused once its hash is known, at any commit, and other
+// content of the repository is not.
+func TestRevocationOfATree(t *testing.T) {
+	dir := t.TempDir()
+	tree := "fh1:" + strings.Repeat("c3", 32)
+	list := write(t, dir, "revoked.toml", `
+[[revoked]]
+source = "github.com/acme/fledge-plugin-x@tree:`+tree+`"
+reason = "a tampered tree"
+issuer = "sec@acme.example"
+`)
+	s, err := Load(Inputs{System: write(t, dir, "policy.toml", "[revocation]\nfiles = [\""+list+"\"]\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := Source{URL: "https://github.com/acme/fledge-plugin-x", Commit: commitA}
+	for _, c := range []struct {
+		tree    string
+		pending bool
+		revoked bool
+	}{{tree, false, true}, {"fh1:" + strings.Repeat("d4", 32), false, false}, {"", true, false}} {
+		x.Tree, x.TreePending = c.tree, c.pending
+		if d := s.CheckSource(x); (d != nil) != c.revoked || (c.revoked && !strings.Contains(d.Reason, "a tampered tree")) {
+			t.Errorf("tree %q (pending %v): %+v, want revoked %v", c.tree, c.pending, d, c.revoked)
+		}
+	}
+}

@@ -30,9 +30,15 @@ type Set struct {
 	// SystemFound whether it was there.
 	System      string
 	SystemFound bool
-	// SystemProtection says whether the system policy is where only root
-	// can change it (nil when there is none; see CheckProtected).
+	// SystemProtection says whether the system policy (its file and its
+	// drop-ins) is where only root can change it (nil when there is
+	// neither; see CheckProtected).
 	SystemProtection *Protection
+	// DropIns are the drop-in files read (DropIns: layers after the
+	// system file), each with its own protection, and DropInsIgnored the
+	// other entries of their directory, which are not read.
+	DropIns        []DropIn
+	DropInsIgnored []string
 	// revoked are the entries of every revocation list read, and
 	// revocationErrs the lists that could not be (revocation.go).
 	revoked        []Revocation
@@ -61,6 +67,7 @@ func Load(in Inputs) (*Set, error) {
 	s := &Set{System: in.System}
 	if in.System != "" {
 		data, err := bounded.ReadFile(in.System, MaxSize)
+		var sysProt *Protection
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 		case err != nil:
@@ -73,8 +80,27 @@ func Load(in Inputs) (*Set, error) {
 			l.Scope = ScopeSystem
 			s.layers, s.SystemFound = append(s.layers, l), true
 			prot := CheckProtected(in.System)
-			s.SystemProtection = &prot
+			sysProt = &prot
 		}
+		files, ignored, err := DropIns(in.System)
+		if err != nil {
+			return nil, &InvalidError{File: DropInDir(in.System), Err: err}
+		}
+		s.DropInsIgnored = ignored
+		for _, f := range files {
+			data, err := bounded.ReadFile(f, MaxSize)
+			if err != nil {
+				return nil, &InvalidError{File: f, Err: err}
+			}
+			l, err := Parse(f, data)
+			if err != nil {
+				return nil, err
+			}
+			l.Scope = ScopeSystem
+			s.layers = append(s.layers, l)
+			s.DropIns = append(s.DropIns, DropIn{File: f, Protection: CheckProtected(f)})
+		}
+		s.SystemProtection = systemProtection(sysProt, s.DropIns)
 	}
 	for _, f := range filepath.SplitList(in.Env) {
 		if f == "" {

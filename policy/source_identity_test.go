@@ -75,3 +75,71 @@ allow = ["`+c.rule+`"]
 		}
 	}
 }
+
+// A source rule may pin a tree (the source_hash fledge records): a source
+// passes only with that tree, before the tree is hashed only as a
+// candidate to judge again, and a deny pinned to a tree refuses that tree
+// alone, once it is known.
+func TestSourceRulePinnedToTree(t *testing.T) {
+	treeA, treeB := "fh1:"+strings.Repeat("a1", 32), "fh1:"+strings.Repeat("b2", 32)
+	l, err := Parse("p.toml", []byte(`[sources]
+allow = ["github.com/acme/fledge-plugin-x@tree:`+strings.ToUpper(treeA)+`", "file:///srv/plugins/y"]
+deny = ["/srv/plugins/y@tree:`+treeB+`"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Set{layers: []*Layer{l}}
+	x, y := "https://github.com/acme/fledge-plugin-x", "/srv/plugins/y"
+	for _, c := range []struct {
+		src  Source
+		deny string
+	}{
+		{Source{URL: x, Commit: commitA, Tree: treeA}, ""},
+		{Source{URL: x, Commit: commitB, Tree: treeA}, ""}, // content, whatever the commit
+		{Source{URL: x, Commit: commitA, Tree: treeB}, "[sources] allow"},
+		{Source{URL: x, Commit: commitA}, "[sources] allow"}, // a record with no source_hash is no tree's
+		{Source{URL: x, Pending: true}, ""},
+		{Source{URL: x, Commit: commitA, TreePending: true}, ""},
+		{Source{Path: y, Tree: treeA}, ""},
+		{Source{Path: y, Tree: treeB}, "[sources] deny"},
+		{Source{Path: y, TreePending: true}, ""},
+	} {
+		d := s.CheckSource(c.src)
+		switch {
+		case c.deny == "" && d != nil:
+			t.Errorf("%+v refused: %v", c.src, d)
+		case c.deny != "" && (d == nil || d.Rule != c.deny):
+			t.Errorf("%+v: got %v, want refused by %s", c.src, d, c.deny)
+		}
+	}
+	if d := s.CheckSource(Source{URL: x, Commit: commitA, Tree: treeB}); d == nil || !strings.Contains(d.Reason, "with tree "+treeB) {
+		t.Errorf("the refusal does not name the tree: %v", d)
+	}
+}
+
+// A pin that is neither a commit nor a tree hash as fledge records it is
+// refused, saying what to write; an OCI digest is not taken for either.
+func TestSourceRulePinRefused(t *testing.T) {
+	tree := "fh1:" + strings.Repeat("0a", 32)
+	for _, c := range []struct{ rule, want string }{
+		{"oci://ghcr.io/acme/x@sha256:" + strings.Repeat("0a", 32), "names an OCI artifact, not what it holds"},
+		{"github.com/acme/x@tree:" + strings.Repeat("0a", 32), "not a tree hash as fledge records it"},
+		{"github.com/acme/x@tree:sha256:" + strings.Repeat("0a", 32), "not a tree hash as fledge records it"},
+		{"github.com/acme/x@tree:fh1:0a0a", "not a tree hash as fledge records it"},
+		{"github.com/acme/x@" + tree, "pins only a full commit hash or a tree hash"},
+		{"github.com/acme/*@tree:" + tree, "pins a tree of a glob"},
+	} {
+		_, err := Parse("p.toml", []byte(`[sources]
+allow = ["`+c.rule+`"]
+`))
+		if err == nil || !strings.Contains(err.Error(), c.want) || (!strings.Contains(err.Error(), "@tree:fh1:<64 hex digits>") && !strings.Contains(err.Error(), "without wildcards")) {
+			t.Errorf("%q: %v, want an error saying %q and what to write", c.rule, err, c.want)
+		}
+	}
+	for _, ok := range []string{"github.com/acme/x@tree:" + tree, "oci://ghcr.io/acme/x@tree:" + strings.ToUpper(tree), "file:///srv/x@tree:" + tree} {
+		if _, err := Parse("p.toml", []byte("[sources]\ndeny = [\""+ok+"\"]\n")); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+}

@@ -126,12 +126,14 @@ func (s *Settings) AllowedSigners() []string {
 }
 
 // Files lists what the settings are read from: config.toml, the system
-// policy file and the files FLEDGE_POLICY names, whether they exist or
-// not. A watcher that sees one change reloads.
+// policy file, its drop-ins (policy.DropIns, as they are now) and the
+// files FLEDGE_POLICY names, whether they exist or not. A watcher that
+// sees one change reloads.
 func (in Inputs) Files() []string {
 	files := []string{in.ConfigFile}
 	if in.SystemPolicy != "" {
-		files = append(files, in.SystemPolicy)
+		dropIns, _, _ := policy.DropIns(in.SystemPolicy)
+		files = append(append(files, in.SystemPolicy), dropIns...)
 	}
 	for _, f := range filepath.SplitList(in.EnvPolicy) {
 		if f != "" {
@@ -170,7 +172,7 @@ func RecordTier(p *lockfile.Plugin, t trust.Config) trust.Tier {
 // record by, so a rule pinned to a commit holds at every run.
 func RecordSource(p *lockfile.Plugin) policy.Source {
 	src := policy.RecordedSource(p.IsLocal(), p.URL, p.Source, p.RegistryName)
-	src.Commit = p.Commit
+	src.Commit, src.Tree = p.Commit, p.SourceHash
 	return src
 }
 

@@ -182,11 +182,14 @@ func TestStateTimeoutFailsClosedOnce(t *testing.T) {
 	// fledge leaves in force, as for every git status the user runs): the
 	// status waits for it past the timeout.
 	home := strings.TrimPrefix(env[1], "HOME=")
-	write(t, filepath.Join(home, ".gitconfig"), "[filter \"slow\"]\n\tclean = sleep 3\n")
+	write(t, filepath.Join(home, ".gitconfig"), "[filter \"slow\"]\n\tclean = sleep 10\n")
 	write(t, filepath.Join(dir, ".gitattributes"), "*.txt filter=slow\n")
 	write(t, filepath.Join(dir, "a.txt"), "changed\n")
 	calls(t, log)
-	r := Open(context.Background(), dir, Options{Env: env, Timeout: 300 * time.Millisecond})
+	// The timeout leaves a busy machine time to start the logging shim
+	// (a git killed before it logs would count as none), and the filter
+	// outlasts it many times over.
+	r := Open(context.Background(), dir, Options{Env: env, Timeout: 2 * time.Second})
 	if r == nil {
 		t.Fatal("Open = nil")
 	}

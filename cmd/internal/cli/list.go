@@ -161,15 +161,21 @@ func listRun(f *Factory, opts *listOptions) error {
 }
 
 // policyDigest is one digest of where the admin policy is read besides
-// config.toml: the system file's path and contents, FLEDGE_POLICY and the
-// contents of each file it names (a missing file digests as empty). It is
-// false when a file cannot be hashed; then nothing is cached.
+// config.toml: the system file's path and contents, its drop-ins' names and
+// contents, FLEDGE_POLICY and the contents of each file it names (a
+// missing file digests as empty). It is false when a file cannot be
+// hashed (or the drop-in directory listed); then nothing is cached.
 func policyDigest(f *Factory) (derived.Digest, bool) {
 	env := f.Getenv(policy.EnvPolicy)
 	sums := []byte(f.SystemPolicy + "\x00" + env + "\x00")
 	files := filepath.SplitList(env)
 	if f.SystemPolicy != "" {
-		files = append([]string{f.SystemPolicy}, files...)
+		dropIns, _, err := policy.DropIns(f.SystemPolicy)
+		if err != nil {
+			return derived.Digest{}, false
+		}
+		sums = append(sums, strings.Join(dropIns, "\x00")+"\x00"...)
+		files = append(append([]string{f.SystemPolicy}, dropIns...), files...)
 	}
 	for _, name := range files {
 		if name == "" {

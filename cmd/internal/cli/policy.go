@@ -140,7 +140,12 @@ type policyDoc struct {
 	// require: null when no layer sets it (policyfleet.go).
 	Protected         *bool  `json:"protected"`
 	UnprotectedReason string `json:"unprotected_reason"`
-	Protection        struct {
+	// DropIns are the system policy's drop-in files read (policy.d/*.toml
+	// beside it), each with its own protection; DropInsIgnored the other
+	// entries of that directory, which are not read.
+	DropIns        []dropInJSON `json:"drop_ins"`
+	DropInsIgnored []string     `json:"drop_ins_ignored"`
+	Protection     struct {
 		Require *boolSettingJSON `json:"require"`
 	} `json:"protection"`
 	// Required are the [[required]] plugins; Revocation the revocation

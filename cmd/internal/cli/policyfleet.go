@@ -22,6 +22,13 @@ type revocationListJSON struct {
 	From    originJSON `json:"from"`
 }
 
+// dropInJSON is one drop-in policy file and whether it is protected.
+type dropInJSON struct {
+	File              string `json:"file"`
+	Protected         bool   `json:"protected"`
+	UnprotectedReason string `json:"unprotected_reason"`
+}
+
 // fleetPolicy fills doc's fleet fields from the policy in force.
 func fleetPolicy(pol *policy.Set, e policy.Effective, doc *policyDoc) {
 	doc.Required = []requiredJSON{}
@@ -42,6 +49,11 @@ func fleetPolicy(pol *policy.Set, e policy.Effective, doc *policyDoc) {
 	for _, err := range pol.RevocationErrors() {
 		doc.Revocation.Errors = append(doc.Revocation.Errors, errorText(err.Err.Error()))
 	}
+	doc.DropIns, doc.DropInsIgnored = []dropInJSON{}, []string{}
+	for _, d := range pol.DropIns {
+		doc.DropIns = append(doc.DropIns, dropInJSON{File: d.File, Protected: d.Protection.Protected, UnprotectedReason: d.Protection.Reason})
+	}
+	doc.DropInsIgnored = append(doc.DropInsIgnored, pol.DropInsIgnored...)
 	if p := pol.SystemProtection; p != nil {
 		doc.Protected = &p.Protected
 		doc.UnprotectedReason = p.Reason
@@ -53,6 +65,9 @@ func fleetPolicy(pol *policy.Set, e policy.Effective, doc *policyDoc) {
 
 // printFleetPolicy shows the fleet fields after the rest of the policy.
 func printFleetPolicy(w io.Writer, doc policyDoc) {
+	for _, p := range doc.DropInsIgnored {
+		fmt.Fprintf(w, "! %s is not read: only *.toml files in %s are policy\n", termsafe.Escape(p), policy.DropInDirName)
+	}
 	if doc.Protected != nil && !*doc.Protected {
 		fmt.Fprintf(w, "! the system policy is not protected (it still applies: it can only narrow): %s\n", termsafe.EscapeText(doc.UnprotectedReason))
 	}
