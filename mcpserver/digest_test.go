@@ -89,4 +89,17 @@ func TestCatalogDigest(t *testing.T) {
 	if d != catalogDigest() {
 		t.Errorf("after a policy change: %q, catalog %q", d, catalogDigest())
 	}
+	// A drop-in added beside the system policy, a file the server did not
+	// read at start: policy.d is listed again at each poll.
+	dropIns := filepath.Join(e.root, "policy.d")
+	if err := os.MkdirAll(dropIns, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dropIns, "10-team.toml"), []byte("[tools]\ndeny = [\"two\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d = wait("a new drop-in")
+	if d != catalogDigest() {
+		t.Errorf("after a new drop-in: %q, catalog %q", d, catalogDigest())
+	}
 }

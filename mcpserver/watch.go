@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/hex"
+	"slices"
 	"time"
 
 	"github.com/corvidlabs/fledge-go/internal/derived"
@@ -14,7 +15,8 @@ import (
 // catalog when their content changes (an install, update, grant, remove,
 // a live link's edited plugin.toml, a new trusted org). Polling content
 // rather than watching events costs one hash of a few files a second and
-// needs no dependency; it sees every change however it was made.
+// needs no dependency; it sees every change however it was made, and a
+// drop-in added to the policy's policy.d (its directory is listed again).
 func (s *Server) startWatch(ctx context.Context) {
 	s.watchStart.Do(func() {
 		go func() {
@@ -30,7 +32,10 @@ func (s *Server) startWatch(ctx context.Context) {
 				s.mu.Lock()
 				inputs, digest := s.inputs, s.digest
 				s.mu.Unlock()
-				if digestFiles(inputs) == digest {
+				// A drop-in added to policy.d since the last load is a
+				// file the inputs do not name yet: listing the settings'
+				// files again finds it (a removed one reads as changed).
+				if digestFiles(inputs) == digest && names(inputs, s.opts.Settings.Files()) {
 					continue
 				}
 				if err := s.Reload(); err != nil {
@@ -44,6 +49,16 @@ func (s *Server) startWatch(ctx context.Context) {
 			}
 		}()
 	})
+}
+
+// names reports whether inputs names every file in files.
+func names(inputs, files []string) bool {
+	for _, f := range files {
+		if !slices.Contains(inputs, f) {
+			return false
+		}
+	}
+	return true
 }
 
 // digestFiles digests the contents of the files at paths, in order; "" when
