@@ -141,7 +141,7 @@ func cutPin(raw, s string) (rest, commit, tree string, err error) {
 		return s, "", "", nil
 	}
 	rest, pin := s[:at], strings.ToLower(s[at+1:])
-	const fix = "write pattern@<commit> (40 hex digits, or 64 for a SHA-256 repository) or pattern@" + treePin + treehash.Prefix + "<64 hex digits> (a plugin's source_hash, as plugins.toml records it), or leave the pin off"
+	const fix = "write pattern@<commit> (40 hex digits, or 64 for a SHA-256 repository) or pattern@" + treePin + treehash.Prefix + "<64 hex digits> (a plugin's source_hash, as info --json and list --json show it), or leave the pin off"
 	switch hexDigits := func(h string) bool { return strings.Trim(h, "0123456789abcdef") == "" }; {
 	case strings.HasPrefix(pin, treePin):
 		tree = pin[len(treePin):]

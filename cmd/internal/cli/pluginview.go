@@ -51,6 +51,9 @@ type pluginJSON struct {
 	Granted  capsJSON `json:"granted"`
 	Hooks    []string `json:"hooks"`
 	TreeHash string   `json:"tree_hash"`
+	// SourceHash is the fetched tree's hash before any build (the same on
+	// every machine): what a policy rule pins with @tree:.
+	SourceHash string `json:"source_hash,omitempty"`
 	// OCIDigest is the OCI manifest installed (an oci:// install, or a
 	// source fetched through an OCI mirror) and Origin the source an
 	// oci:// artifact names; both absent otherwise.
@@ -169,7 +172,7 @@ func toPluginJSON(p *lockfile.Plugin, g settings.Grants, off string) pluginJSON 
 		TrustTier: string(g.Tier), Commands: cmds, Commit: p.Commit,
 		PinnedRef: optional(p.PinnedRef), RefKind: p.RefKind, Installed: installDate(p.Installed),
 		InstalledAt: p.Installed, Runtime: runtimeOf(p), Protocol: p.Protocol,
-		Capabilities: toCapsJSON(p.Capabilities), Granted: toCapsJSON(g.Capabilities), Hooks: hooks, TreeHash: p.TreeHash,
+		Capabilities: toCapsJSON(p.Capabilities), Granted: toCapsJSON(g.Capabilities), Hooks: hooks, TreeHash: p.TreeHash, SourceHash: p.SourceHash,
 		OCIDigest: p.OCIDigest, Origin: p.Origin, Mirror: p.Mirror,
 		Description: p.Description, CommandDetails: toCommandsJSON(p), Provenance: toProvenanceJSON(p.Provenance),
 		Disabled: p.IsDisabled(), DisabledBy: p.Disabled(), Revoked: toRevokedJSON(g),
