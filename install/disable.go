@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/rogpeppe/go-internal/lockedfile"
 
@@ -57,13 +56,8 @@ func (in *Installer) SetDisabled(name string, off bool) (*DisableChange, error) 
 			res.Disabled = p.Disabled()
 			return errNoChange
 		}
-		p.DisabledBy, p.DisabledAt = "", ""
+		p.DisabledBy, p.DisabledAt = in.offStamp(off)
 		if off {
-			user, uid := grantlog.CurrentUser()
-			if user == "" {
-				user = fmt.Sprintf("uid %d", uid)
-			}
-			p.DisabledBy, p.DisabledAt = user, in.now().UTC().Format(time.RFC3339)
 			removed = unlinkPlugin(in.Paths, p)
 		}
 		after, res.Disabled, res.Changed = *p, p.Disabled(), true

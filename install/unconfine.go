@@ -115,8 +115,9 @@ func (in *Installer) SetConfinementAll(off bool) (*ConfinementChange, error) {
 	return res, nil
 }
 
-// offStamp is who turns confinement off and when, as plugins.toml records
-// it (off), or nothing (turning it back on).
+// offStamp is who turns a switch off and when, as plugins.toml records it
+// (off: confinement turned off, a plugin disabled), or nothing (turning it
+// back on).
 func (in *Installer) offStamp(off bool) (by, at string) {
 	if !off {
 		return "", ""
