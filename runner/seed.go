@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 
@@ -50,9 +52,16 @@ func resolveSeeded(paths home.Paths, seeds []string, plugin, command string) (*T
 
 // resolveSeed finds command in the seed at dir.
 func resolveSeed(dir, plugin, command string) (*Target, bool, error) {
-	lf, err := lockfile.LoadFile(filepath.Join(dir, "plugins.toml"))
-	if err != nil {
+	file := filepath.Join(dir, "plugins.toml")
+	lf, err := lockfile.LoadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil // no seed there: the next one, or unknown
+	}
+	if err != nil {
+		// A seed that is there but cannot be read is said, not skipped:
+		// skipped, its commands would read as unknown, or run from a
+		// later seed the administrator did not put first.
+		return nil, true, errorf(CodeStateCorrupt, "seed %s (%s): %v; rebuild the seed, or take it out of %s", dir, EnvSeedDir, err, EnvSeedDir)
 	}
 	var entry *lockfile.Plugin
 	var ok bool

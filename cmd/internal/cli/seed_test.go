@@ -97,3 +97,21 @@ func TestSeedDirReadOnly(t *testing.T) {
 		t.Errorf("a seeded plugin whose source the policy denies: exit %d\n%s", code, out)
 	}
 }
+
+// A seed whose plugins.toml is there but does not parse is named in the
+// error, not skipped as if it were absent (its commands would read as
+// unknown, or run from a later seed); a seed directory that does not
+// exist is skipped.
+func TestSeedDirUnreadable(t *testing.T) {
+	t.Parallel()
+	f := newE2EFixture(t)
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "plugins.toml"), []byte("[plugins\nnot toml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.env[runner.EnvSeedDir] = filepath.Join(t.TempDir(), "no-such-seed") + string(filepath.ListSeparator) + bad
+	code, out, errOut := f.fledge("x")
+	if code == 0 || !strings.Contains(errOut, "seed "+bad) || !strings.Contains(errOut, runner.EnvSeedDir) {
+		t.Fatalf("a seed that does not parse: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
