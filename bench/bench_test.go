@@ -36,9 +36,9 @@ var (
 	// fledgeSingle is fledge built without the fledge_split tag, as `go
 	// install ./cmd/fledge` builds it: one binary with every command.
 	fledgeSingle string
-	trivial   string // a Go program that prints one line
-	goPlugin  string // the runner's Go test plugin (flood, exit, ...)
-	tmpRoot   string
+	trivial      string // a Go program that prints one line
+	goPlugin     string // the runner's Go test plugin (flood, exit, ...)
+	tmpRoot      string
 )
 
 const trivialSrc = `package main
