@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // envCorpusEntry is one line of testdata/envfilter_corpus.txt.
@@ -181,4 +182,112 @@ func FuzzEnvFilter(f *testing.F) {
 			t.Fatalf("%q kept though its value is secret", kv)
 		}
 	})
+}
+
+// The value rules' expressions as they were written before they were split
+// and gated (matchesTokenFormat, base64Shaped, mayCredentialURL,
+// mayHTTPAuthorization): what replaced them must say the same of every
+// value.
+var (
+	oneTokenExpr = regexp.MustCompile(`(?:^|[^A-Za-z0-9])(?:` + strings.Join([]string{
+		`(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{10,}`, `github_pat_[A-Za-z0-9_]{10,}`,
+		`glpat-[A-Za-z0-9_-]{20,}`, `gl(?:dt|ptt|rt|cbt|imt|oas|ft|soat)-[A-Za-z0-9_-]{20,}`, `GR1348941[A-Za-z0-9_-]{20,}`,
+		`xox[abposre]-[A-Za-z0-9-]{10,}`, `xapp-[0-9]-[A-Za-z0-9-]{10,}`,
+		`sk-[A-Za-z0-9_-]{20,}`, `(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`,
+		`npm_[A-Za-z0-9]{30,}`, `pypi-[A-Za-z0-9_-]{40,}`, `rubygems_[a-f0-9]{48}`,
+		`hf_[A-Za-z0-9]{30,}`,
+		`AIza[0-9A-Za-z_-]{35}`, `ya29\.[0-9A-Za-z_-]{20,}`, `GOCSPX-[0-9A-Za-z_-]{20,}`,
+		`(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}`,
+		`AGE-SECRET-KEY-1[0-9A-Z]{50,}`,
+		`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`,
+		`do[opr]_v1_[a-f0-9]{64}`, `dckr_pat_[A-Za-z0-9_-]{20,}`, `shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}`,
+		`hv[sbr]\.[A-Za-z0-9_-]{20,}`, `ATATT3[A-Za-z0-9_=-]{20,}`, `lin_api_[A-Za-z0-9]{32,}`,
+		`sntr[yu]s_[A-Za-z0-9_=+/-]{20,}`, `pul-[a-f0-9]{40}`, `glsa_[A-Za-z0-9_]{32,}`,
+		`dp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{20,}`,
+		`[0-9]{8,10}:AA[A-Za-z0-9_-]{33}`,
+		`eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.`,
+		`-----BEGIN`, `LS0tLS1CRUdJTi`, `PuTTY-User-Key-File-`,
+	}, "|") + `)`)
+	oneBase64Expr = regexp.MustCompile(`^[A-Za-z0-9+/_-]{16,}={0,2}$`)
+)
+
+// checkValueExpressions fails when a replacement says otherwise than the
+// expression it replaced about v.
+func checkValueExpressions(t *testing.T, v string) {
+	t.Helper()
+	if got, want := matchesTokenFormat(v), oneTokenExpr.MatchString(v); got != want {
+		t.Errorf("matchesTokenFormat(%q) = %v, the one expression says %v", v, got, want)
+	}
+	if got, want := base64Shaped(v), oneBase64Expr.MatchString(v); got != want {
+		t.Errorf("base64Shaped(%q) = %v, the expression says %v", v, got, want)
+	}
+	if credentialURLs().MatchString(v) && !mayCredentialURL(v) {
+		t.Errorf("mayCredentialURL(%q) = false, yet the expression matches", v)
+	}
+	if httpAuthorization().MatchString(v) && !mayHTTPAuthorization(v) {
+		t.Errorf("mayHTTPAuthorization(%q) = false, yet the expression matches", v)
+	}
+}
+
+// Every corpus value, a token of every format (each literal, with enough
+// characters after it, with and without what must come before it), and
+// near misses read as the single expressions read them.
+func TestValueExpressionsAsBefore(t *testing.T) {
+	t.Parallel()
+	for _, e := range loadEnvCorpus(t) {
+		_, v, _ := strings.Cut(e.kv, "=")
+		checkValueExpressions(t, v)
+	}
+	tokens := 0
+	for _, f := range tokenFormats {
+		for _, l := range f.Lits {
+			for _, before := range []string{"", "12345678", "x", " ", "1234567890"} {
+				for _, after := range []string{"", strings.Repeat("a", 70), strings.Repeat("A", 70), strings.Repeat("0", 70),
+					"1-" + strings.Repeat("b", 12), strings.Repeat("c", 20) + "." + strings.Repeat("d", 20) + ".", strings.Repeat("7", 9)} {
+					v := before + l + after
+					checkValueExpressions(t, v)
+					checkValueExpressions(t, "pre "+v+" post")
+					if oneTokenExpr.MatchString(v) {
+						tokens++
+					}
+				}
+			}
+		}
+	}
+	if tokens < 60 {
+		t.Errorf("only %d generated values are tokens: the samples no longer reach the formats", tokens)
+	}
+	for _, v := range []string{
+		"Authorization: Bearer abcdefgh", "PROXY-AUTHORIZATION :x", "basic\tdXNlcjpwYXNz", "https://HOOKS.SLACK.COM/services/x/",
+		"api.telegram.org/bot123:x", "DISCORDAPP.COM/API/WEBHOOKS/", "Outlook.Office365.com/webhook/", "ftp://u:p@h",
+		"QUJDREVGR0hJSktMTU5PUA==", "QUJDREVGR0hJSktMTU5PUA===", "QUJDREVGR0hJSktM", "QUJDREVGR0hJSktMTU5PUA=x", "QUJDREVG R0hJSktMTU5PUA",
+	} {
+		checkValueExpressions(t, v)
+	}
+}
+
+// The gates lower-case a value to find a case-insensitive match of their
+// words: no letter of those words may have a case-fold outside ASCII, as
+// 'k' (U+212A, the Kelvin sign) and 's' (U+017F) do.
+func TestGateWordsFoldInASCII(t *testing.T) {
+	for _, word := range []string{".com/", ".org/", "authorization"} {
+		for _, r := range word {
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				if f > unicode.MaxASCII {
+					t.Errorf("%q of the gate word %q folds to %U, which lower-casing does not find", r, word, f)
+				}
+			}
+		}
+	}
+}
+
+// FuzzValueExpressions: the split and gated expressions say what the
+// single ones said, of any value.
+func FuzzValueExpressions(f *testing.F) {
+	f.Add("ghp_0123456789abcdef")
+	f.Add("123456789:AA" + strings.Repeat("x", 33))
+	f.Add("Authorization: x")
+	f.Add("https://u:p@h")
+	f.Add("QUJDREVGR0hJSktMTU5PUA==")
+	f.Fuzz(func(t *testing.T, v string) { checkValueExpressions(t, v) })
 }
