@@ -25,7 +25,7 @@ var (
 // reach, as for a plugin.
 func DeriveBuild(dir string, at Places) Profile {
 	p := Profile{Scope: ScopeBuild, Network: true}
-	rs := resolver{}
+	rs := newResolver()
 	hidden := at.hidden(rs)
 	for _, s := range ToolSecrets {
 		for _, h := range []string{at.Home, at.UserHome} {
@@ -72,7 +72,7 @@ func DeriveBuild(dir string, at Places) Profile {
 // home directory or FLEDGE_HOME: read access is never widened to those (a
 // work tree that is a home directory itself is dropped by allowed, and
 // the build sees what it always did).
-func buildWorkTree(rs resolver, dir string, at Places) string {
+func buildWorkTree(rs *resolver, dir string, at Places) string {
 	d := rs.real(dir)
 	if at.FledgeHome != "" && under(rs.real(at.FledgeHome), d) {
 		return ""

@@ -20,7 +20,7 @@ const maxSplit = 4096
 // grant inside a hidden tree is an explicit exception and kept; a grant
 // that is a hidden tree is dropped. path is resolved first (a grant of a
 // symlink is a grant of its target); a missing path gives nothing.
-func allowed(rs resolver, path string, hidden []string, dropped *[]string) []string {
+func allowed(rs *resolver, path string, hidden []string, dropped *[]string) []string {
 	if path == "" {
 		return nil
 	}
@@ -29,10 +29,10 @@ func allowed(rs resolver, path string, hidden []string, dropped *[]string) []str
 		return nil
 	}
 	budget := maxSplit
-	return split(r, hidden, dropped, &budget, true)
+	return split(rs, r, hidden, dropped, &budget, true)
 }
 
-func split(dir string, hidden []string, dropped *[]string, budget *int, top bool) []string {
+func split(rs *resolver, dir string, hidden []string, dropped *[]string, budget *int, top bool) []string {
 	holds := false
 	for _, h := range hidden {
 		if h == dir {
@@ -51,7 +51,7 @@ func split(dir string, hidden []string, dropped *[]string, budget *int, top bool
 	if !holds {
 		return []string{dir}
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := rs.list(dir)
 	if err != nil || len(entries) > *budget {
 		*dropped = append(*dropped, dir+": it holds a hidden directory and cannot be split")
 		return nil
@@ -65,7 +65,7 @@ func split(dir string, hidden []string, dropped *[]string, budget *int, top bool
 			// the process drawing the profile: a link is no grant.
 			continue
 		}
-		out = append(out, split(child, hidden, dropped, budget, false)...)
+		out = append(out, split(rs, child, hidden, dropped, budget, false)...)
 	}
 	return out
 }
@@ -82,7 +82,7 @@ func under(root, p string) bool {
 
 // real is p with symlinks resolved, or p made absolute when it does not
 // exist.
-func (rs resolver) real(p string) string {
+func (rs *resolver) real(p string) string {
 	if r, err := rs.eval(p); err == nil {
 		return r
 	}
@@ -95,13 +95,40 @@ func (rs resolver) real(p string) string {
 // resolver resolves paths as filepath.EvalSymlinks does, but remembers
 // every directory it resolved: a profile is drawn from dozens of paths
 // under the same few directories (home, PATH's), and EvalSymlinks stats
-// each component of each path again (most of Derive's time). One lives
-// for one drawing, so it sees the filesystem as it is then.
-type resolver map[string]resolved
+// each component of each path again (most of Derive's time). It also
+// remembers the directories it listed: a grant holding a hidden tree is
+// split into its entries (allowed), and one drawing may split the same
+// directory several times (~/.cargo is a PATH directory's toolchain, a
+// ToolHomes entry and CARGO_HOME; /tmp holds a project that holds
+// FLEDGE_HOME). One lives for one drawing, so it sees the filesystem as it
+// is then.
+type resolver struct {
+	paths map[string]resolved
+	dirs  map[string]listing
+}
+
+func newResolver() *resolver {
+	return &resolver{paths: map[string]resolved{}, dirs: map[string]listing{}}
+}
 
 type resolved struct {
 	real string
 	err  error
+}
+
+type listing struct {
+	entries []os.DirEntry
+	err     error
+}
+
+// list is os.ReadDir(dir).
+func (rs *resolver) list(dir string) ([]os.DirEntry, error) {
+	l, ok := rs.dirs[dir]
+	if !ok {
+		l.entries, l.err = os.ReadDir(dir)
+		rs.dirs[dir] = l
+	}
+	return l.entries, l.err
 }
 
 // maxLinks bounds the symbolic links followed in one resolution, as the
@@ -109,7 +136,7 @@ type resolved struct {
 const maxLinks = 40
 
 // eval is filepath.EvalSymlinks(p), made absolute.
-func (rs resolver) eval(p string) (string, error) {
+func (rs *resolver) eval(p string) (string, error) {
 	if slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
 		// ".." after a link means the link target's parent: leave that to
 		// EvalSymlinks, which resolves in order.
@@ -128,19 +155,19 @@ func (rs resolver) eval(p string) (string, error) {
 }
 
 // walk resolves a, a clean absolute path, parent first.
-func (rs resolver) walk(a string, links *int) (string, error) {
+func (rs *resolver) walk(a string, links *int) (string, error) {
 	if a == "/" {
 		return a, nil
 	}
-	if r, ok := rs[a]; ok {
+	if r, ok := rs.paths[a]; ok {
 		return r.real, r.err
 	}
 	r, err := rs.step(a, links)
-	rs[a] = resolved{r, err}
+	rs.paths[a] = resolved{r, err}
 	return r, err
 }
 
-func (rs resolver) step(a string, links *int) (string, error) {
+func (rs *resolver) step(a string, links *int) (string, error) {
 	dir, err := rs.walk(filepath.Dir(a), links)
 	if err != nil {
 		return "", err

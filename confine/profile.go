@@ -110,7 +110,7 @@ func ScopeOf(declared string, effective Grants) Scope {
 func Derive(declared string, effective Grants, at Places) Profile {
 	scope := ScopeOf(declared, effective)
 	p := Profile{Scope: scope}
-	rs := resolver{}
+	rs := newResolver()
 	hidden := at.hidden(rs)
 	for _, s := range ToolSecrets {
 		if at.Home != "" {
@@ -189,7 +189,7 @@ var personal = map[string]bool{".ssh": true, ".aws": true, ".gnupg": true, ".con
 // (~/.pyenv/shims, ~/.cargo/bin, ~/.nvm/…/bin), whose programs read the
 // rest of their tree: the whole hidden directory is granted, unless it is
 // a personal one (~/.local/bin, ~/.config/…/bin are granted alone).
-func toolDirs(rs resolver, path []string) []string {
+func toolDirs(rs *resolver, path []string) []string {
 	var out []string
 	for _, d := range path {
 		if d == "" || !filepath.IsAbs(d) {
@@ -223,7 +223,7 @@ func homeFiles(home string) []string {
 }
 
 // hidden are the trees no broad grant may include: home and FLEDGE_HOME.
-func (at Places) hidden(rs resolver) []string {
+func (at Places) hidden(rs *resolver) []string {
 	var out []string
 	for _, h := range []string{at.Home, at.UserHome, at.FledgeHome} {
 		if h != "" {

@@ -65,7 +65,7 @@ func TestDeriveHidesHomeAndState(t *testing.T) {
 }
 
 func TestToolDirs(t *testing.T) {
-	got := toolDirs(resolver{}, []string{"/nonexistent/u/.pyenv/shims", "/nonexistent/u/.local/bin", "/usr/bin", "relative/bin", ""})
+	got := toolDirs(newResolver(), []string{"/nonexistent/u/.pyenv/shims", "/nonexistent/u/.local/bin", "/usr/bin", "relative/bin", ""})
 	want := []string{"/nonexistent/u/.pyenv", "/nonexistent/u/.local/bin", "/usr/bin"}
 	if !slices.Equal(got, want) {
 		t.Errorf("toolDirs = %v, want %v", got, want)
@@ -181,7 +181,7 @@ func TestResolverMatchesEvalSymlinks(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rs := resolver{}
+	rs := newResolver()
 	for _, p := range []string{"a", "a/b/c", "rel", "rel/c", "rel/c/f", "abs/y", "chain/c", "file", "a/up", "a/up/back/b",
 		"dangling", "loop1/x", "missing", "a/missing/deeper", "rel/../x", "chain/c/f/x", "/", "/usr/bin"} {
 		if !filepath.IsAbs(p) {

@@ -2,12 +2,17 @@ package confine
 
 import (
 	"errors"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
-// landlockABI asks the kernel for its Landlock ABI version.
-func landlockABI() (int, string) {
+// landlockABI is the kernel's Landlock ABI version, asked once: it cannot
+// change while fledge runs, and Detect and every compile need it.
+var landlockABI = sync.OnceValues(askLandlockABI)
+
+// askLandlockABI asks the kernel for its Landlock ABI version.
+func askLandlockABI() (int, string) {
 	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
 	switch {
 	case errno == 0:
@@ -25,7 +30,7 @@ func landlockABI() (int, string) {
 // process): go-landlock scopes nothing on a kernel without it, since a
 // restricted thread of fledge must still signal its siblings (the Go
 // runtime preempts them so).
-func signalScopeFixed() bool {
+var signalScopeFixed = sync.OnceValue(func() bool {
 	errata, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_ERRATA)
 	return errno == 0 && errata&2 != 0
-}
+})
