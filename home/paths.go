@@ -144,6 +144,11 @@ func (p Paths) DecodedPluginsFile() string { return filepath.Join(p.CacheDir(), 
 // like the store, so the installed files stay exactly what was approved.
 func (p Paths) PluginFilesDir(name string) string { return filepath.Join(p.DataDir(name), "files") }
 
+// PluginTempDir is the TMPDIR that the named native plugin's confined runs
+// take in turn (see confine.TakeTemp): beside its files, empty between
+// runs.
+func (p Paths) PluginTempDir(name string) string { return filepath.Join(p.DataDir(name), "tmp") }
+
 // RustPluginFilesDir is where the Rust fledge kept what a wasm plugin wrote
 // to /plugin: data/ inside its tree. fledge only reads it, to take it over
 // into PluginFilesDir.

@@ -93,8 +93,8 @@ func (r *Runner) confinementPolicy(t *Target) error {
 // confined: it gets a private temporary directory (TMPDIR), and profile is
 // what startProcess has confine.Start apply to the thread that starts it.
 // Where the kernel cannot confine it, profile is nil: the plugin runs as
-// it always did and a note on stderr says so. done removes the temporary
-// directory.
+// it always did and a note on stderr says so. done empties the temporary
+// directory (confine.TakeTemp) for the plugin's next run.
 func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), profile *confine.Profile, err error) {
 	done = func() {}
 	if t.Root == "" || t.Manifest == nil {
@@ -116,13 +116,13 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), profile *con
 	if err := os.MkdirAll(r.Paths.PluginFilesDir(t.Entry.Name), 0o700); err != nil {
 		return done, nil, fmt.Errorf("create the plugin's files directory: %w", err)
 	}
-	tmp, err := os.MkdirTemp("", "fledge-"+t.Entry.Name+"-")
+	tmp, err := confine.TakeTemp(r.Paths.PluginTempDir(t.Entry.Name), t.Entry.Name)
 	if err != nil {
 		return done, nil, fmt.Errorf("create a temporary directory: %w", err)
 	}
-	done = func() { _ = os.RemoveAll(tmp) }
-	cmd.Env = confine.SetEnv(cmd.Env, "TMPDIR", tmp)
-	c := r.confinement(t, tmp)
+	done = tmp.Release
+	cmd.Env = confine.SetEnv(cmd.Env, "TMPDIR", tmp.Path)
+	c := r.confinement(t, tmp.Path)
 	for _, d := range c.Profile.Dropped {
 		fmt.Fprintf(r.Stderr, "fledge: plugin %s is not given %s\n", t.Entry.Name, termsafe.Line(d))
 	}
