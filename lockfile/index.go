@@ -3,13 +3,15 @@ package lockfile
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 
 	"github.com/corvidlabs/fledge-go/internal/derived"
 )
 
 // indexKind names the command index among derived files (v2: the listing
-// line first; v3: a disabled plugin's commands are not listed).
-const indexKind = "plugins.toml command index v3"
+// line first; v3: a disabled plugin's commands are not listed; v4: entries
+// in the encoding of entrycodec.go, not JSON).
+const indexKind = "plugins.toml command index v4"
 
 // CommandOwner returns the plugin that provides command, as
 // Load followed by File.CommandOwner would, but without decoding the whole
@@ -17,7 +19,8 @@ const indexKind = "plugins.toml command index v3"
 // <command>` needs one entry, and decoding a hundred cost about 2.5 ms.
 //
 // The index at indexPath (a derived file, keyed on the SHA-256 of
-// plugins.toml) holds one line per command, "command<TAB>entry as JSON", in
+// plugins.toml) holds one line per command, "command<TAB>entry" (the entry
+// in the encoding of entrycodec.go), in
 // the order CommandOwner searches, after a first line "#<TAB>listing" that
 // holds what Installed returns, as JSON ('#' starts no command name); a
 // lookup digests plugins.toml, finds the
@@ -70,7 +73,7 @@ func buildIndex(f *File) ([]byte, error) {
 			seen[c] = true
 			if entry == nil {
 				var err error
-				if entry, err = json.Marshal(&f.Plugins[i]); err != nil {
+				if entry, err = exactEntry(&f.Plugins[i]); err != nil {
 					return nil, err
 				}
 			}
@@ -115,9 +118,27 @@ func lookupIndex(body []byte, command string) (p *Plugin, found, ok bool) {
 	if end < 0 {
 		return nil, false, false
 	}
-	var entry Plugin
-	if err := json.Unmarshal(line[:end], &entry); err != nil {
+	entry, ok := decodeEntry(line[:end])
+	if !ok {
 		return nil, false, false
 	}
-	return &entry, true, true
+	return entry, true, true
+}
+
+// exactEntry encodes p, or fails when the encoding would not decode to p
+// exactly: the index then is not written, rather than answer otherwise
+// than the file.
+func exactEntry(p *Plugin) ([]byte, error) {
+	entry, err := appendEntry(nil, p)
+	if err != nil {
+		return nil, err
+	}
+	back, ok := decodeEntry(entry)
+	if !ok {
+		return nil, errEntryType
+	}
+	if !reflect.DeepEqual(back, p) {
+		return nil, errEntryType
+	}
+	return entry, nil
 }
