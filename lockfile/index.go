@@ -3,14 +3,13 @@ package lockfile
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 
 	"github.com/corvidlabs/fledge-go/internal/derived"
 )
 
 // indexKind names the command index among derived files (v2: the listing
 // line first; v3: a disabled plugin's commands are not listed; v4: entries
-// in the encoding of entrycodec.go, not JSON).
+// in derived's value encoding, not JSON).
 const indexKind = "plugins.toml command index v4"
 
 // CommandOwner returns the plugin that provides command, as
@@ -19,8 +18,8 @@ const indexKind = "plugins.toml command index v4"
 // <command>` needs one entry, and decoding a hundred cost about 2.5 ms.
 //
 // The index at indexPath (a derived file, keyed on the SHA-256 of
-// plugins.toml) holds one line per command, "command<TAB>entry" (the entry
-// in the encoding of entrycodec.go), in
+// plugins.toml) holds one line per command, "command<TAB>entry" (an
+// indexEntry), in
 // the order CommandOwner searches, after a first line "#<TAB>listing" that
 // holds what Installed returns, as JSON ('#' starts no command name); a
 // lookup digests plugins.toml, finds the
@@ -118,27 +117,30 @@ func lookupIndex(body []byte, command string) (p *Plugin, found, ok bool) {
 	if end < 0 {
 		return nil, false, false
 	}
-	entry, ok := decodeEntry(line[:end])
-	if !ok {
+	var e indexEntry
+	if !derived.DecodeValue(line[:end], &e) {
 		return nil, false, false
 	}
-	return entry, true, true
+	e.Plugin.everyone = e.Everyone
+	return &e.Plugin, true, true
+}
+
+// indexEntry is what the index stores of an entry (in derived's value
+// encoding, not JSON: a run decodes one entry, and encoding/json's first
+// use costs more than the rest of the lookup; see derived.AppendValue):
+// the record, and the switch Parse gives it from the file around it
+// (confinement off for every plugin), which the JSON entries lost, so
+// every run after the first forgot an unconfine --all.
+type indexEntry struct {
+	Plugin   Plugin
+	Everyone string
 }
 
 // exactEntry encodes p, or fails when the encoding would not decode to p
 // exactly: the index then is not written, rather than answer otherwise
 // than the file.
 func exactEntry(p *Plugin) ([]byte, error) {
-	entry, err := appendEntry(nil, p)
-	if err != nil {
-		return nil, err
-	}
-	back, ok := decodeEntry(entry)
-	if !ok {
-		return nil, errEntryType
-	}
-	if !reflect.DeepEqual(back, p) {
-		return nil, errEntryType
-	}
-	return entry, nil
+	e := indexEntry{Plugin: *p, Everyone: p.everyone}
+	e.Plugin.everyone = ""
+	return derived.AppendValue(nil, &e)
 }

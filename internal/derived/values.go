@@ -1,4 +1,4 @@
-package lockfile
+package derived
 
 import (
 	"errors"
@@ -8,39 +8,55 @@ import (
 	"strings"
 )
 
-// The command index stores each entry in the encoding below rather than
-// JSON: a run decodes one entry, and encoding/json first builds its
-// decoder for Plugin and every type inside it by reflection, 150-180 µs in
-// a fresh process (more than the rest of the lookup), against 8-9 µs here
-// (one decode of the Rust layout's entry, each way, in a fresh test
-// process, on the shared 2-core machine).
-// FuzzCommandIndex holds that an entry decodes back to exactly what Parse
-// gave, and buildIndex stores no entry that would not.
+// AppendValue appends the encoding of the value ptr points to, a text of
+// one line for derived files to hold; it fails for a value of a kind the
+// encoding does not have, and for one that DecodeValue would not give back
+// exactly (unexported fields are not encoded: a value must not depend on
+// them). DecodeValue reads it back without encoding/json's reflective
+// set-up, which a process pays on first use of each type: fledge's command
+// index decodes one plugins.toml entry a run, and encoding/json took
+// 115-190 µs in a fresh process against 8-9 µs here (one decode of the
+// Rust layout's entry each way, in a fresh test process, on the shared
+// 2-core machine).
 //
 // The encoding follows the Go types field by field, in declaration order,
-// with no names: the index is keyed on the fledge binary (package
-// derived), so the binary that reads an entry is the one that wrote it.
-// Each value is one space-separated token or a run of them: a string as
-// strconv.Quote writes it (so no tab or newline, which delimit index
-// lines, ever appears raw), a bool t or f, an integer in decimal, a nil
-// slice, map or pointer "-", a slice or map its length then its elements
-// (a map's keys sorted), a pointer "+" then its element, a struct its
-// exported fields. Of the unexported fields, the entry ends with the one
-// Parse sets from the file around it (everyone: confinement turned off
-// for every plugin), which the JSON entries lost, so every run after the
-// first forgot an unconfine --all.
-
-// errEntryType is returned for a field of a kind the encoding does not
-// have: buildIndex then writes no index, and lookups decode the file.
-var errEntryType = errors.New("command index: a plugins.toml field of a kind the entry encoding does not have")
-
-// appendEntry appends p's encoding.
-func appendEntry(b []byte, p *Plugin) ([]byte, error) {
-	b, err := appendValue(b, reflect.ValueOf(p).Elem())
+// with no names: derived files are keyed on the fledge binary, so the
+// binary that reads a value is the one that wrote it. Each value is one
+// space-separated token or a run of them: a string as strconv.Quote writes
+// it (so no tab or newline ever appears raw), a bool t or f, an integer in
+// decimal, a nil slice, map or pointer "-", a slice or map its length then
+// its elements (a map's keys sorted), a pointer "+" then its element, a
+// struct its exported fields.
+func AppendValue(b []byte, ptr any) ([]byte, error) {
+	v := reflect.ValueOf(ptr)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return nil, errValueKind
+	}
+	start := len(b)
+	b, err := appendValue(b, v.Elem())
 	if err != nil {
 		return nil, err
 	}
-	return appendValue(b, reflect.ValueOf(p.everyone))
+	back := reflect.New(v.Type().Elem())
+	if !DecodeValue(b[start:], back.Interface()) || !reflect.DeepEqual(back.Interface(), ptr) {
+		return nil, errValueKind
+	}
+	return b, nil
+}
+
+// errValueKind is AppendValue's error for a value it cannot encode exactly.
+var errValueKind = errors.New("derived: a value the encoding does not hold exactly")
+
+// DecodeValue decodes data, which AppendValue wrote for a value of the
+// type ptr points to, into it; ok is false for anything else, whole or in
+// part (ptr may then hold part of it).
+func DecodeValue(data []byte, ptr any) (ok bool) {
+	v := reflect.ValueOf(ptr)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	d := valueDecoder{s: string(data)}
+	return d.value(v.Elem()) && d.s == ""
 }
 
 func appendValue(b []byte, v reflect.Value) ([]byte, error) {
@@ -69,7 +85,7 @@ func appendValue(b []byte, v reflect.Value) ([]byte, error) {
 			return append(b, " -"...), nil
 		}
 		if v.Type().Key().Kind() != reflect.String {
-			return nil, errEntryType
+			return nil, errValueKind
 		}
 		keys := v.MapKeys()
 		slices.SortFunc(keys, func(x, y reflect.Value) int { return strings.Compare(x.String(), y.String()) })
@@ -98,24 +114,13 @@ func appendValue(b []byte, v reflect.Value) ([]byte, error) {
 		}
 		return b, err
 	}
-	return nil, errEntryType
+	return nil, errValueKind
 }
 
-// decodeEntry decodes an entry appendEntry wrote; ok is false for
-// anything else, whole or in part.
-func decodeEntry(line []byte) (p *Plugin, ok bool) {
-	d := entryDecoder{s: string(line)}
-	var e Plugin
-	if !d.value(reflect.ValueOf(&e).Elem()) || !d.value(reflect.ValueOf(&e.everyone).Elem()) || d.s != "" {
-		return nil, false
-	}
-	return &e, true
-}
-
-type entryDecoder struct{ s string }
+type valueDecoder struct{ s string }
 
 // token returns the next space-separated token that is not a string.
-func (d *entryDecoder) token() (string, bool) {
+func (d *valueDecoder) token() (string, bool) {
 	rest, ok := strings.CutPrefix(d.s, " ")
 	if !ok {
 		return "", false
@@ -131,7 +136,7 @@ func (d *entryDecoder) token() (string, bool) {
 // length reads a slice's or map's length, or "-" for nil; the length is
 // bounded by what is left of the line, so a damaged one allocates nothing
 // large.
-func (d *entryDecoder) length() (n int, isNil, ok bool) {
+func (d *valueDecoder) length() (n int, isNil, ok bool) {
 	tok, ok := d.token()
 	if !ok {
 		return 0, false, false
@@ -146,7 +151,7 @@ func (d *entryDecoder) length() (n int, isNil, ok bool) {
 	return n, false, true
 }
 
-func (d *entryDecoder) value(v reflect.Value) bool {
+func (d *valueDecoder) value(v reflect.Value) bool {
 	switch v.Kind() {
 	case reflect.String:
 		rest, ok := strings.CutPrefix(d.s, " ")
