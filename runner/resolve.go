@@ -41,6 +41,10 @@ type Target struct {
 	granted      *manifest.Capabilities
 	policy       map[manifest.Capability]policy.Denial
 	sourceDenial *policy.Denial
+	// compiled says Binary's header is an executable format binfmt knows:
+	// a compiled program, whose text wantedEnv does not read for names
+	// (real ones all hold the NUL byte confine.NamedIn tells them by).
+	compiled bool
 }
 
 // IsWasm reports whether the plugin runs in the wasm sandbox, as its
@@ -159,9 +163,16 @@ func resolveTree(t *Target, dir, cache string) (*Target, error) {
 	if err != nil {
 		return t, err
 	}
-	// Say which platform a foreign binary is for, not "exec format error".
-	if err := binfmt.Check(bin, c.Binary); err != nil {
-		return t, &Error{Code: CodeUnsupportedPlatform, Err: fmt.Errorf("plugin %s: %w", entry.Name, err)}
+	// Say which platform a foreign binary is for, not "exec format error";
+	// and know a compiled program, whose text names no variables
+	// (wantedEnv), from its header alone.
+	if f, err := os.Open(bin); err == nil {
+		p, err := binfmt.CheckFile(f, c.Binary)
+		f.Close()
+		if err != nil {
+			return t, &Error{Code: CodeUnsupportedPlatform, Err: fmt.Errorf("plugin %s: %w", entry.Name, err)}
+		}
+		t.compiled = p != nil
 	}
 	t.Binary = bin
 	return t, nil

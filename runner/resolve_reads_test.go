@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/manifest"
 )
 
@@ -78,5 +79,28 @@ func TestDecodedManifestFile(t *testing.T) {
 	}
 	if _, err := os.Stat(cache); !os.IsNotExist(err) {
 		t.Fatalf("a failed decode left a derived file: %v", err)
+	}
+}
+
+// Resolving a command tells a compiled program (its header, read once to
+// check its platform) from a script, whose text wantedEnv reads for the
+// variables it names.
+func TestResolveKnowsACompiledProgram(t *testing.T) {
+	e := newEnv(t)
+	e.install(plugin{name: "fledge-plugin-go", commands: map[string]string{"goenv": "bin/goplugin"},
+		copies: map[string]string{"bin/goplugin": goPlugin}})
+	e.install(plugin{name: "fledge-plugin-sh", commands: map[string]string{"shenv": "bin/sh"},
+		files: map[string]string{"bin/sh": "#!/bin/sh\necho \"$GITHUB_TOKEN\"\n"}})
+	for command, want := range map[string]bool{"goenv": true, "shenv": false} {
+		tg, err := Resolve(e.paths, command)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tg.compiled != want {
+			t.Errorf("%s: compiled %v, want %v", command, tg.compiled, want)
+		}
+		if names := confine.NamedIn(tg.Binary, []string{"GITHUB_TOKEN"}); want != (len(names) == 0) {
+			t.Errorf("%s: NamedIn found %v: it disagrees with the header", command, names)
+		}
 	}
 }
