@@ -73,7 +73,7 @@ func New(path, kind string, inputs ...Digest) File {
 		// Length-prefixed, so no two lists of parts hash alike.
 		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
 		h.Write(n[:])
-		io.WriteString(h, part)
+		h.Write([]byte(part))
 	}
 	for _, d := range inputs {
 		h.Write(d[:])
@@ -96,7 +96,9 @@ func DigestFile(path string, max int64) (Digest, bool) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(f, max+1))
+	// A small buffer: io.Copy's 32 KiB is a large allocation, cleared,
+	// for a file of a few kB on every run.
+	n, err := io.CopyBuffer(h, io.LimitReader(f, max+1), make([]byte, 8<<10))
 	if err != nil || n > max {
 		return sum, false
 	}
