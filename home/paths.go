@@ -144,7 +144,7 @@ func (p Paths) DecodedManifestFile(name string) string {
 
 // DecodedPluginsFile holds plugins.toml decoded, for the commands that
 // read every entry at start-up (lockfile.Store.LoadCached).
-func (p Paths) DecodedPluginsFile() string { return filepath.Join(p.CacheDir(), "plugins.gob") }
+func (p Paths) DecodedPluginsFile() string { return filepath.Join(p.CacheDir(), "plugins.decoded") }
 
 // PluginFilesDir is the directory a wasm plugin granted filesystem =
 // "plugin" sees, read-write, as /plugin. It lives beside the plugin's tree,

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // AppendValue appends the encoding of the value ptr points to, a text of
@@ -133,6 +134,33 @@ func (d *valueDecoder) token() (string, bool) {
 	return rest[:end], true
 }
 
+// quoted reads the next token, a string as strconv.Quote writes it.
+func (d *valueDecoder) quoted() (string, bool) {
+	rest, ok := strings.CutPrefix(d.s, " ")
+	if !ok || !strings.HasPrefix(rest, `"`) {
+		return "", false
+	}
+	// Most strings hold nothing Quote escapes: their text is their value
+	// (what strconv.Unquote would return, scanning twice as much).
+	if end := strings.IndexByte(rest[1:], '"'); end >= 0 {
+		text := rest[1 : 1+end]
+		if !strings.ContainsAny(text, "\\\n") && utf8.ValidString(text) {
+			d.s = rest[end+2:]
+			return text, true
+		}
+	}
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", false
+	}
+	s, err := strconv.Unquote(q)
+	if err != nil {
+		return "", false
+	}
+	d.s = rest[len(q):]
+	return s, true
+}
+
 // length reads a slice's or map's length, or "-" for nil; the length is
 // bounded by what is left of the line, so a damaged one allocates nothing
 // large.
@@ -154,21 +182,11 @@ func (d *valueDecoder) length() (n int, isNil, ok bool) {
 func (d *valueDecoder) value(v reflect.Value) bool {
 	switch v.Kind() {
 	case reflect.String:
-		rest, ok := strings.CutPrefix(d.s, " ")
-		if !ok {
-			return false
+		s, ok := d.quoted()
+		if ok {
+			v.SetString(s)
 		}
-		q, err := strconv.QuotedPrefix(rest)
-		if err != nil || q[0] != '"' {
-			return false
-		}
-		s, err := strconv.Unquote(q)
-		if err != nil {
-			return false
-		}
-		d.s = rest[len(q):]
-		v.SetString(s)
-		return true
+		return ok
 	case reflect.Bool:
 		tok, ok := d.token()
 		if !ok || tok != "t" && tok != "f" {
