@@ -32,7 +32,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -96,11 +95,23 @@ func DigestFile(path string, max int64) (Digest, bool) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	// A small buffer: io.Copy's 32 KiB is a large allocation, cleared,
-	// for a file of a few kB on every run.
-	n, err := io.CopyBuffer(h, io.LimitReader(f, max+1), make([]byte, 8<<10))
-	if err != nil || n > max {
-		return sum, false
+	// A small buffer, read into by hand: io.Copy's 32 KiB is a large
+	// allocation, cleared, and its interface checks a lookup's first
+	// uses of their code, for a file of a few kB on every run.
+	buf := make([]byte, 8<<10)
+	var n int64
+	for {
+		m, err := f.Read(buf)
+		h.Write(buf[:m])
+		if n += int64(m); n > max {
+			return sum, false
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sum, false
+		}
 	}
 	h.Sum(sum[:0])
 	return sum, true
@@ -213,17 +224,7 @@ func (c File) Put(result []byte) {
 	}
 }
 
-// binaryIdentity names the running fledge binary by path, size and
-// modification time, so a rebuilt or upgraded fledge (whose results may
-// differ) never uses what an older one stored.
-var binaryIdentity = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
-})
+// binaryIdentity names the running fledge binary (executableIdentity), so
+// a rebuilt or upgraded fledge (whose results may differ) never uses what
+// an older one stored.
+var binaryIdentity = sync.OnceValue(executableIdentity)
