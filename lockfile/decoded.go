@@ -19,9 +19,9 @@ const decodedKind = "plugins.toml decoded v2"
 // 0.42 ms of CPU an operation, on the loaded 2-core machine). The decode
 // is stored in derived's value encoding, which gives it back exactly and
 // cost the same as gob did there (0.45 ms); gob lost the difference
-// between an empty list and none, and its package initialisation, linked
-// through this package, cost every fledge process, a plugin's run
-// included, 0.1-0.2 ms.
+// between an empty list and none, and its package initialisation cost
+// every process that links it 0.1-0.2 ms, a plugin's run included (where
+// go-git's config reader, which project/gitstate uses, still links it).
 func (s *Store) LoadCached(cachePath string) (*File, error) {
 	data, err := s.Read()
 	if err != nil {
