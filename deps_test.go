@@ -144,3 +144,58 @@ func TestFledgeDoesNotLinkUpstreamSemver(t *testing.T) {
 		}
 	}
 }
+
+// The fledge binary keeps the linker's dead code elimination of methods:
+// one reachable call of reflect's Method or MethodByName with a name not
+// known at link time (text/template's evaluation of a field, which cobra's
+// Set*Template calls reach; spf13/cobra#1956) makes the linker keep every
+// exported method of every reachable type, 3.8 MB more binary to map on
+// every start. The linker marks such a function <ReflectMethod> in its
+// -dumpdep output; the failure names the chain from main that reaches it.
+func TestFledgeKeepsDeadCodeElimination(t *testing.T) {
+	cmd := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", t.TempDir()+"/fledge", "./cmd/fledge")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -ldflags=-dumpdep: %v\n%s", err, tail(out))
+	}
+	callers := map[string]string{} // a symbol → the first symbol found to reach it
+	var reflective []string
+	for _, line := range strings.Split(string(out), "\n") {
+		from, to, ok := strings.Cut(line, " -> ")
+		if !ok {
+			continue
+		}
+		to = strings.TrimSuffix(to, " <ReflectMethod>")
+		if f, marked := strings.CutSuffix(from, " <ReflectMethod>"); marked {
+			from = f
+			if !slices.Contains(reflective, from) {
+				reflective = append(reflective, from)
+			}
+		}
+		if _, seen := callers[to]; !seen {
+			callers[to] = from
+		}
+	}
+	if len(out) < 1<<20 {
+		t.Fatalf("go build -ldflags=-dumpdep printed only %d bytes: the check saw no dependency graph\n%s", len(out), tail(out))
+	}
+	for _, fn := range reflective {
+		chain := []string{fn}
+		for s := fn; len(chain) < 40; {
+			c, ok := callers[s]
+			if !ok || c == "_" {
+				break
+			}
+			chain = append(chain, c)
+			s = c
+		}
+		t.Errorf("%s calls reflect's Method or MethodByName with a name only known at run time, which keeps every exported method in the binary; it is reached from:\n  %s", fn, strings.Join(chain[1:], "\n  "))
+	}
+}
+
+func tail(b []byte) []byte {
+	if len(b) > 2000 {
+		return b[len(b)-2000:]
+	}
+	return b
+}
