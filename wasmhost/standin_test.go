@@ -1,0 +1,184 @@
+package wasmhost
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tu "github.com/corvidlabs/fledge-go/internal/testutil"
+	"github.com/tetratelabs/wazero"
+)
+
+// exitModule is a module whose _start calls fledge.exit(code).
+func exitModule(code int32) []byte {
+	return tu.WasmModule{Imports: []tu.WasmImport{fExit}, MemPages: 1, Data: "data", Start: seq(tu.I32Const(code), call(0))}.Bytes()
+}
+
+// TestStandInIsTheModuleWithoutCode: a stand-in has the module's imports,
+// exports and memory, validates, and traps if its own code ever ran; it
+// carries the module's SHA-256, so two modules that differ only in code
+// have different stand-ins.
+func TestStandInIsTheModuleWithoutCode(t *testing.T) {
+	ctx := context.Background()
+	a, b := exitModule(3), exitModule(4)
+	sa, ok := standIn(a, sha256.Sum256(a))
+	if !ok {
+		t.Fatal("no stand-in for a module with code")
+	}
+	sb, _ := standIn(b, sha256.Sum256(b))
+	if bytes.Equal(sa, sb) {
+		t.Error("two modules that differ in code have the same stand-in")
+	}
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	cm, err := rt.CompileModule(ctx, sa)
+	if err != nil {
+		t.Fatalf("the stand-in does not compile: %v", err)
+	}
+	orig, err := rt.CompileModule(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(cm wazero.CompiledModule) string {
+		var s []string
+		for _, f := range cm.ImportedFunctions() {
+			m, n, _ := f.Import()
+			s = append(s, m+"."+n+sigString(f.ParamTypes(), f.ResultTypes()))
+		}
+		for n, f := range cm.ExportedFunctions() {
+			s = append(s, "export "+n+sigString(f.ParamTypes(), f.ResultTypes()))
+		}
+		for n, m := range cm.ExportedMemories() {
+			s = append(s, "memory "+n+" "+fmt.Sprint(m.Min()))
+		}
+		return strings.Join(s, "; ")
+	}
+	if got, want := names(cm), names(orig); got != want {
+		t.Errorf("the stand-in has %s; the module %s", got, want)
+	}
+	// Its own code is unreachable: run, it traps instead of exiting.
+	if _, err := rt.NewHostModuleBuilder(ModuleFledge).NewFunctionBuilder().
+		WithFunc(func(int32) { t.Error("the stand-in's own code called exit") }).Export("exit").Instantiate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m, err := rt.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithStartFunctions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.ExportedFunction("_start").Call(ctx); err == nil || !strings.Contains(err.Error(), "unreachable") {
+		t.Errorf("the stand-in's own code ran: %v", err)
+	}
+	if _, ok := standIn(tu.WasmModule{NoStart: true, MemPages: 1}.Bytes(), [32]byte{}); ok {
+		t.Error("a stand-in for a module with no code")
+	}
+	if _, ok := standIn(a[:len(a)-3], [32]byte{}); ok {
+		t.Error("a stand-in for a truncated module")
+	}
+}
+
+// TestStandInRunsTheModulesCode: once a module has compiled, its entry is
+// also its stand-in's, and a run loads it through the stand-in (the
+// module's own entry gone, the run still exits as the module does, and
+// does not compile the module again). Without the stand-in's entry, a run
+// compiles nothing of the stand-in: it loads the module itself, exits as
+// the module does, and files the stand-in again.
+func TestStandInRunsTheModulesCode(t *testing.T) {
+	dir := t.TempDir()
+	mod := exitModule(3)
+	if err := Check(context.Background(), mod, dir); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(mod)
+	modDir := filepath.Join(dir, WazeroVersion, hex.EncodeToString(sum[:]))
+	own := moduleEntries(t, dir)
+	si := standIns(t, dir)
+	if len(own) != 1 || len(si) != 1 {
+		t.Fatalf("after a compile: module entries %v, stand-ins %v; want one of each", own, si)
+	}
+	sameFile := func() bool {
+		a, errA := os.Stat(own[0])
+		b, errB := os.Stat(si[0])
+		return errA == nil && errB == nil && os.SameFile(a, b)
+	}
+	if !sameFile() {
+		t.Fatal("the stand-in's entry is not the module's")
+	}
+	exit := func(what string) {
+		t.Helper()
+		forgetCaches()
+		inst, err := Start(Config{Module: mod, CacheDir: dir, Args: []string{"cmd"}})
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		inst.Stdin().Close()
+		select {
+		case <-inst.Exited():
+		case <-time.After(20 * time.Second):
+			inst.Stop(true)
+			t.Fatalf("%s: the instance did not end", what)
+		}
+		if code, _, f := inst.Result(); code != 3 || f != nil {
+			t.Fatalf("%s: exit %d, %v; want 3, the module's own code", what, code, f)
+		}
+	}
+
+	if err := os.Remove(own[0]); err != nil {
+		t.Fatal(err)
+	}
+	exit("the module's own entry gone")
+	if _, err := os.Stat(own[0]); err == nil {
+		t.Error("the module was compiled, not loaded through its stand-in")
+	}
+	if rec := record(modDir, hex.EncodeToString(sum[:])); len(rec.sums) != 1 || rec.standIn == "" {
+		t.Errorf("the record after the run: %+v, want the stand-in's entry alone", rec)
+	}
+
+	// Back to both entries, then the stand-in's gone.
+	forgetCaches()
+	if err := os.RemoveAll(modDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := Check(context.Background(), mod, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(si[0]); err != nil {
+		t.Fatal(err)
+	}
+	exit("the stand-in's entry gone")
+	if !sameFile() {
+		t.Error("the stand-in was not filed again as the module's entry")
+	}
+}
+
+// TestStandInMissCompilesNothing: asked for a stand-in that has no cache
+// entry, wazero compiles nothing and caches nothing (the context is
+// cancelled before it starts): what keeps a stand-in's own code from ever
+// running.
+func TestStandInMissCompilesNothing(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	mod := exitModule(3)
+	c, err := cacheForFresh(dir, mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.standIn = "wazero/none" // as a record naming an entry now gone
+	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(c.cc))
+	defer rt.Close(ctx)
+	if cm := loadStandIn(ctx, rt, c, mod); cm != nil {
+		t.Fatal("a stand-in with no entry loaded")
+	}
+	if c.hasStandIn() {
+		t.Error("the stand-in that failed to load is still used")
+	}
+	if found, err := entries(c.dir); err != nil || len(found) != 0 {
+		t.Errorf("a stand-in with no entry left entries %v, %v: it was compiled", found, err)
+	}
+}
