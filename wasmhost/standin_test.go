@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -181,4 +182,140 @@ func TestStandInMissCompilesNothing(t *testing.T) {
 	if found, err := entries(c.dir); err != nil || len(found) != 0 {
 		t.Errorf("a stand-in with no entry left entries %v, %v: it was compiled", found, err)
 	}
+}
+
+// withData is module with its data section replaced by segs, each active
+// in memory 0 at an i32.const offset (or, passive, without one).
+func withData(t *testing.T, module []byte, segs []dataSeg) []byte {
+	t.Helper()
+	var sec []byte
+	sec = binary.AppendUvarint(sec, uint64(len(segs)))
+	for _, s := range segs {
+		if s.passive {
+			sec = append(sec, 1)
+		} else {
+			sec = append(sec, 0, opI32Const)
+			sec = appendSLEB(sec, int64(s.at))
+			sec = append(sec, opEnd)
+		}
+		sec = binary.AppendUvarint(sec, uint64(len(s.bytes)))
+		sec = append(sec, s.bytes...)
+	}
+	out := append([]byte(nil), module[:8]...)
+	r := reader{b: module, off: 8}
+	replaced := false
+	for r.off < len(r.b) {
+		start := r.off
+		id, _ := r.byte()
+		size, err := r.u32()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.off += size
+		if id != sectionData {
+			out = append(out, module[start:r.off]...)
+			continue
+		}
+		out = append(out, sectionData)
+		out = binary.AppendUvarint(out, uint64(len(sec)))
+		out = append(out, sec...)
+		replaced = true
+	}
+	if !replaced {
+		t.Fatal("the module has no data section to replace")
+	}
+	return out
+}
+
+type dataSeg struct {
+	at      int32
+	bytes   string
+	passive bool
+}
+
+// dataSection returns the contents of module's data section.
+func dataSection(module []byte) []byte {
+	r := reader{b: module, off: 8}
+	for r.off < len(r.b) {
+		id, _ := r.byte()
+		size, _ := r.u32()
+		if id == sectionData {
+			return module[r.off : r.off+size]
+		}
+		r.off += size
+	}
+	return nil
+}
+
+// TestStandInJoinsDataSegments: the stand-in's data leaves memory as the
+// module's does, in fewer segments: out of order, a byte apart, a page
+// apart, at the end of memory. Segments that overlap, a passive one, or a
+// data count section (code may name segments by index) leave the data
+// section as it is.
+func TestStandInJoinsDataSegments(t *testing.T) {
+	ctx := context.Background()
+	base := tu.WasmModule{MemPages: 1, Data: "x"}.Bytes()
+	memory := func(module []byte) []byte {
+		t.Helper()
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+		defer rt.Close(ctx)
+		m, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithStartFunctions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := m.Memory().Read(0, m.Memory().Size())
+		return bytes.Clone(b)
+	}
+	mod := withData(t, base, []dataSeg{
+		{at: 5000, bytes: "later"}, {at: 10, bytes: "ab"}, {at: 13, bytes: "c"}, {at: 14, bytes: "d"},
+		{at: 4000, bytes: "e"}, {at: 65535, bytes: "z"}, {at: 30000, bytes: ""},
+	})
+	si, ok := standIn(mod, sha256.Sum256(mod))
+	if !ok {
+		t.Fatal("no stand-in")
+	}
+	if got, want := memory(si), memory(mod); !bytes.Equal(got, want) {
+		t.Error("the stand-in's data leaves memory otherwise than the module's")
+	}
+	r := reader{b: dataSection(si)}
+	if n, _ := r.u32(); n != 3 {
+		t.Errorf("the stand-in's data has %d segments, want 3 (10..5005 joined; the empty one at 30000 and 65535 apart)", n)
+	}
+
+	for _, tc := range []struct {
+		what string
+		mod  []byte
+	}{
+		{"overlapping segments", withData(t, base, []dataSeg{{at: 10, bytes: "abc"}, {at: 12, bytes: "x"}})},
+		{"a passive segment", withData(t, base, []dataSeg{{at: 10, bytes: "abc"}, {passive: true, bytes: "p"}})},
+		{"a data count section", withDataCount(withData(t, base, []dataSeg{{at: 10, bytes: "a"}, {at: 12, bytes: "b"}}), 2)},
+	} {
+		si, ok := standIn(tc.mod, sha256.Sum256(tc.mod))
+		if !ok {
+			t.Fatalf("%s: no stand-in", tc.what)
+		}
+		if !bytes.Equal(dataSection(si), dataSection(tc.mod)) {
+			t.Errorf("%s: the stand-in's data section was rewritten", tc.what)
+		}
+	}
+}
+
+// withDataCount inserts a data count section of n before the code section.
+func withDataCount(module []byte, n int) []byte {
+	out := append([]byte(nil), module[:8]...)
+	r := reader{b: module, off: 8}
+	for r.off < len(r.b) {
+		start := r.off
+		id, _ := r.byte()
+		size, _ := r.u32()
+		r.off += size
+		if id == sectionCode {
+			c := binary.AppendUvarint(nil, uint64(n))
+			out = append(out, sectionDataCount)
+			out = binary.AppendUvarint(out, uint64(len(c)))
+			out = append(out, c...)
+		}
+		out = append(out, module[start:r.off]...)
+	}
+	return out
 }
