@@ -1,14 +1,12 @@
 package wasmhost
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
@@ -58,7 +56,7 @@ func standIn(module []byte, sum [32]byte) ([]byte, bool) {
 	if len(module) < 8 {
 		return nil, false
 	}
-	out := make([]byte, 0, len(module))
+	out := make([]byte, 0, standInSize(module))
 	out = append(out, module[:8]...)
 	r := reader{b: module, off: 8}
 	found, dataCount := false, false
@@ -125,6 +123,35 @@ const (
 // have touched.
 const dataGap = 4096
 
+// standInSize is about how long module's stand-in is: the module less
+// its code, plus a stub per function and room for joined data to grow.
+// (The buffer is zeroed when made: the module's length would be twice
+// what most stand-ins need.)
+func standInSize(module []byte) int {
+	size := len(module) + 64
+	r := reader{b: module, off: 8}
+	for r.off < len(r.b) {
+		id, err := r.byte()
+		if err != nil {
+			break
+		}
+		n, err := r.u32()
+		if err != nil || n > len(r.b)-r.off {
+			break
+		}
+		switch id {
+		case sectionCode:
+			code := reader{b: r.b[r.off : r.off+n]}
+			funcs, _ := code.u32()
+			size += 4*funcs - n
+		case sectionData:
+			size += n / 2
+		}
+		r.off += n
+	}
+	return max(size, 8)
+}
+
 // appendCoalescedData appends to out a data section (whole, with its
 // header) that leaves memory as the section whose contents are data does,
 // in fewer segments: a Go module's 1.3 MB of data comes in 40,000
@@ -174,7 +201,11 @@ func appendCoalescedData(out, data []byte) ([]byte, bool) {
 	if r.off != len(r.b) {
 		return out, false
 	}
-	slices.SortStableFunc(segs, func(a, b segment) int { return cmp.Compare(a.at, b.at) })
+	// Ordered by offset; segments at the same offset (empty ones, or
+	// overlapping) as they came, so that the stand-in, and its cache key,
+	// are the same at every run. They come in a few ascending runs (two in
+	// a Go module): merged, not sorted.
+	segs = mergeRuns(segs, func(a, b segment) bool { return a.at < b.at })
 	// The joined segments: [at, end) each, and the size of the section.
 	type span struct {
 		at, end uint64
@@ -217,6 +248,42 @@ func appendCoalescedData(out, data []byte) ([]byte, bool) {
 		}
 	}
 	return out, true
+}
+
+// mergeRuns orders s stably by less, merging its ascending runs pairwise:
+// O(n log runs), for input that is nearly in order.
+func mergeRuns[T any](s []T, less func(a, b T) bool) []T {
+	var bounds []int // where each run starts, and len(s)
+	for i := range s {
+		if i == 0 || less(s[i], s[i-1]) {
+			bounds = append(bounds, i)
+		}
+	}
+	bounds = append(bounds, len(s))
+	buf := make([]T, len(s))
+	for len(bounds) > 2 {
+		next := []int{0}
+		for i := 0; i+1 < len(bounds); i += 2 {
+			lo, mid, hi := bounds[i], bounds[i+1], len(s)
+			if i+2 < len(bounds) {
+				hi = bounds[i+2]
+			}
+			a, b, k := lo, mid, lo
+			for a < mid && b < hi {
+				if less(s[b], s[a]) {
+					buf[k], b = s[b], b+1
+				} else {
+					buf[k], a = s[a], a+1
+				}
+				k++
+			}
+			k += copy(buf[k:], s[a:mid])
+			copy(buf[k:], s[b:hi])
+			next = append(next, hi)
+		}
+		s, buf, bounds = buf, s, next
+	}
+	return s
 }
 
 func uvarintLen(v uint64) int { return len(binary.AppendUvarint(nil, v)) }

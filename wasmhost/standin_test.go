@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -318,4 +319,22 @@ func withDataCount(module []byte, n int) []byte {
 		out = append(out, module[start:r.off]...)
 	}
 	return out
+}
+
+// TestMergeRuns: runs merged stably, whatever their number.
+func TestMergeRuns(t *testing.T) {
+	type kv struct{ k, v int }
+	for _, keys := range [][]int{
+		nil, {1}, {1, 2, 3}, {3, 2, 1}, {5, 6, 7, 1, 2, 3}, {4, 1, 3, 2, 2, 0, 9, 1, 1},
+	} {
+		in := make([]kv, len(keys))
+		for i, k := range keys {
+			in[i] = kv{k, i}
+		}
+		want := slices.Clone(in)
+		slices.SortStableFunc(want, func(a, b kv) int { return a.k - b.k })
+		if got := mergeRuns(slices.Clone(in), func(a, b kv) bool { return a.k < b.k }); !slices.Equal(got, want) {
+			t.Errorf("mergeRuns(%v) = %v, want %v", in, got, want)
+		}
+	}
 }
