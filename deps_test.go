@@ -199,3 +199,27 @@ func tail(b []byte) []byte {
 	}
 	return b
 }
+
+// fledge as releases build it (the fledge_split tag) is fastrun alone: a
+// plugin command starts without the command tree and the libraries only
+// other commands use (cmd/internal/fastrun's doc.go), which are
+// fledge-core's.
+func TestSplitFledgeLinksOnlyTheRunPath(t *testing.T) {
+	out, err := exec.Command("go", "list", "-tags", "fledge_split", "-deps", "./cmd/fledge").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := strings.Fields(string(out))
+	if !slices.Contains(pkgs, module+"/cmd/internal/fastrun") || !slices.Contains(pkgs, module+"/runner") {
+		t.Fatalf("the split fledge does not link fastrun and the runner: %v", pkgs)
+	}
+	for _, pkg := range pkgs {
+		for _, banned := range []string{module + "/cmd/internal/cli", module + "/install", module + "/gitfetch", module + "/ociartifact",
+			module + "/mcpserver", module + "/provenance", module + "/registry", "github.com/spf13/cobra", "charm.land/",
+			"github.com/go-git/go-git/v5/plumbing/transport", "oras.land/", "github.com/modelcontextprotocol/", "github.com/ProtonMail/"} {
+			if pkg == banned || strings.HasPrefix(pkg, banned+"/") || strings.HasSuffix(banned, "/") && strings.HasPrefix(pkg, banned) {
+				t.Errorf("the split fledge links %s: that is fledge-core's", pkg)
+			}
+		}
+	}
+}
