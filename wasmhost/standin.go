@@ -49,9 +49,9 @@ const standInSection = "fledge.module"
 // standIn returns the stand-in of module, whose SHA-256 is sum: module with
 // each function body replaced by `unreachable` (no locals; valid for any
 // function type), its data joined (appendCoalescedData), and the custom
-// section standInSection holding sum appended. ok is false for a module with no code section, or one whose
-// sections do not parse (wazero names that problem when it compiles the
-// module itself).
+// section standInSection holding sum appended. ok is false for a module
+// with no code section, or one whose sections do not parse (wazero names
+// that problem when it compiles the module itself).
 func standIn(module []byte, sum [32]byte) ([]byte, bool) {
 	if len(module) < 8 {
 		return nil, false
@@ -118,9 +118,9 @@ const (
 	opEnd            = 0x0b
 )
 
-// dataGap is the widest run of zeros coalesceData writes between two
-// segments to join them: no more than a page the plugin's start would not
-// have touched.
+// dataGap bounds the run of zeros appendCoalescedData writes between two
+// segments to join them: less than a page, so that a joined segment
+// touches no page of memory that one of its segments did not.
 const dataGap = 4096
 
 // standInSize is about how long module's stand-in is: the module less
