@@ -338,3 +338,63 @@ func TestMergeRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestStandInFiledOnlyForOneEntry: the stand-in is filed when every entry
+// in the module's directory holds the same (copies from an older stand-in
+// included), and not when one differs (compiled for another CPU, in a
+// home shared between machines): which one the module loaded is unknown.
+func TestStandInFiledOnlyForOneEntry(t *testing.T) {
+	ctx := context.Background()
+	mod := exitModule(3)
+	for _, tc := range []struct {
+		what  string
+		other func(entry []byte) []byte
+		filed bool
+	}{
+		{"a copy of the entry", func(e []byte) []byte { return e }, true},
+		{"an entry that differs", func(e []byte) []byte { e[len(e)-1] ^= 0x55; return e }, false},
+	} {
+		dir := t.TempDir()
+		if err := Check(ctx, mod, dir); err != nil {
+			t.Fatal(err)
+		}
+		own, si := moduleEntries(t, dir), standIns(t, dir)
+		if len(own) != 1 || len(si) != 1 {
+			t.Fatalf("entries %v, stand-ins %v", own, si)
+		}
+		if err := os.Remove(si[0]); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(own[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := own[0] + "-other"
+		if err := os.WriteFile(other, tc.other(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// Bound by the record, as a compile on the other machine would.
+		sum, _, err := entrySum(other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		modDir := filepath.Dir(filepath.Dir(other))
+		rel, _ := filepath.Rel(modDir, other)
+		f, err := os.OpenFile(filepath.Join(modDir, bindingFile), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(f, "%s %s\n", sum, filepath.ToSlash(rel))
+		f.Close()
+		c, err := cacheForFresh(dir, mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.standIn = ""
+		c.fileStandIn(ctx, mod)
+		_, err = os.Stat(si[0])
+		if filed := err == nil && c.hasStandIn(); filed != tc.filed {
+			t.Errorf("with %s: stand-in filed %v, want %v", tc.what, filed, tc.filed)
+		}
+	}
+}
