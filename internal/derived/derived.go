@@ -141,14 +141,18 @@ func (c File) open() (*os.File, int64, bool) {
 }
 
 // CopyTo writes the stored result to w and reports whether there was one.
-// The body streams from the file, never held whole in memory; its length
-// was checked against the file's before the first byte is written.
+// The body streams from the file, never held whole in memory (to a file or
+// pipe, the kernel moves it: see sendFile); its length was checked against
+// the file's before the first byte is written.
 func (c File) CopyTo(w io.Writer) (bool, error) {
 	f, n, ok := c.open()
 	if !ok {
 		return false, nil
 	}
 	defer f.Close()
+	if _, handled, err := sendFile(w, f, n); handled {
+		return true, err
+	}
 	_, err := io.CopyN(w, f, n)
 	return true, err
 }

@@ -2,18 +2,22 @@ package cli
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
 )
 
 // BenchmarkListJSON is list --json in process, for profiling (the end to
-// end figure, start-up included, is bench.BenchmarkListJSON).
+// end figure, start-up included, is bench.BenchmarkListJSON), with
+// plugins.toml as it is between installs: settled (see derived.Stamp).
 func BenchmarkListJSON(b *testing.B) {
 	for _, n := range []int{1, 100, 1000} {
 		b.Run("plugins="+strconv.Itoa(n), func(b *testing.B) {
@@ -31,6 +35,7 @@ func BenchmarkListJSON(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			settle(b, paths.PluginsFile())
 			s := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard,
 				Getenv: func(k string) string {
 					if k == home.EnvHome {
@@ -45,5 +50,19 @@ func BenchmarkListJSON(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// settle waits until the file at path, just written, counts as settled for
+// derived.Stamp, as a home's plugins.toml does between installs.
+func settle(b *testing.B, path string) {
+	b.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	time.Sleep(time.Until(fi.ModTime().Add(derived.StampMargin + 10*time.Millisecond)))
+	if _, ok := derived.Stamp(path); !ok {
+		b.Fatalf("%s has not settled after %v", path, derived.StampMargin)
 	}
 }
