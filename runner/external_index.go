@@ -68,6 +68,9 @@ func encodeNames(names [][]string) string {
 
 // decodeNames reads what encodeNames wrote for n directories.
 func decodeNames(body string, n int) ([][]string, bool) {
+	if n == 0 {
+		return [][]string{}, body == ""
+	}
 	dirs := strings.Split(body, "/")
 	if len(dirs) != n {
 		return nil, false

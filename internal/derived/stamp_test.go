@@ -15,9 +15,7 @@ var stampsSupported = runtime.GOOS == "linux" || runtime.GOOS == "darwin"
 // files just written count as settled (not parallel: it swaps the clock).
 func later(t *testing.T) {
 	t.Helper()
-	saved := now
-	now = func() time.Time { return saved().Add(time.Hour) }
-	t.Cleanup(func() { now = saved })
+	t.Cleanup(SettleForTest())
 }
 
 // nextTick waits until a change made now is stamped later than path's last
