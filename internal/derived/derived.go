@@ -9,6 +9,14 @@
 // disposable: a missing, unreadable, foreign or truncated one is a miss,
 // and a home that cannot be written just goes without.
 //
+// Where reading an input costs more than the rest (a 1.2 MB plugins.toml,
+// a PATH directory of a thousand entries), its stamp stands in for its
+// contents: what the kernel reports about it, which changes whenever the
+// contents do once the file has settled (see Stamp for the exact terms).
+// plugins.toml's digest is remembered so (DigestFileMemo: 0.01 ms against
+// 0.8 ms of SHA-256 at 1,000 plugins), and list --json's PATH scan
+// (runner.Externals: 0.1 ms against 0.7 ms reading the directories).
+//
 // Anyone who can write a derived file can write the files it derives from
 // (they live in the same FLEDGE_HOME), so a derived file is trusted exactly
 // as far as its inputs are.
