@@ -112,3 +112,27 @@ func TestIndexNamesRoundTrip(t *testing.T) {
 		t.Error("an index for two directories decoded as one for three")
 	}
 }
+
+// Whatever an index file holds, decoding it either fails or gives back one
+// list of names per directory, which encode to the same bytes.
+func FuzzIndexNames(f *testing.F) {
+	f.Add("fledge-a\x00fledge-b//fledge-c", 3)
+	f.Add("", 1)
+	f.Add("", 0)
+	f.Add("/", 2)
+	f.Fuzz(func(t *testing.T, body string, n int) {
+		if n < 0 || n > 64 {
+			return
+		}
+		names, ok := decodeNames(body, n)
+		if !ok {
+			return
+		}
+		if len(names) != n {
+			t.Fatalf("%q for %d directories decoded as %d", body, n, len(names))
+		}
+		if got := encodeNames(names); got != body {
+			t.Fatalf("%q decoded as %q, which encodes as %q", body, names, got)
+		}
+	})
+}
