@@ -24,7 +24,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/corvidlabs/fledge-go/home"
-	"github.com/corvidlabs/fledge-go/internal/derived"
+	"github.com/corvidlabs/fledge-go/internal/derived/derivedtest"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -239,22 +239,7 @@ func fakePlugins(b *testing.B, e *env, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	settle(b, e.paths.PluginsFile())
-}
-
-// settle waits until the file at path, just written, counts as settled for
-// derived.Stamp, as a home's plugins.toml does between installs (a listing
-// within derived.StampMargin of an install hashes the file instead).
-func settle(b *testing.B, path string) {
-	b.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	time.Sleep(time.Until(fi.ModTime().Add(derived.StampMargin + 10*time.Millisecond)))
-	if _, ok := derived.Stamp(path); !ok {
-		b.Fatalf("%s has not settled after %v", path, derived.StampMargin)
-	}
+	derivedtest.WaitSettled(b, e.paths.PluginsFile())
 }
 
 // ---- install ----

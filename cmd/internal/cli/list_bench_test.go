@@ -7,10 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/corvidlabs/fledge-go/home"
-	"github.com/corvidlabs/fledge-go/internal/derived"
+	"github.com/corvidlabs/fledge-go/internal/derived/derivedtest"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
 )
@@ -45,7 +44,7 @@ func BenchmarkListJSON(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			settle(b, paths.PluginsFile())
+			derivedtest.WaitSettled(b, paths.PluginsFile())
 			s := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard,
 				Getenv: func(k string) string {
 					if k == home.EnvHome {
@@ -67,19 +66,5 @@ func BenchmarkListJSON(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// settle waits until the file at path, just written, counts as settled for
-// derived.Stamp, as a home's plugins.toml does between installs.
-func settle(b *testing.B, path string) {
-	b.Helper()
-	fi, err := os.Stat(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	time.Sleep(time.Until(fi.ModTime().Add(derived.StampMargin + 10*time.Millisecond)))
-	if _, ok := derived.Stamp(path); !ok {
-		b.Fatalf("%s has not settled after %v", path, derived.StampMargin)
 	}
 }

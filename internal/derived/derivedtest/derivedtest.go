@@ -46,3 +46,24 @@ func NextTick(t testing.TB) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// WaitSettled waits until the file at path counts as settled for
+// derived.Stamp by the real clock (derived.StampMargin after its last
+// change), for benchmarks of a process that reads it as a home's
+// plugins.toml is read between installs.
+func WaitSettled(t testing.TB, path string) {
+	t.Helper()
+	deadline := time.Now().Add(derived.StampMargin + 10*time.Second)
+	for {
+		if _, ok := derived.Stamp(path); ok {
+			return
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s has not settled after %v", path, derived.StampMargin+10*time.Second)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
