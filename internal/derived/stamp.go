@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -25,9 +26,12 @@ var now = time.Now
 // size, and modification and change times. It is an exact stand-in for the
 // contents (a directory's contents being its entries' names) under these
 // conditions, and false when one does not hold:
-//   - The platform reports a change time (Linux, macOS). The kernel sets it
-//     to the current time on every change to the contents, the mode or the
-//     name, and no system call sets it otherwise, so neither a rewrite that
+//   - The platform reports a change time (Linux, macOS) and the file lives
+//     on a local file system that keeps one (ext4, XFS, Btrfs, tmpfs,
+//     overlayfs, ZFS, APFS, … : see keepsChangeTimes; not NFS, SMB or FUSE,
+//     whose stat answers from a cache, nor FAT). The kernel sets it to the
+//     current time on every change to the contents, the mode or the name,
+//     and no system call sets it otherwise, so neither a rewrite that
 //     restores the modification time nor a rename of another file into
 //     place leaves it as it was.
 //   - The last change is older than StampMargin. A later change is then
@@ -49,14 +53,15 @@ var now = time.Now
 func Stamp(path string) (Digest, bool) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		// Absence is as exact: whatever is made there has a stamp of its own.
-		return Sum([]byte(path + "\x00absent")), true
+		// Absence is as exact, where the directory that would hold it
+		// answers stat afresh: whatever is made there has a stamp of its own.
+		return Sum([]byte(path + "\x00absent")), keepsChangeTimes(path)
 	}
 	if err != nil || !(fi.Mode().IsRegular() || fi.IsDir()) {
 		return Digest{}, false
 	}
 	dev, ino, ctime, ok := statIDs(fi)
-	if !ok {
+	if !ok || !keepsChangeTimes(path) {
 		return Digest{}, false
 	}
 	mtime := fi.ModTime().UnixNano()
@@ -108,4 +113,17 @@ func SettleForTest() (restore func()) {
 	saved := now
 	now = func() time.Time { return saved().Add(time.Hour) }
 	return func() { now = saved }
+}
+
+// statfsNearest calls statfs on path or, while it does not exist, on its
+// nearest existing ancestor.
+func statfsNearest(path string, statfs func(string) error) error {
+	for {
+		err := statfs(path)
+		parent := filepath.Dir(path)
+		if !errors.Is(err, fs.ErrNotExist) || parent == path {
+			return err
+		}
+		path = parent
+	}
 }

@@ -190,3 +190,22 @@ func TestDigestFileMemo(t *testing.T) {
 		t.Fatal("a file over the limit was digested")
 	}
 }
+
+// Only file systems whose stat the local kernel answers afresh give stamps:
+// procfs (standing in here for NFS, SMB and FUSE, which this test cannot
+// mount) gives none, for a file or for nothing at all.
+func TestStampOnlyOnLocalFileSystems(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("procfs is Linux's")
+	}
+	later(t)
+	dir := t.TempDir()
+	if _, ok := Stamp(filepath.Join(dir, "missing", "deeper")); !ok {
+		t.Skipf("%s is on a file system stamps do not trust: nothing to compare with", dir)
+	}
+	for _, p := range []string{"/proc/self/status", "/proc/self/no-such-file"} {
+		if _, ok := Stamp(p); ok {
+			t.Errorf("%s has a stamp", p)
+		}
+	}
+}
