@@ -131,6 +131,15 @@ func (p Paths) RegistryCacheFile() string { return filepath.Join(p.CacheDir(), "
 // inputs it was rendered from.
 func (p Paths) ListCacheFile() string { return filepath.Join(p.CacheDir(), "list.json") }
 
+// PluginsDigestFile remembers plugins.toml's digest while the file stays
+// as it was (derived.DigestFileMemo), so list --json finds its document
+// without reading the file.
+func (p Paths) PluginsDigestFile() string { return filepath.Join(p.CacheDir(), "plugins.toml.sum") }
+
+// ExternalsIndexFile remembers the fledge-<name> names in each PATH
+// directory while the directory stays as it was (runner.Externals).
+func (p Paths) ExternalsIndexFile() string { return filepath.Join(p.CacheDir(), "path.idx") }
+
 // CommandIndexFile indexes plugins.toml by command, so running a command
 // decodes one entry rather than the whole file.
 func (p Paths) CommandIndexFile() string { return filepath.Join(p.CacheDir(), "commands.idx") }

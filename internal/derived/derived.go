@@ -10,6 +10,17 @@
 // disposable: a missing, unreadable, foreign or truncated one is a miss,
 // and a home that cannot be written just goes without.
 //
+// Where reading an input costs more than the rest (a 1.2 MB plugins.toml,
+// a PATH directory of a thousand entries), its stamp stands in for its
+// contents: what the kernel reports about it, which changes whenever the
+// contents do once the file has settled (see Stamp for the exact terms).
+// plugins.toml's digest is remembered so (DigestFileMemo: 0.01 ms against
+// 0.8 ms of SHA-256 at 1,000 plugins), and list --json's PATH scan
+// (runner.Externals: 0.1 ms against 0.7 ms reading the directories).
+// Tests change each such input and see the stamp, the remembered digest,
+// the index and the listing change (stamp_test.go, runner's
+// external_index_test.go, cmd/internal/cli list_stamps_test.go).
+//
 // Anyone who can write a derived file can write the files it derives from
 // (they live in the same FLEDGE_HOME), so a derived file is trusted exactly
 // as far as its inputs are.
@@ -163,14 +174,18 @@ func (c File) open() (*os.File, int64, bool) {
 }
 
 // CopyTo writes the stored result to w and reports whether there was one.
-// The body streams from the file, never held whole in memory; its length
-// was checked against the file's before the first byte is written.
+// The body streams from the file, never held whole in memory (to a file or
+// pipe, the kernel moves it: see sendFile); its length was checked against
+// the file's before the first byte is written.
 func (c File) CopyTo(w io.Writer) (bool, error) {
 	f, n, ok := c.open()
 	if !ok {
 		return false, nil
 	}
 	defer f.Close()
+	if _, handled, err := sendFile(w, f, n); handled {
+		return true, err
+	}
 	_, err := io.CopyN(w, f, n)
 	return true, err
 }
