@@ -24,6 +24,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/internal/derived/derivedtest"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/lockfile/lockfiletest"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -238,6 +239,7 @@ func fakePlugins(b *testing.B, e *env, n int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	derivedtest.WaitSettled(b, e.paths.PluginsFile())
 }
 
 // ---- install ----

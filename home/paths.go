@@ -131,13 +131,29 @@ func (p Paths) RegistryCacheFile() string { return filepath.Join(p.CacheDir(), "
 // inputs it was rendered from.
 func (p Paths) ListCacheFile() string { return filepath.Join(p.CacheDir(), "list.json") }
 
+// PluginsDigestFile remembers plugins.toml's digest while the file stays
+// as it was (derived.DigestFileMemo), so list --json finds its document
+// without reading the file.
+func (p Paths) PluginsDigestFile() string { return filepath.Join(p.CacheDir(), "plugins.toml.sum") }
+
+// ExternalsIndexFile remembers the fledge-<name> names in each PATH
+// directory while the directory stays as it was (runner.Externals).
+func (p Paths) ExternalsIndexFile() string { return filepath.Join(p.CacheDir(), "path.idx") }
+
 // CommandIndexFile indexes plugins.toml by command, so running a command
 // decodes one entry rather than the whole file.
 func (p Paths) CommandIndexFile() string { return filepath.Join(p.CacheDir(), "commands.idx") }
 
+// DecodedManifestFile holds the plugin's installed plugin.toml decoded,
+// keyed on its bytes, so a run decodes no TOML (runner.resolveTree). It
+// lies outside everything a confined plugin may write.
+func (p Paths) DecodedManifestFile(name string) string {
+	return filepath.Join(p.CacheDir(), "manifest-"+name)
+}
+
 // DecodedPluginsFile holds plugins.toml decoded, for the commands that
 // read every entry at start-up (lockfile.Store.LoadCached).
-func (p Paths) DecodedPluginsFile() string { return filepath.Join(p.CacheDir(), "plugins.gob") }
+func (p Paths) DecodedPluginsFile() string { return filepath.Join(p.CacheDir(), "plugins.decoded") }
 
 // PluginFilesDir is the directory a wasm plugin granted filesystem =
 // "plugin" sees, read-write, as /plugin. It lives beside the plugin's tree,

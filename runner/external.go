@@ -46,7 +46,7 @@ func FindExternal(paths home.Paths, pathEnv, name string) (External, bool) {
 	}
 	state := realOrAbs(paths.Root())
 	for _, dir := range pathDirs(pathEnv, state) {
-		p, err := exec.LookPath(filepath.Join(dir, ExternalPrefix+name))
+		p, err := exec.LookPath(filepath.Join(dir.path, ExternalPrefix+name))
 		if err != nil || insideState(p, state) {
 			continue
 		}
@@ -58,25 +58,30 @@ func FindExternal(paths home.Paths, pathEnv, name string) (External, bool) {
 // Externals lists the fledge-<name> programs on pathEnv, the first of
 // each name as FindExternal finds it, sorted by name. It reads each PATH
 // directory once (a directory PATH names twice, or through a symlink as
-// /bin and /usr/bin often are, once), names only, so a large /usr/bin
-// costs one getdents pass and no allocation per entry beyond its name.
+// /bin and /usr/bin often are, once), and the fledge-* names it holds are
+// remembered in paths' externals index while the directory stays as it was
+// (a stat each: see externalNames); the programs themselves are looked at
+// every time.
 func Externals(paths home.Paths, pathEnv string) []External {
 	state := realOrAbs(paths.Root())
-	seen := map[string]bool{}
 	read := map[string]bool{}
-	out := []External{}
+	var dirs []string
 	for _, dir := range pathDirs(pathEnv, state) {
-		real := realOrAbs(dir)
-		if read[real] {
+		if read[dir.real] {
 			continue
 		}
-		read[real] = true
-		for _, file := range dirNames(dir) {
+		read[dir.real] = true
+		dirs = append(dirs, dir.path)
+	}
+	seen := map[string]bool{}
+	out := []External{}
+	for i, files := range externalNames(paths.ExternalsIndexFile(), dirs) {
+		for _, file := range files {
 			name, ok := externalName(file)
 			if !ok || seen[name] || manifest.CheckName(name) != "" {
 				continue
 			}
-			p, err := exec.LookPath(filepath.Join(dir, file))
+			p, err := exec.LookPath(filepath.Join(dirs[i], file))
 			if err != nil || insideState(p, state) {
 				continue
 			}
@@ -133,19 +138,23 @@ func windowsExecutable(ext string) bool {
 	return false
 }
 
+// pathDir is a PATH directory as named and resolved.
+type pathDir struct{ path, real string }
+
 // pathDirs are pathEnv's absolute directories outside state, each once.
-func pathDirs(pathEnv, state string) []string {
-	var dirs []string
+func pathDirs(pathEnv, state string) []pathDir {
+	var dirs []pathDir
 	seen := map[string]bool{}
 	for _, d := range filepath.SplitList(pathEnv) {
 		if d == "" || !filepath.IsAbs(d) || seen[d] {
 			continue
 		}
 		seen[d] = true
-		if insideState(d, state) {
+		real := realOrAbs(d)
+		if manifest.Within(state, real) {
 			continue
 		}
-		dirs = append(dirs, d)
+		dirs = append(dirs, pathDir{d, real})
 	}
 	return dirs
 }

@@ -70,7 +70,7 @@ func listRun(f *Factory, opts *listOptions) error {
 		polOK = false
 	}
 	if opts.JSON && len(opts.Names) == 0 && polOK {
-		pd, ok1 := derived.DigestFile(store.Path(), lockfile.MaxSize)
+		pd, ok1 := derived.DigestFileMemo(paths.PluginsDigestFile(), store.Path(), lockfile.MaxSize)
 		cd, ok2 := derived.DigestFile(paths.ConfigFile(), config.MaxSize)
 		if ok1 && ok2 {
 			if hit, err := derived.New(paths.ListCacheFile(), listCacheKind, pd, cd, ed, polDigest, confDigest).CopyTo(f.IO.Out); hit {
