@@ -37,7 +37,8 @@ type restriction struct {
 // Each path costs three system calls (open O_PATH, landlock_add_rule,
 // close), and a file a fourth: a rule with directory rights on a file is
 // refused (EINVAL) and added again with file rights, which spares a stat
-// per path. go-landlock's rules would do the same work, but would drop the
+// per path. An entry of a split directory (Profile.listed) needs no
+// fourth: its listing said what it is. go-landlock's rules would do the same work, but would drop the
 // whole ruleset on an ABI 1 kernel for a rule asking "refer".
 func compile(p Profile) (*restriction, error) {
 	abi, _ := landlockABI()
@@ -61,11 +62,20 @@ func compile(p Profile) (*restriction, error) {
 	add := func(access landlock.AccessFSSet, paths []string) error {
 		a := access & handled
 		for _, path := range paths {
-			pfd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+			flags, first := unix.O_PATH|unix.O_CLOEXEC, a
+			if kind, ok := p.listed[path]; ok {
+				// An entry of a split directory, which was no link:
+				// one put in its place since is not followed.
+				flags |= unix.O_NOFOLLOW
+				if !kind.IsDir() {
+					first = a & fileBits
+				}
+			}
+			pfd, err := unix.Open(path, flags, 0)
 			if err != nil {
 				continue // gone since the profile was drawn: nothing to grant
 			}
-			err = addRule(fd, pfd, a)
+			err = addRule(fd, pfd, first)
 			if errors.Is(err, unix.EINVAL) { // not a directory
 				err = addRule(fd, pfd, a&fileBits)
 			}

@@ -34,9 +34,10 @@ func DeriveBuild(dir string, at Places) Profile {
 			}
 		}
 	}
+	c := collect{}
 	add := func(dst *[]string, paths ...string) {
 		for _, path := range paths {
-			*dst = appendNew(*dst, allowed(rs, path, hidden, &p.Dropped)...)
+			c.add(dst, allowed(rs, path, hidden, &p.Dropped))
 		}
 	}
 	add(&p.ReadExec, SystemDirs...)
@@ -60,6 +61,7 @@ func DeriveBuild(dir string, at Places) Profile {
 	if root := buildWorkTree(rs, dir, at); root != "" {
 		add(&p.Read, root)
 	}
+	p.listed = rs.kinds
 	return p
 }
 
@@ -96,20 +98,4 @@ func buildWorkTree(rs *resolver, dir string, at Places) string {
 		}
 	}
 	return d
-}
-
-func appendNew(dst []string, paths ...string) []string {
-	for _, p := range paths {
-		seen := false
-		for _, d := range dst {
-			if d == p {
-				seen = true
-				break
-			}
-		}
-		if !seen {
-			dst = append(dst, p)
-		}
-	}
-	return dst
 }

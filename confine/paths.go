@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,17 +30,22 @@ func allowed(rs *resolver, path string, hidden []string, dropped *[]string) []st
 		return nil
 	}
 	budget := maxSplit
-	return split(rs, r, hidden, dropped, &budget, true)
+	var out []string
+	split(rs, r, hidden, dropped, &budget, true, &out)
+	return out
 }
 
-func split(rs *resolver, dir string, hidden []string, dropped *[]string, budget *int, top bool) []string {
+// split appends to out the grants dir gives (see allowed), and records in
+// rs the type of each entry it lists (compile opens those without
+// following links and knows a file from a directory without asking).
+func split(rs *resolver, dir string, hidden []string, dropped *[]string, budget *int, top bool, out *[]string) {
 	holds := false
 	for _, h := range hidden {
 		if h == dir {
 			if top { // a grant of a hidden tree itself; below, it is carved out
 				*dropped = append(*dropped, dir+": it is hidden from plugins")
 			}
-			return nil
+			return
 		}
 		if under(h, dir) { // an exception inside a hidden tree
 			continue
@@ -49,25 +55,25 @@ func split(rs *resolver, dir string, hidden []string, dropped *[]string, budget 
 		}
 	}
 	if !holds {
-		return []string{dir}
+		*out = append(*out, dir)
+		return
 	}
 	entries, err := rs.list(dir)
 	if err != nil || len(entries) > *budget {
 		*dropped = append(*dropped, dir+": it holds a hidden directory and cannot be split")
-		return nil
+		return
 	}
 	*budget -= len(entries)
-	var out []string
 	for _, e := range entries {
-		child := filepath.Join(dir, e.Name())
 		if e.Type()&os.ModeSymlink != 0 {
 			// A link here may lead into the hidden tree, or (/dev/fd) to
 			// the process drawing the profile: a link is no grant.
 			continue
 		}
-		out = append(out, split(rs, child, hidden, dropped, budget, false)...)
+		child := filepath.Join(dir, e.Name())
+		rs.kinds[child] = e.Type()
+		split(rs, child, hidden, dropped, budget, false, out)
 	}
-	return out
 }
 
 // under reports whether p is root or below it. Both are clean absolute
@@ -105,10 +111,13 @@ func (rs *resolver) real(p string) string {
 type resolver struct {
 	paths map[string]resolved
 	dirs  map[string]listing
+	// kinds are the types (fs.FileMode type bits) of the entries split
+	// listed.
+	kinds map[string]fs.FileMode
 }
 
 func newResolver() *resolver {
-	return &resolver{paths: map[string]resolved{}, dirs: map[string]listing{}}
+	return &resolver{paths: map[string]resolved{}, dirs: map[string]listing{}, kinds: map[string]fs.FileMode{}}
 }
 
 type resolved struct {

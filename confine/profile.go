@@ -1,6 +1,7 @@
 package confine
 
 import (
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -73,6 +74,35 @@ type Profile struct {
 	// Dropped names what the table grants but the profile left out, and
 	// why (a project that is the home directory).
 	Dropped []string `json:"dropped,omitempty"`
+
+	// listed are the types of the paths drawn from a directory's
+	// entries (a grant split around a hidden tree): compile opens them
+	// without following a link that replaced one since, and gives a
+	// file file rights without trying directory rights first.
+	listed map[string]fs.FileMode
+}
+
+// collect gathers a profile's paths, each once per list. A split grant
+// gives hundreds of paths (a /tmp holding FLEDGE_HOME), which a search of
+// the list for each made quadratic.
+type collect map[*[]string]map[string]bool
+
+// add appends to dst those of paths it does not hold.
+func (c collect) add(dst *[]string, paths []string) {
+	seen := c[dst]
+	if seen == nil {
+		seen = make(map[string]bool, len(*dst)+len(paths))
+		for _, d := range *dst {
+			seen[d] = true
+		}
+		c[dst] = seen
+	}
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			*dst = append(*dst, p)
+		}
+	}
 }
 
 // Grants are the effective grants a profile is drawn from: what
@@ -117,13 +147,11 @@ func Derive(declared string, effective Grants, at Places) Profile {
 			hidden = append(hidden, rs.real(filepath.Join(at.Home, s)))
 		}
 	}
+	c := collect{}
 	addExcept := func(dst *[]string, except []string, paths ...string) {
+		h := append(slices.Clip(except), hidden...)
 		for _, path := range paths {
-			for _, r := range allowed(rs, path, append(except, hidden...), &p.Dropped) {
-				if !slices.Contains(*dst, r) {
-					*dst = append(*dst, r)
-				}
-			}
+			c.add(dst, allowed(rs, path, h, &p.Dropped))
 		}
 	}
 	add := func(dst *[]string, paths ...string) { addExcept(dst, nil, paths...) }
@@ -164,6 +192,7 @@ func Derive(declared string, effective Grants, at Places) Profile {
 		add(&p.Write, "/tmp", "/var/tmp")
 		add(&p.Read, homeFiles(at.Home)...)
 	}
+	p.listed = rs.kinds
 	return p
 }
 

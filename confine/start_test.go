@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -313,4 +314,48 @@ func startOutput(cmd *exec.Cmd, p *Profile) (string, error) {
 	}
 	err := cmd.Wait()
 	return out.String(), err
+}
+
+// A grant holding a hidden tree is split into its entries: the kernel
+// grants each file and directory beside the hidden tree, not the tree, and
+// an entry replaced by a link after the profile was drawn does not lead
+// where the link points.
+func TestStartSplitGrant(t *testing.T) {
+	if s := Detect(); !s.Files {
+		t.Skipf("the kernel cannot confine: %s", s.Reason)
+	}
+	base := t.TempDir()
+	project := filepath.Join(base, "project")
+	fh := filepath.Join(project, "fh")
+	outside := filepath.Join(fh, "outside") // hidden: granted only through a followed link
+	for _, d := range []string{filepath.Join(project, "dir"), filepath.Join(project, "swap"), filepath.Join(fh, "plugins"), outside} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(project, "file"), filepath.Join(fh, "plugins.toml")} {
+		if err := os.WriteFile(f, []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := Derive("", Grants{}, Places{Home: filepath.Join(base, "home"), FledgeHome: fh, Project: []string{project}})
+	if slices.Contains(p.Write, project) || !slices.Contains(p.Write, filepath.Join(project, "file")) || !slices.Contains(p.Write, filepath.Join(project, "dir")) {
+		t.Fatalf("the project holding FLEDGE_HOME is not split into its entries: %v", p.Write)
+	}
+	// Drawn; now the directory swap becomes a link to outside.
+	if err := os.Remove(filepath.Join(project, "swap")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(project, "swap")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", `echo y >"$1/file" && echo z >"$1/dir/a" && cat "$1/dir/a" && ! cat "$1/fh/plugins.toml" 2>/dev/null && ! touch "$1/swap/new" 2>/dev/null && ! touch "$1/new" 2>/dev/null && echo ok`,
+		"sh", project)
+	out, err := startOutput(cmd, &p)
+	if err != nil || strings.TrimSpace(out) != "z\nok" {
+		t.Fatalf("confined sh: %q, %v", out, err)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "new")); err == nil {
+		t.Error("a link put in place of a split entry led the plugin outside")
+	}
 }
