@@ -117,7 +117,8 @@ type resolver struct {
 }
 
 func newResolver() *resolver {
-	return &resolver{paths: map[string]resolved{}, dirs: map[string]listing{}, kinds: map[string]fs.FileMode{}}
+	// A run's drawing resolves about a hundred paths.
+	return &resolver{paths: make(map[string]resolved, 128), dirs: map[string]listing{}, kinds: map[string]fs.FileMode{}}
 }
 
 type resolved struct {
@@ -182,11 +183,11 @@ func (rs *resolver) step(a string, links *int) (string, error) {
 		return "", err
 	}
 	p := filepath.Join(dir, filepath.Base(a))
-	fi, err := os.Lstat(p)
+	link, err := isLink(p)
 	if err != nil {
 		return "", err
 	}
-	if fi.Mode()&os.ModeSymlink == 0 {
+	if !link {
 		return p, nil
 	}
 	if *links++; *links > maxLinks {

@@ -166,11 +166,12 @@ func Derive(declared string, effective Grants, at Places) Profile {
 	add(&p.ReadExec, at.PluginRoot)
 	add(&p.ReadExec, toolDirs(rs, at.Path)...)
 	add(&p.ReadExec, at.Tools...)
-	for _, h := range []string{at.Home, at.UserHome} {
+	for i, h := range []string{at.Home, at.UserHome} {
+		if h == "" || i == 1 && h == at.Home {
+			continue
+		}
 		for _, d := range ToolHomes {
-			if h != "" {
-				add(&p.ReadExec, filepath.Join(h, d))
-			}
+			add(&p.ReadExec, filepath.Join(h, d))
 		}
 	}
 	add(&p.Write, at.Data, at.Temp)
