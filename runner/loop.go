@@ -179,11 +179,19 @@ func (s *session) cancelRequest(id json.RawMessage, reason string) {
 	}
 }
 
+// directWrite is the size from which decoded output is written to
+// Stdout from where it was decoded, not copied into the session's buffer
+// first: a flood's texts, decoded a buffer at a time.
+const directWrite = 16 << 10
+
 // outputBytes is output for text decoded into a scratch buffer.
 func (s *session) outputBytes(b []byte) {
 	switch {
 	case s.capture != nil:
 		_, _ = s.capture.Write(b)
+	case !s.r.StdoutTTY && len(b) >= directWrite:
+		s.flush() // what came before goes first
+		_, _ = s.r.Stdout.Write(b)
 	case !s.r.StdoutTTY:
 		_, _ = s.out.Write(b)
 	default:

@@ -3,7 +3,10 @@ package runner
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -38,5 +41,45 @@ func TestOutputLineAllocatesNothing(t *testing.T) {
 		if n := testing.AllocsPerRun(1000, func() { s.handle(b) }); n != 0 {
 			t.Errorf("%s: %v allocations a line, want 0", line, n)
 		}
+	}
+}
+
+// TestOutputOrderAcrossBatches: a flood decoded a buffer at a time and
+// written straight to stdout, lines decoded one at a time into the
+// session's buffer, and logs (which flush it) come out in the order the
+// plugin wrote them, byte for byte.
+func TestOutputOrderAcrossBatches(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	var want strings.Builder
+	out := func(line, text string) {
+		lines = append(lines, line)
+		want.WriteString(text)
+	}
+	for i := range 5000 {
+		text := fmt.Sprintf("%05d %s\n", i, strings.Repeat("y", i%97))
+		switch i % 700 {
+		case 100, 101: // not spelled as encoders write it: decoded on its own
+			out(fmt.Sprintf(`{ "type": "output", "text": %q }`, text), text)
+		case 200: // escapes: the general decoder
+			out(`{"type":"output","text":"caf\u00e9 \"q\"\t`+strconv.Itoa(i)+`\n"}`, "café \"q\"\t"+strconv.Itoa(i)+"\n")
+		case 300:
+			lines = append(lines, `{"type":"log","level":"info","message":"m"}`)
+		default:
+			b, err := json.Marshal(map[string]string{"type": "output", "text": text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out(string(b), text)
+		}
+	}
+	var stdout bytes.Buffer
+	r := (&Runner{Stdout: &stdout, Stderr: io.Discard}).withDefaults()
+	s := &session{r: r, name: "p", out: bufio.NewWriterSize(r.Stdout, 64<<10)}
+	s.lines = newLineReader(strings.NewReader(strings.Join(lines, "\n")+"\n"), r.Limits.Line)
+	s.loop()
+	s.flush()
+	if got := stdout.String(); got != want.String() {
+		t.Errorf("stdout differs from the texts in order (%d bytes, want %d)", len(got), want.Len())
 	}
 }
