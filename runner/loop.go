@@ -27,8 +27,13 @@ func (s *session) loop() {
 				continue
 			}
 		}
-		if !s.lines.buffered() {
+		if !s.lines.whole() {
 			s.flush() // about to wait: show what we have
+			// The start of a line the plugin is still writing: once it
+			// is whole, it is decoded with what follows it.
+			if batch && s.lines.buffered() && s.lines.more() {
+				continue
+			}
 		}
 		line, err := s.lines.next()
 		if err != nil {
