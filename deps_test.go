@@ -144,3 +144,82 @@ func TestFledgeDoesNotLinkUpstreamSemver(t *testing.T) {
 		}
 	}
 }
+
+// The fledge binary keeps the linker's dead code elimination of methods:
+// one reachable call of reflect's Method or MethodByName with a name not
+// known at link time (text/template's evaluation of a field, which cobra's
+// Set*Template calls reach; spf13/cobra#1956) makes the linker keep every
+// exported method of every reachable type, 3.8 MB more binary to map on
+// every start. The linker marks such a function <ReflectMethod> in its
+// -dumpdep output; the failure names the chain from main that reaches it.
+func TestFledgeKeepsDeadCodeElimination(t *testing.T) {
+	cmd := exec.Command("go", "build", "-ldflags=-dumpdep", "-o", t.TempDir()+"/fledge", "./cmd/fledge")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build -ldflags=-dumpdep: %v\n%s", err, tail(out))
+	}
+	callers := map[string]string{} // a symbol → the first symbol found to reach it
+	var reflective []string
+	for _, line := range strings.Split(string(out), "\n") {
+		from, to, ok := strings.Cut(line, " -> ")
+		if !ok {
+			continue
+		}
+		to = strings.TrimSuffix(to, " <ReflectMethod>")
+		if f, marked := strings.CutSuffix(from, " <ReflectMethod>"); marked {
+			from = f
+			if !slices.Contains(reflective, from) {
+				reflective = append(reflective, from)
+			}
+		}
+		if _, seen := callers[to]; !seen {
+			callers[to] = from
+		}
+	}
+	if len(out) < 1<<20 {
+		t.Fatalf("go build -ldflags=-dumpdep printed only %d bytes: the check saw no dependency graph\n%s", len(out), tail(out))
+	}
+	for _, fn := range reflective {
+		chain := []string{fn}
+		for s := fn; len(chain) < 40; {
+			c, ok := callers[s]
+			if !ok || c == "_" {
+				break
+			}
+			chain = append(chain, c)
+			s = c
+		}
+		t.Errorf("%s calls reflect's Method or MethodByName with a name only known at run time, which keeps every exported method in the binary; it is reached from:\n  %s", fn, strings.Join(chain[1:], "\n  "))
+	}
+}
+
+func tail(b []byte) []byte {
+	if len(b) > 2000 {
+		return b[len(b)-2000:]
+	}
+	return b
+}
+
+// fledge as releases build it (the fledge_split tag) is fastrun alone: a
+// plugin command starts without the command tree and the libraries only
+// other commands use (cmd/internal/fastrun's doc.go), which are
+// fledge-core's.
+func TestSplitFledgeLinksOnlyTheRunPath(t *testing.T) {
+	out, err := exec.Command("go", "list", "-tags", "fledge_split", "-deps", "./cmd/fledge").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := strings.Fields(string(out))
+	if !slices.Contains(pkgs, module+"/cmd/internal/fastrun") || !slices.Contains(pkgs, module+"/runner") {
+		t.Fatalf("the split fledge does not link fastrun and the runner: %v", pkgs)
+	}
+	for _, pkg := range pkgs {
+		for _, banned := range []string{module + "/cmd/internal/cli", module + "/install", module + "/gitfetch", module + "/ociartifact",
+			module + "/mcpserver", module + "/provenance", module + "/registry", "github.com/spf13/cobra", "charm.land/",
+			"github.com/go-git/go-git/v5/plumbing/transport", "oras.land/", "github.com/modelcontextprotocol/", "github.com/ProtonMail/"} {
+			if pkg == banned || strings.HasPrefix(pkg, banned+"/") || strings.HasSuffix(banned, "/") && strings.HasPrefix(pkg, banned) {
+				t.Errorf("the split fledge links %s: that is fledge-core's", pkg)
+			}
+		}
+	}
+}

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Every fledge performance figure next to its baseline, measured in the same
 # run, and the ratio:
+#   split        fledge as releases build it (fastrun, with the command line in
+#                fledge-core beside it) vs fledge as one binary (go install):
+#                --version, fledge <command>, list --json (fledge-core's)
 #   start-up     fledge --version vs a trivial Go program, and vs fledge built
 #                without the agent commands (MCP SDK, JSON Schema); plugins list
 #                --json with 1, 100 and 1,000 plugins vs fledge --version
@@ -27,7 +30,7 @@
 #   run path     the git processes one fledge <command> starts in a 5,000-file
 #                project and outside any repository; fledge --version's page
 #                faults vs a trivial Go program's; and, before (BENCH_BASE, by
-#                default 33d0dbb, built from git archive) against this tree,
+#                default 0be3364, built from git archive) against this tree,
 #                run alternately: --version, fledge <command> in and out of
 #                a repository, streaming 1M messages, list --json at 1,000
 #                plugins, fledge mcp's first initialize response at 100
@@ -41,7 +44,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 benchtime=${1:-1s}
-base_rev=${BENCH_BASE:-33d0dbb}
+base_rev=${BENCH_BASE:-0be3364}
 base=$(mktemp -d)
 trap 'rm -rf "$base"' EXIT
 git archive "$base_rev" | tar -x -C "$base"
@@ -98,6 +101,14 @@ END {
     row("start-up: --version page faults, before", sprintf("%.0f", m["StartupFaults", "faults-version"]),
         sprintf("%.0f (before)", m["StartupFaults", "faults-base"]),
         sprintf("%.2fx", m["StartupFaults", "faults-version"] / m["StartupFaults", "faults-base"]))
+  split("version command list", single, " ")
+  split("--version|fledge <command>|list --json, 1 plugin", singlename, "|")
+  for (k = 1; k <= 3; k++)
+    if (("StartupSingle", "ms-split-" single[k]) in m && ("StartupSingle", "ms-single-" single[k]) in m)
+      row("split build: " singlename[k], sprintf("%.2f ms", m["StartupSingle", "ms-split-" single[k]]),
+          sprintf("%.2f ms (one binary)", m["StartupSingle", "ms-single-" single[k]]),
+          sprintf("%.2fx (%+.2f ms)", m["StartupSingle", "ms-split-" single[k]] / m["StartupSingle", "ms-single-" single[k]],
+                  m["StartupSingle", "ms-split-" single[k]] - m["StartupSingle", "ms-single-" single[k]]))
   if (("GitProcesses", "procs-in-repo") in m) {
     row("git processes per run, in a repo", sprintf("%d", m["GitProcesses", "procs-in-repo"]),
         (("GitProcesses", "base-procs-in-repo") in m) ? sprintf("%d (before)", m["GitProcesses", "base-procs-in-repo"]) : "", "")
@@ -111,7 +122,7 @@ END {
       row("before/after: " before[k], sprintf("%.2f ms", m[f, "ms-head"]), sprintf("%.2f ms (before)", m[f, "ms-base"]),
           sprintf("%.2fx (%+.2f ms)", m[f, "ms-head"] / m[f, "ms-base"], m[f, "ms-head"] - m[f, "ms-base"]))
   }
-  paired("mcp start-up (first initialize), 100 plugins", "MCPStartup/plugins=100", "ms-initialize", "ms-version", "(--version)")
+  paired("mcp start-up (first initialize), 100 plugins", "MCPStartup/plugins=100", "ms-initialize", "ms-version", "(--version, one binary)")
   timed("mcp tools/call round trip", "MCPCall", "PluginsRun", "(fledge plugins run)")
   timed("list --json, 1 plugin", "ListJSON/plugins=1", "StartupVersion", "(--version)")
   timed("list --json, 100 plugins", "ListJSON/plugins=100", "StartupVersion", "(--version)")

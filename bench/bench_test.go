@@ -32,10 +32,13 @@ import (
 
 // Binaries built once by TestMain.
 var (
-	fledgeBin string // the fledge command
-	trivial   string // a Go program that prints one line
-	goPlugin  string // the runner's Go test plugin (flood, exit, ...)
-	tmpRoot   string
+	fledgeBin string // the fledge command, as releases build it
+	// fledgeSingle is fledge built without the fledge_split tag, as `go
+	// install ./cmd/fledge` builds it: one binary with every command.
+	fledgeSingle string
+	trivial      string // a Go program that prints one line
+	goPlugin     string // the runner's Go test plugin (flood, exit, ...)
+	tmpRoot      string
 )
 
 const trivialSrc = `package main
@@ -62,6 +65,7 @@ func testMain(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	tmpRoot, _ = filepath.EvalSymlinks(dir)
 	fledgeBin = filepath.Join(tmpRoot, "fledge")
+	fledgeSingle = filepath.Join(tmpRoot, "single", "fledge")
 	fledgeNoMCP = filepath.Join(tmpRoot, "fledge-nomcp")
 	trivial = filepath.Join(tmpRoot, "trivial")
 	goPlugin = filepath.Join(tmpRoot, "goplugin")
@@ -71,8 +75,12 @@ func testMain(m *testing.M) int {
 	}
 	for _, b := range append([][]string{
 		// fledge is built as releases are (.goreleaser.yaml): static,
-		// which saves the dynamic loader's work on every start.
-		append(releaseFlags, "-o", fledgeBin, "../cmd/fledge"),
+		// which saves the dynamic loader's work on every start, and split
+		// (fastrun in fledge, the command line in fledge-core beside it).
+		append(releaseFlags, "-tags", "fledge_split", "-o", fledgeBin, "../cmd/fledge"),
+		append(releaseFlags, "-o", filepath.Join(tmpRoot, "fledge-core"), "../cmd/fledge-core"),
+		// The one binary `go install ./cmd/fledge` makes.
+		append(releaseFlags, "-o", fledgeSingle, "../cmd/fledge"),
 		append(releaseFlags, "-tags", "fledge_nomcp", "-o", fledgeNoMCP, "../cmd/fledge"),
 		{"-o", goPlugin, "../runner/testdata/goplugin"},
 		{"-o", trivial, filepath.Join(tmpRoot, "trivial.go")},
@@ -164,6 +172,31 @@ func BenchmarkStartupVersion(b *testing.B) {
 	e := newEnv(b)
 	for i := 0; i < b.N; i++ {
 		run(b, e.cmd(fledgeBin, "--version"))
+	}
+}
+
+// BenchmarkStartupSingle: --version and `fledge gp exit 0` with fledge as
+// one binary (fledgeSingle), against the split build's, alternately
+// (ms-single-*, ms-split-*: median milliseconds); and plugins list --json
+// at 1 plugin, a command the split build hands to fledge-core.
+func BenchmarkStartupSingle(b *testing.B) {
+	e := goEnv(b)
+	figures := []struct {
+		name string
+		args []string
+	}{{"version", []string{"--version"}}, {"command", []string{"gp", "exit", "0"}}, {"list", []string{"plugins", "list", "--json"}}}
+	times := map[string][]float64{}
+	for i := 0; i < b.N; i++ {
+		for _, f := range figures {
+			for _, side := range []struct{ name, bin string }{{"single", fledgeSingle}, {"split", fledgeBin}} {
+				start := time.Now()
+				run(b, e.cmd(side.bin, f.args...))
+				times["ms-"+side.name+"-"+f.name] = append(times["ms-"+side.name+"-"+f.name], float64(time.Since(start).Microseconds())/1000)
+			}
+		}
+	}
+	for unit, v := range times {
+		b.ReportMetric(median(v), unit)
 	}
 }
 

@@ -77,6 +77,13 @@ type Runner struct {
 	// events.go).
 	Events *events.Log
 	Actor  events.Actor
+	// Tentative leaves a run refused before anything of it ran or was
+	// said — its command unknown, its plugin missing, disabled or refused
+	// by the policy or the confinement it requires — unrecorded: no event,
+	// no grant log entry. Result.Deferred reports it, for the caller to
+	// hand the run to a Runner that is not tentative, which refuses it
+	// again and records and reports that (cmd/internal/fastrun).
+	Tentative bool
 	// Seeds are read-only seed directories looked in for a command
 	// FLEDGE_HOME does not provide (FLEDGE_SEED_DIR; seed.go).
 	Seeds []string
@@ -186,7 +193,13 @@ type Result struct {
 	// target is the plugin resolved, for the event trail (nil when none
 	// was).
 	target *Target
+	// deferred: see Deferred.
+	deferred bool
 }
+
+// Deferred reports whether a Tentative runner refused the run before
+// anything of it ran or was said, and recorded nothing of it.
+func (r *Result) Deferred() bool { return r.deferred }
 
 // Success reports whether the plugin ran and exited 0.
 func (r *Result) Success() bool { return r.Started && r.ExitCode == 0 }
@@ -284,6 +297,9 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Result, error) {
 	rr := r.withDefaults()
 	start := time.Now()
 	res, err := rr.run(ctx, req)
+	if res.deferred {
+		return res, err
+	}
 	rr.record(req, res, err, time.Since(start))
 	return res, err
 }
@@ -297,15 +313,21 @@ func (rr *Runner) run(ctx context.Context, req Request) (*Result, error) {
 		res.target = t
 	}
 	if err != nil {
+		res.deferred = rr.Tentative
 		return res, err
 	}
 	if err := rr.applyPolicy(t); err != nil {
+		if rr.Tentative {
+			res.deferred = true
+			return res, err
+		}
 		if lerr := rr.logPolicyDenials(t, []string{"source"}); lerr != nil {
 			rr.UI.Warn(t.Entry.Name, fmt.Sprintf("the grant log could not record this denial: %v", lerr))
 		}
 		return res, err
 	}
 	if err := rr.confinementPolicy(t); err != nil {
+		res.deferred = rr.Tentative
 		return res, err
 	}
 	res.Protocol = t.Manifest.Plugin.Protocol

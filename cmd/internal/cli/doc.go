@@ -12,8 +12,12 @@
 // --json before the subcommand, a global --ni, completions). Nothing outside cmd
 // imports this package, and cobra and huh are used nowhere else.
 //
-// Main catches Ctrl+C (interrupt.go): the first cancels the command's
-// context, the second kills a running plugin at once. Every answered
+// Main catches Ctrl+C (fastrun.Interrupts): the first cancels the
+// command's context, the second kills a running plugin at once. A plugin
+// command run off a terminal is usually not this package's at all:
+// cmd/fledge hands it to fastrun, which wires the runner the way
+// newRunner does (fastrun.NewRunner is both's) and hands back what it
+// cannot finish silently (ReportRun). Every answered
 // question leaves one line on the terminal (printAnswered).
 //
 // Presentation lives here too: help for installed plugin commands and

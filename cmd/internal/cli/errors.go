@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 )
 
 // Exit codes of fledge's own commands (a plugin command exits with the
@@ -12,7 +14,7 @@ const (
 	ExitOK          = 0
 	ExitFailure     = 1
 	ExitUsage       = 2
-	ExitInterrupted = 130
+	ExitInterrupted = fastrun.ExitInterrupted
 )
 
 // Error codes used in {"error":{"code":…}} and by scripts.

@@ -1,20 +1,16 @@
 package cli
 
 import (
-	"os"
 	"os/user"
 	"strconv"
 
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 	"github.com/corvidlabs/fledge-go/events"
 )
 
 // userActor is the user fledge runs as, as the event trail names who
-// asked for a run: the uid alone. Looking the name up costs about 70 µs
-// (os/user reads the account database), on every run; audit --events
-// names the uid when it reads the trail (withUserNames).
-func userActor() events.Actor {
-	return events.Actor{Kind: "user", UID: os.Getuid()}
-}
+// asked for a run (fastrun.UserActor; withUserNames names the uid).
+func userActor() events.Actor { return fastrun.UserActor() }
 
 // withUserNames fills in the account name of each event's uid, as the
 // system names it now.

@@ -13,7 +13,7 @@ import (
 func MainWithSystemPolicy(args []string, s *IOStreams, version, path string) int {
 	f := NewFactory(s, version)
 	f.SystemPolicy = path
-	ctx, stop := f.interrupts.notify(context.Background())
+	ctx, stop := f.interrupts.Notify(context.Background())
 	defer stop()
 	return run(ctx, f, args)
 }

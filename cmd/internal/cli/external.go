@@ -33,7 +33,7 @@ func runExternal(ctx context.Context, f *Factory, name string, args []string) (b
 		return true, err
 	}
 	res, err := r.RunExternal(ctx, ext, runner.Request{Command: name, Args: args, NonInteractive: opts.NonInteractive,
-		Kill: f.interrupts.killed()})
+		Kill: f.interrupts.Killed()})
 	ui.close()
 	return true, runOutcome(f, res, err)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
@@ -31,7 +32,7 @@ type Factory struct {
 	// (tests trust a loopback server's certificate with it).
 	HTTPClient *http.Client
 	// interrupts counts the user's Ctrl+C (Main catches them).
-	interrupts *interrupts
+	interrupts *fastrun.Interrupts
 }
 
 // NewFactory returns the production wiring.
@@ -45,7 +46,7 @@ func NewFactory(s *IOStreams, version string) *Factory {
 
 		SystemPolicy: policy.SystemPath(),
 
-		interrupts: newInterrupts(),
+		interrupts: fastrun.NewInterrupts(),
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 	"github.com/corvidlabs/fledge-go/config"
 	"github.com/corvidlabs/fledge-go/gitfetch"
 	"github.com/corvidlabs/fledge-go/install"
@@ -111,12 +112,7 @@ func unconfinedFor(f *Factory, p *lockfile.Plugin) string {
 
 // unconfinedBy says who turned kernel confinement off ("" when it is on).
 // A value other than on or off is refused where plugins run (runnerFor).
-func unconfinedBy(f *Factory) string {
-	if f.Getenv(EnvConfine) == "off" {
-		return EnvConfine + "=off"
-	}
-	return ""
-}
+func unconfinedBy(f *Factory) string { return fastrun.UnconfinedBy(f.Getenv) }
 
 // provenanceFlag is --accept-provenance, on install (a reinstall), update
 // and sync: a pflag.Value, so it knows whether it was given at all.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 	"github.com/corvidlabs/fledge-go/grantlog"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/policy"
@@ -25,8 +26,7 @@ const CodePolicyDenied = "policy_denied"
 // config.toml, the system policy (at the Factory's SystemPolicy path) and
 // the files FLEDGE_POLICY lists.
 func settingsInputs(f *Factory, paths home.Paths) settings.Inputs {
-	return settings.Inputs{ConfigFile: paths.ConfigFile(), SystemPolicy: f.SystemPolicy, EnvPolicy: f.Getenv(policy.EnvPolicy),
-		RevocationCache: paths.CacheDir()}
+	return fastrun.SettingsInputs(paths, f.SystemPolicy, f.Getenv)
 }
 
 // loadSettings reads config.toml and the admin policy, once per command.
@@ -62,9 +62,7 @@ func noteTrust(w io.Writer, s *settings.Settings) *settings.Settings {
 
 // grantLog is the grant log of this home, stamped with the Factory's clock.
 func grantLog(f *Factory, paths home.Paths) *grantlog.Log {
-	l := grantlog.New(paths.GrantLog())
-	l.Now = f.Now
-	return l
+	return fastrun.GrantLog(paths, f.Now)
 }
 
 type policyOptions struct {

@@ -9,13 +9,16 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
+	"github.com/corvidlabs/fledge-go/runner"
 )
 
 // Main runs fledge with args (without the program name) and returns the exit
 // code. It never calls os.Exit, so tests run it in-process.
 func Main(args []string, s *IOStreams, version string) int {
 	f := NewFactory(s, version)
-	ctx, stop := f.interrupts.notify(context.Background())
+	ctx, stop := f.interrupts.Notify(context.Background())
 	defer stop()
 	return run(ctx, f, args)
 }
@@ -30,7 +33,7 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	// Rust's global --ni/--non-interactive may come before a plugin's
 	// command too: fledge --ni <command> [args...].
 	lead := 0
-	for lead < len(args) && isNonInteractiveFlag(args[lead]) {
+	for lead < len(args) && fastrun.IsNonInteractiveFlag(args[lead]) {
 		lead++
 	}
 	// A plugin's command is told from fledge's own words without building
@@ -50,19 +53,12 @@ func run(ctx context.Context, f *Factory, args []string) int {
 				err = withCode(CodeUnknownCommand, err, fmt.Sprintf("did you mean 'fledge %s'? ('fledge help' lists every command)", s[0]))
 			}
 		}
-		if err != nil {
-			var ec *exitCodeError
-			if !errors.As(err, &ec) {
-				printError(f.IO, err, false)
-			}
-		}
-		return exitCode(err)
+		return endPluginCommand(f, err)
 	}
 
-	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
-		// The plainest command builds no tree either; cobra would print
-		// the same line (root's version template).
-		fmt.Fprint(f.IO.Out, versionLine(f.Version))
+	if fastrun.VersionAsked(args) {
+		// The plainest command builds no tree either.
+		fmt.Fprint(f.IO.Out, fastrun.VersionLine(f.Version))
 		return ExitOK
 	}
 	root := newRootCmd(f)
@@ -92,6 +88,26 @@ func run(ctx context.Context, f *Factory, args []string) int {
 	return exitCode(err)
 }
 
+// endPluginCommand ends `fledge <command>`: err is shown (unless it is
+// only the plugin's own exit code) and becomes fledge's exit code.
+func endPluginCommand(f *Factory, err error) int {
+	if err != nil {
+		var ec *exitCodeError
+		if !errors.As(err, &ec) {
+			printError(f.IO, err, false)
+		}
+	}
+	return exitCode(err)
+}
+
+// ReportRun ends `fledge <command>` for a run fastrun started and handed
+// back (fastrun.Core.Report): the command line's report of res and err,
+// and its exit code, as if it had run the plugin itself.
+func ReportRun(res *runner.Result, err error, s *IOStreams, version string) int {
+	f := NewFactory(s, version)
+	return endPluginCommand(f, runOutcome(f, res, err))
+}
+
 // pluginsFlags are the flags every plugins subcommand's neighbourhood takes
 // that users type first, as a global flag: fledge --json plugins list.
 var pluginsFlags = map[string]bool{"--json": true, "-y": true, "--yes": true}
@@ -117,7 +133,7 @@ func leadingFlags(args []string) ([]string, error) {
 	for _, a := range args[:n] {
 		name, _, _ := strings.Cut(a, "=")
 		switch {
-		case isNonInteractiveFlag(name) || name == "--help" || name == "-h" || name == "--version" || name == "-v":
+		case fastrun.IsNonInteractiveFlag(name) || name == "--help" || name == "-h" || name == "--version" || name == "-v":
 			keep = append(keep, a)
 		case pluginsFlags[name] && (word == "plugins" || word == "plugin"):
 			move = append(move, a)
@@ -140,14 +156,7 @@ func leadingFlags(args []string) ([]string, error) {
 // larger part of fledge's own work before a plugin starts.
 // TestBuiltinWordsAreTheTree holds this list to the tree, so a new command
 // is never mistaken for a plugin's.
-var builtinWords = map[string]bool{
-	cobra.ShellCompRequestCmd: true, cobra.ShellCompNoDescRequestCmd: true,
-	"completion": true, "completions": true, "help": true, "mcp": true,
-	"plugin": true, "plugins": true, "version": true,
-}
-
-// versionLine is what --version prints (root's version template).
-func versionLine(v string) string { return "fledge " + v + "\n" }
+var builtinWords = fastrun.BuiltinWords
 
 // topLevelWords are the words root's tree takes first: each top-level
 // command's name and aliases (the Rust fledge's spellings among them),
@@ -169,12 +178,6 @@ func topLevelWords(root *cobra.Command) map[string]bool {
 // command: not a flag, nor one of fledge's own words.
 func isPluginCommand(words map[string]bool, arg string) bool {
 	return arg != "" && !strings.HasPrefix(arg, "-") && !words[arg]
-}
-
-// isNonInteractiveFlag reports whether arg is the global
-// --non-interactive flag or its Rust alias --ni.
-func isNonInteractiveFlag(arg string) bool {
-	return arg == "--ni" || arg == "--non-interactive"
 }
 
 // nonInteractiveFlag is --non-interactive (and --ni): setting it turns
@@ -224,14 +227,19 @@ Run an installed plugin's command with: fledge <command> [args...]
 Its arguments and grants:               fledge help <command>
 Complete commands and names with TAB:   source <(fledge completion bash)
 Environment, exit codes, files:         fledge help environment|exit-codes|files`,
-		Version:       f.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
-	root.SetVersionTemplate(versionLine("{{.Version}}"))
+	// --version as cobra defines it (for help and completion), answered
+	// by fastrun.VersionAsked before the tree runs: cobra
+	// prints a version through text/template, whose reflection turns off
+	// the linker's dead code elimination for the whole binary (see
+	// spf13/cobra#1956): 3.8 MB more to map at every start.
+	root.Flags().BoolP("version", "v", false, "version for fledge")
+	_ = root.Flags().SetAnnotation("version", cobra.FlagSetByCobraAnnotation, []string{"true"})
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err: err} })
 	// Under --json nothing is painted, on stdout or stderr.
 	root.PersistentPreRun = func(c *cobra.Command, args []string) {

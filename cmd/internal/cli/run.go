@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/corvidlabs/fledge-go/events"
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 	"github.com/corvidlabs/fledge-go/install"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -20,13 +18,11 @@ import (
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
-// EnvPromptTimeout overrides how long a plugin's question waits for an
-// answer (a Go duration such as "90s", or seconds).
-const EnvPromptTimeout = "FLEDGE_PROMPT_TIMEOUT"
-
-// EnvConfine turns the kernel confinement of native plugins off ("off")
-// or leaves it on ("on", the default).
-const EnvConfine = "FLEDGE_CONFINE"
+// EnvPromptTimeout and EnvConfine are fastrun's: see there.
+const (
+	EnvPromptTimeout = fastrun.EnvPromptTimeout
+	EnvConfine       = fastrun.EnvConfine
+)
 
 // runOptions are the flags of `fledge plugins run`.
 type runOptions struct {
@@ -150,12 +146,7 @@ func wantsJSON(args []string) bool {
 }
 
 // parseDuration accepts a Go duration or a number of seconds.
-func parseDuration(s string) (time.Duration, error) {
-	if n, err := strconv.ParseFloat(s, 64); err == nil {
-		return time.Duration(n * float64(time.Second)), nil
-	}
-	return time.ParseDuration(s)
-}
+func parseDuration(s string) (time.Duration, error) { return fastrun.ParseDuration(s) }
 
 // runPluginCommand runs `fledge <command> [args...]`: every argument passes
 // verbatim and fledge exits with the plugin's own code.
@@ -180,7 +171,7 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 		NonInteractive: opts.NonInteractive,
 		Timeout:        opts.Timeout,
 		Capture:        opts.JSON,
-		Kill:           f.interrupts.killed(),
+		Kill:           f.interrupts.Killed(),
 	}
 	// The user's first Ctrl+C, as a signal or as a key that abandons a
 	// question: the plugin is asked to stop and given seconds to do so.
@@ -188,7 +179,7 @@ func runRun(ctx context.Context, f *Factory, opts *runOptions) error {
 	var sayOnce sync.Once
 	stopping := func() {
 		sayOnce.Do(func() {
-			ui.print(fmt.Sprintf("stopping %s: Ctrl+C again kills it now\n", termsafe.Escape(opts.Command)))
+			ui.print(fastrun.StoppingLine(opts.Command))
 		})
 	}
 	if abandoned := ui.abandoned; abandoned != nil {
@@ -246,8 +237,9 @@ func stoppedExitCode(err error) (int, bool) {
 	return 0, false
 }
 
-// newRunner wires the runner to the process: streams, terminal UI,
-// environment and timeouts.
+// newRunner wires the runner to the process (fastrun.NewRunner, the one
+// wiring of a run) with the terminal UI, after recovering what an
+// interrupted fledge left half-changed.
 func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 	paths, err := f.Paths()
 	if err != nil {
@@ -260,54 +252,20 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 	}
 	ui := newRunUI(f.IO, f.Prompter)
 	ui.draw = ui.draw && !opts.JSON // --json: no spinners, even on a terminal
-	ui.abandoned = f.interrupts.abandoned
-	r := &runner.Runner{
-		Paths:       paths,
-		Version:     f.Version,
-		UI:          ui,
-		Stdin:       f.IO.In,
-		Stdout:      f.IO.Out,
-		Stderr:      f.IO.ErrOut,
-		StdoutTTY:   f.IO.OutTTY,
-		NoColor:     f.Getenv("NO_COLOR") != "",
+	ui.abandoned = f.interrupts.Abandoned
+	r, err := fastrun.NewRunner(fastrun.Wiring{
+		Paths: paths, Version: f.Version, Getenv: f.Getenv, SystemPolicy: f.SystemPolicy, Now: f.Now,
+		UI: ui, Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut, StdoutTTY: f.IO.OutTTY,
 		Interactive: f.IO.CanPrompt() && !opts.NonInteractive,
-		Environ:     os.Environ,
-		Getwd:       os.Getwd,
+	})
+	var usage *fastrun.UsageError
+	if errors.As(err, &usage) {
+		return nil, nil, usageErrorf("%s", usage.Msg)
 	}
-	if err := applySettings(f, r); err != nil {
+	if err != nil {
 		return nil, nil, err
 	}
-	r.Events, r.Actor = events.New(paths.EventsFile()), userActor()
-	r.Seeds = seedDirs(f)
-	if h, err := os.UserHomeDir(); err == nil {
-		r.UserHome = h
-	}
-	switch v := f.Getenv(EnvConfine); v {
-	case "", "on", "off":
-		r.Unconfined = unconfinedBy(f)
-	default:
-		return nil, nil, usageErrorf("%s=%q: want on or off", EnvConfine, v)
-	}
-	if v := f.Getenv(EnvPromptTimeout); v != "" {
-		d, err := parseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, nil, usageErrorf("%s=%q: want a positive duration such as 90s or 5m", EnvPromptTimeout, v)
-		}
-		r.Timeouts.Prompt = d
-	}
 	return r, ui, nil
-}
-
-// applySettings gives the runner the settings it enforces (what the admin
-// policy leaves of what plugins.toml grants), read afresh: a policy that
-// cannot be read refuses to run anything.
-func applySettings(f *Factory, r *runner.Runner) error {
-	set, err := loadSettings(f, r.Paths)
-	if err != nil {
-		return err
-	}
-	r.Settings, r.Journal = set, grantLog(f, r.Paths)
-	return nil
 }
 
 // printRunResult prints the one JSON object of `plugins run --json`, and

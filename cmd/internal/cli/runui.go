@@ -15,6 +15,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"golang.org/x/term"
 
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
@@ -241,28 +242,12 @@ func (u *runUI) width() int {
 
 // Log implements runner.UI.
 func (u *runUI) Log(plugin string, level runner.Level, message string) {
-	line := runner.FormatLog(termsafe.Escape(plugin), level, message)
-	if u.color {
-		tag := "  " + strings.ToUpper(string(level))
-		line = "  " + levelColor[level] + tag[2:] + "\x1b[0m" + strings.TrimPrefix(line, tag)
-	}
-	u.print(line)
-}
-
-var levelColor = map[runner.Level]string{
-	runner.LevelDebug: "\x1b[90m",
-	runner.LevelInfo:  "\x1b[36m",
-	runner.LevelWarn:  "\x1b[33m",
-	runner.LevelError: "\x1b[31m",
+	u.print(fastrun.LogLine(plugin, level, message, u.color))
 }
 
 // Warn implements runner.UI.
 func (u *runUI) Warn(plugin, message string) {
-	prefix := "warning:"
-	if u.color {
-		prefix = "\x1b[33mwarning:\x1b[0m"
-	}
-	u.print(fmt.Sprintf("%s %s: %s\n", prefix, termsafe.Escape(plugin), termsafe.EscapeText(message)))
+	u.print(fastrun.WarnLine(plugin, message, u.color))
 }
 
 // print writes a line to stderr, lifting and restoring the progress

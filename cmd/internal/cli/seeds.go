@@ -4,22 +4,14 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 	"github.com/corvidlabs/fledge-go/lockfile"
-	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/settings"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // seedDirs are the read-only seed directories FLEDGE_SEED_DIR lists.
-func seedDirs(f *Factory) []string {
-	var out []string
-	for _, d := range filepath.SplitList(f.Getenv(runner.EnvSeedDir)) {
-		if d != "" {
-			out = append(out, d)
-		}
-	}
-	return out
-}
+func seedDirs(f *Factory) []string { return fastrun.SeedDirs(f.Getenv) }
 
 // seededPlugins lists the plugins of the seeds that FLEDGE_HOME does not
 // have (the first seed's wins, as at run time), each with its seed.

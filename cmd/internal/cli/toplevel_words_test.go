@@ -32,7 +32,10 @@ func TestTopLevelWords(t *testing.T) {
 
 // TestBuiltinWordsAreTheTree: the list `fledge <command>` is told apart
 // by, without building the tree, is exactly the tree's words; and
-// --version, answered without the tree too, prints what cobra prints.
+// --version, answered without the tree too (cobra's own answer goes
+// through text/template: see TestFledgeKeepsDeadCodeElimination), prints
+// fledge's version line wherever cobra answered it; help wins over it, and
+// a flag cobra does not know is still cobra's usage error.
 func TestBuiltinWordsAreTheTree(t *testing.T) {
 	t.Parallel()
 	got := slices.Sorted(maps.Keys(builtinWords))
@@ -40,11 +43,23 @@ func TestBuiltinWordsAreTheTree(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("builtinWords %q, but the command tree takes %q: update builtinWords", got, want)
 	}
-	for _, args := range [][]string{{"--version"}, {"-v"}, {"-V"}, {"--ni", "--version"}} {
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"-V"}, {"--ni", "--version"}, {"--version", "--ni"}, {"-v", "plugins"}, {"--version", "x"}} {
 		var out strings.Builder
 		s := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard, Getenv: func(string) string { return "" }}
 		if code := Main(args, s, "1.2.3"); code != ExitOK || out.String() != "fledge 1.2.3\n" {
 			t.Errorf("fledge %q: exit %d, printed %q", args, code, out.String())
 		}
+	}
+	for _, args := range [][]string{{"--help", "--version"}, {"--version", "-h"}} {
+		var out strings.Builder
+		s := &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: io.Discard, Getenv: func(string) string { return "" }}
+		if code := Main(args, s, "1.2.3"); code != ExitOK || !strings.Contains(out.String(), "-v, --version") {
+			t.Errorf("fledge %q: exit %d, printed %q; want the help, which lists -v, --version", args, code, out.String())
+		}
+	}
+	var errOut strings.Builder
+	s := &IOStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: &errOut, Getenv: func(string) string { return "" }}
+	if code := Main([]string{"--version", "--bogus"}, s, "1.2.3"); code != ExitUsage || !strings.Contains(errOut.String(), "unknown flag: --bogus") {
+		t.Errorf("fledge --version --bogus: exit %d, stderr %q; want cobra's usage error", code, errOut.String())
 	}
 }

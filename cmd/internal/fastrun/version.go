@@ -1,4 +1,4 @@
-package cli
+package fastrun
 
 import (
 	"runtime/debug"

@@ -1,4 +1,4 @@
-package cli
+package fastrun
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"sync"
 )
 
-// interrupts counts the user's Ctrl+C (SIGINT). The first cancels the
+// Interrupts counts the user's Ctrl+C (SIGINT). The first cancels the
 // context every command runs under; the second closes kill, which ends a
 // plugin's run at once (runner.Request.Kill). After the second fledge
 // stops catching SIGINT, so a third ends fledge itself, should anything
@@ -16,7 +16,7 @@ import (
 // A question abandoned with Ctrl+C counts as the first: the terminal was
 // in raw mode, so that Ctrl+C sent no signal. (A SIGINT sent from outside
 // while a question is on screen is seen both ways, and may count twice.)
-type interrupts struct {
+type Interrupts struct {
 	mu     sync.Mutex
 	n      int
 	cancel context.CancelFunc
@@ -24,11 +24,12 @@ type interrupts struct {
 	stop   func()
 }
 
-func newInterrupts() *interrupts { return &interrupts{kill: make(chan struct{})} }
+// NewInterrupts returns a count of no interrupts.
+func NewInterrupts() *Interrupts { return &Interrupts{kill: make(chan struct{})} }
 
-// notify returns a context that ends at the first interrupt, and starts
+// Notify returns a context that ends at the first interrupt, and starts
 // catching SIGINT until stop.
-func (i *interrupts) notify(parent context.Context) (ctx context.Context, stop func()) {
+func (i *Interrupts) Notify(parent context.Context) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sig := make(chan os.Signal, 2)
 	done := make(chan struct{})
@@ -60,7 +61,7 @@ func (i *interrupts) notify(parent context.Context) (ctx context.Context, stop f
 }
 
 // interrupt counts one Ctrl+C.
-func (i *interrupts) interrupt() {
+func (i *Interrupts) interrupt() {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	i.n++
@@ -77,11 +78,11 @@ func (i *interrupts) interrupt() {
 	}
 }
 
-// abandoned counts a question abandoned with Ctrl+C as the first
+// Abandoned counts a question abandoned with Ctrl+C as the first
 // interrupt, so the next Ctrl+C kills. It cancels nothing itself: the
 // runner that asked answers the question with its cancel and only then
 // stops the run, so the plugin hears the two in that order.
-func (i *interrupts) abandoned() {
+func (i *Interrupts) Abandoned() {
 	if i == nil {
 		return
 	}
@@ -92,8 +93,8 @@ func (i *interrupts) abandoned() {
 	}
 }
 
-// killed is closed at the second interrupt.
-func (i *interrupts) killed() <-chan struct{} {
+// Killed is closed at the second interrupt.
+func (i *Interrupts) Killed() <-chan struct{} {
 	if i == nil {
 		return nil
 	}

@@ -1,0 +1,195 @@
+//go:build unix
+
+package main_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/corvidlabs/fledge-go/internal/testutil"
+)
+
+func TestMain(m *testing.M) {
+	cleanup := testutil.Scratch()
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// build builds pkg into dir with the build tags given.
+func build(t *testing.T, dir, name, pkg, tags string) string {
+	t.Helper()
+	out := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-tags", tags, "-o", out, pkg)
+	cmd.Dir = "../.."
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags %q %s: %v\n%s", tags, pkg, err, b)
+	}
+	return out
+}
+
+// plugin writes a fledge-plugin-<name> git repository under dir.
+func plugin(t *testing.T, dir, name, extra, script string) string {
+	t.Helper()
+	root := filepath.Join(dir, "fledge-plugin-"+name)
+	testutil.WriteTree(t, root, map[string]string{
+		"plugin.toml": "[plugin]\nname = \"" + name + "\"\nversion = \"0.1.0\"\ndescription = \"d\"\n" + extra +
+			"\n[[commands]]\nname = \"" + name + "\"\ndescription = \"d\"\nbinary = \"bin/" + name + "\"\n",
+	})
+	testutil.WriteFile(t, filepath.Join(root, "bin", name), []byte(script), 0o755)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "p"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = root
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, b)
+		}
+	}
+	return root
+}
+
+type result struct {
+	code                   int
+	stdout, stderr         string
+	events, grantLogLength int
+}
+
+// TestSplitBuildAnswersAsTheCommandLine: `fledge <command>` answers the
+// same — stdout, stderr, exit code, and what it records in the event trail
+// and the grant log — whether fastrun runs it and hands the rest to the
+// command line in the same process (the ordinary build), fastrun runs it
+// and execs fledge-core for the rest (the fledge_split build), or the
+// command line runs it alone (fledge-core): runs that succeed, fail,
+// crash, are denied a capability, print notes and logs, and are refused
+// before they start (unknown command, disabled plugin, policy), off a
+// terminal, where fastrun takes them.
+func TestSplitBuildAnswersAsTheCommandLine(t *testing.T) {
+	t.Parallel()
+	bin := t.TempDir()
+	split := filepath.Join(bin, "split")
+	if err := os.Mkdir(split, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	variants := map[string]string{
+		"ordinary": build(t, bin, "fledge", "./cmd/fledge", ""),
+		"split":    build(t, split, "fledge", "./cmd/fledge", "fledge_split"),
+		"core":     build(t, split, "fledge-core", "./cmd/fledge-core", ""),
+	}
+
+	src := t.TempDir()
+	plugins := []string{
+		plugin(t, src, "plain", "", "#!/bin/sh\necho \"out $*\"\necho err >&2\nexit 3\n"),
+		plugin(t, src, "proto", "protocol = \"fledge-v1\"\n", `#!/bin/sh
+IFS= read -r init
+printf '%s\n' '{"type":"output","text":"hello "}'
+printf '%s\n' '{"type":"log","level":"warn","message":"careful"}'
+printf '%s\n' '{"type":"exec","id":1,"command":"echo hi"}'
+IFS= read -r resp
+printf '{"type":"output","text":"%s\\n"}\n' "$*"
+case "$resp" in *'"code":126'*) exit 3 ;; esac
+`),
+		plugin(t, src, "crash", "", "#!/bin/sh\necho before\nkill -SEGV $$\n"),
+		plugin(t, src, "wants", "", "#!/bin/sh\necho \"token=${SPLIT_TEST_TOKEN:-none}\"\n"),
+		plugin(t, src, "off", "", "#!/bin/sh\necho never\n"),
+	}
+	denyAll := filepath.Join(src, "policy.toml")
+	testutil.WriteFile(t, denyAll, []byte("[sources]\nallow = [\"github.com/nobody/*\"]\n"), 0o644)
+
+	homes := map[string]string{}
+	for name, fledge := range variants {
+		home := t.TempDir()
+		homes[name] = home
+		for _, p := range plugins {
+			if r := run(t, fledge, home, nil, "plugins", "install", p, "--yes"); r.code != 0 {
+				t.Fatalf("%s: install %s: exit %d\n%s", name, p, r.code, r.stderr)
+			}
+		}
+		if r := run(t, fledge, home, nil, "plugins", "disable", "off"); r.code != 0 {
+			t.Fatalf("%s: disable: exit %d\n%s", name, r.code, r.stderr)
+		}
+	}
+
+	for _, sc := range []struct {
+		name string
+		env  []string
+		args []string
+	}{
+		{"success with an exit code", nil, []string{"plain", "a b", "--json"}},
+		{"protocol: output, a log, a denied exec", nil, []string{"proto", "x"}},
+		{"--ni before the command", nil, []string{"--ni", "proto", "y"}},
+		{"crashed by a signal", nil, []string{"crash"}},
+		{"a withheld variable noted", []string{"SPLIT_TEST_TOKEN=s3cret"}, []string{"wants"}},
+		{"unknown command", nil, []string{"nosuch", "x"}},
+		{"disabled plugin", nil, []string{"off"}},
+		{"refused by the policy", []string{"FLEDGE_POLICY=" + denyAll}, []string{"plain"}},
+		{"an invalid FLEDGE_CONFINE", []string{"FLEDGE_CONFINE=maybe"}, []string{"plain"}},
+		{"the version", nil, []string{"--version"}},
+		{"a command of fledge's", nil, []string{"plugins", "list"}},
+	} {
+		results := map[string]result{}
+		for name, fledge := range variants {
+			results[name] = run(t, fledge, homes[name], sc.env, sc.args...)
+		}
+		want := results["core"]
+		for _, name := range []string{"ordinary", "split"} {
+			if got := results[name]; got != want {
+				t.Errorf("%s: fledge %q answers\n%+v\nbut the command line alone (fledge-core) answers\n%+v", sc.name, sc.args, got, want)
+			}
+		}
+		if strings.Contains(want.stdout+want.stderr, "s3cret") {
+			t.Errorf("%s: a withheld value was shown:\n%+v", sc.name, want)
+		}
+		if sc.args[0] == "wants" && !strings.Contains(want.stderr, "is not given SPLIT_TEST_TOKEN") {
+			t.Errorf("%s: no note names the withheld variable:\n%+v", sc.name, want)
+		}
+	}
+}
+
+// run runs fledge with args in home, off a terminal (stdin is empty), and
+// returns what it printed, with home's path made "$FLEDGE_HOME", and how
+// long the event trail and the grant log are afterwards.
+func run(t *testing.T, fledge, home string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(fledge, args...)
+	cmd.Env = append(os.Environ(), "FLEDGE_HOME="+home, "NO_COLOR=1")
+	cmd.Env = append(cmd.Env, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: normal(stdout.String(), home), stderr: normal(stderr.String(), home)}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("fledge %q: %v", args, err)
+	}
+	r.events = lines(t, filepath.Join(home, "events.jsonl"))
+	r.grantLogLength = lines(t, filepath.Join(home, "grants.log"))
+	return r
+}
+
+// normal is s with home's path made "$FLEDGE_HOME" and times made "TIME":
+// the variants run in homes of their own, set up at different times.
+func normal(s, home string) string {
+	return timestamp.ReplaceAllString(strings.ReplaceAll(s, home, "$FLEDGE_HOME"), "TIME")
+}
+
+var timestamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
+
+func lines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(b, []byte("\n"))
+}

@@ -1,0 +1,24 @@
+// Package fastrun is `fledge <command>` for scripts and agents: a plugin
+// command run with no terminal on stdin, stdout or stderr, wired the way
+// the command line wires every run (NewRunner, the one wiring), without
+// building fledge's command tree and without linking it.
+//
+// Start-up is most of what fledge adds to a plugin's run, and most of
+// start-up is the initialisation and page faults of the libraries linked
+// for other commands (git, OCI, MCP, the terminal forms): `fledge
+// --version` costs three and a half process starts of a trivial Go program
+// when they are linked, and under one and a half without them. So fastrun
+// imports only what a run needs, and the `fledge_split` build (release
+// builds) makes cmd/fledge fastrun alone, with the rest of fledge in
+// fledge-core beside it.
+//
+// fastrun never answers differently from the command line: it takes a run
+// only when it can finish it saying nothing of its own but what the
+// runner says, and hands everything else to Core, the rest of fledge —
+// before anything happened (a terminal, a run refused before it began: the
+// runner is Tentative, so nothing of it was recorded), or after the run
+// (an error to report, with its hint). In the ordinary build Core is the
+// command line in the same process; in the split build it is fledge-core,
+// exec'd in fledge's place (cmd/fledge's core_exec.go), the outcome
+// carried across by EncodeOutcome.
+package fastrun

@@ -1,0 +1,130 @@
+package fastrun
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/policy"
+	"github.com/corvidlabs/fledge-go/runner"
+)
+
+// ExitInterrupted is fledge's exit code after the user's Ctrl+C stopped
+// what it ran.
+const ExitInterrupted = 130
+
+// Core is the rest of fledge, which fastrun hands what it does not finish
+// itself.
+type Core struct {
+	// Main runs fledge for args, as the command line does.
+	Main func(args []string) int
+	// Report ends `fledge <command>` for a run fastrun started that the
+	// command line must end: it shows the run's error and its hint, and
+	// returns fledge's exit code.
+	Report func(res *runner.Result, err error) int
+}
+
+// Main is fledge for args: the version, a plugin command run for a script
+// or an agent, or else whatever Core makes of args. stamped is the version
+// stamped at release (see Version).
+func Main(args []string, stamped string, core Core) int {
+	if VersionAsked(args) {
+		_, _ = os.Stdout.WriteString(VersionLine(Version(stamped)))
+		return 0
+	}
+	if code, ok := run(args, stamped, core); ok {
+		return code
+	}
+	return core.Main(args)
+}
+
+// run runs `fledge [--ni] <command> [args...]` when nothing of the run
+// needs the command line: no terminal to ask on, draw on or colour for,
+// nothing an interrupted fledge left to recover, settings that load. ok
+// is false when it took nothing (and did nothing).
+func run(args []string, stamped string, core Core) (code int, ok bool) {
+	lead := 0
+	for lead < len(args) && IsNonInteractiveFlag(args[lead]) {
+		lead++
+	}
+	if lead == len(args) || !IsPluginCommand(args[lead]) || anyTerminal() || colourForced(os.Getenv) {
+		return 0, false
+	}
+	paths, err := home.FromEnv(os.Getenv)
+	if err != nil {
+		return 0, false
+	}
+	// Recovering what an interrupted fledge left half-changed is the
+	// command line's (install.RecoverInterrupted, which reads the trash):
+	// with a trash there at all, the run is its.
+	if _, err := os.Lstat(paths.TrashDir()); !errors.Is(err, fs.ErrNotExist) {
+		return 0, false
+	}
+	ui := &lineUI{w: os.Stderr}
+	r, err := NewRunner(Wiring{
+		Paths: paths, Version: Version(stamped), Getenv: os.Getenv, SystemPolicy: policy.SystemPath(), Now: time.Now,
+		UI: ui, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+	})
+	if err != nil {
+		return 0, false
+	}
+	r.Tentative = true
+
+	command, rest := args[lead], args[lead+1:]
+	if rest == nil {
+		rest = []string{}
+	}
+	ints := NewInterrupts()
+	ctx, stop := ints.Notify(context.Background())
+	defer stop()
+	// The user's first Ctrl+C: the plugin is asked to stop and given
+	// seconds to do so. Say so at once, once, and how not to wait.
+	done, watched := make(chan struct{}), make(chan struct{})
+	var sayOnce sync.Once
+	go func() {
+		defer close(watched)
+		select {
+		case <-ctx.Done():
+			sayOnce.Do(func() { ui.print(StoppingLine(command)) })
+		case <-done:
+		}
+	}()
+	res, err := r.Run(ctx, runner.Request{Command: command, Args: rest, NonInteractive: lead > 0, Kill: ints.Killed()})
+	close(done)
+	<-watched
+	stop()
+	switch {
+	case res.Deferred():
+		return 0, false // refused before anything happened: the command line's to refuse and say
+	case !res.Started, err != nil && runner.CodeOf(err) != runner.CodeInterrupted:
+		return core.Report(res, err), true
+	case err != nil: // interrupted
+		return ExitInterrupted, true
+	}
+	return res.ExitCode, true
+}
+
+// anyTerminal reports whether stdin, stdout or stderr is a terminal: a
+// run with one may ask, draw or colour, which is the command line's.
+func anyTerminal() bool {
+	for _, f := range []*os.File{os.Stdin, os.Stdout, os.Stderr} {
+		if term.IsTerminal(int(f.Fd())) {
+			return true
+		}
+	}
+	return false
+}
+
+// colourForced reports whether CLICOLOR_FORCE colours stderr off a
+// terminal (cmd/internal/cli's IOStreams.colorOn): fastrun writes no
+// colour.
+func colourForced(getenv func(string) string) bool {
+	v := getenv("CLICOLOR_FORCE")
+	return v != "" && v != "0" && getenv("NO_COLOR") == ""
+}
