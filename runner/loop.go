@@ -28,7 +28,7 @@ func (s *session) loop() {
 			}
 		}
 		if !s.lines.whole() {
-			s.flush() // about to wait: show what we have
+			s.flush() // about to wait, maybe: show what we have
 			// The start of a line the plugin is still writing: once it
 			// is whole, it is decoded with what follows it.
 			if batch && s.lines.buffered() && s.lines.more() {
