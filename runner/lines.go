@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/corvidlabs/fledge-go/protocol"
 )
@@ -69,9 +70,14 @@ func (l *lineReader) next() ([]byte, error) {
 // (protocol.AppendOutputTexts): a flood is read a buffer at a time, not a
 // line at a time. n is the bytes consumed, 0 when the next line is
 // anything else or not yet whole, for next to read.
+//
+// dst is first given room for texts as long as all that is buffered (a
+// text is shorter than its line): grown in one step, not by append's
+// small ones, which allocated ~1 MB of fresh memory, every page of it a
+// page fault, to reach a 256 KiB buffer's texts.
 func (l *lineReader) outputs(dst []byte) (out []byte, n int) {
 	buf, _ := l.r.Peek(l.r.Buffered())
-	out, n = protocol.AppendOutputTexts(dst, buf, l.max)
+	out, n = protocol.AppendOutputTexts(slices.Grow(dst, len(buf)), buf, l.max)
 	_, _ = l.r.Discard(n)
 	return out, n
 }
