@@ -309,9 +309,25 @@ func check(path, name, goos, goarch string) error {
 		return nil
 	}
 	defer f.Close()
+	_, err = checkFile(f, name, goos, goarch)
+	return err
+}
+
+// CheckFile is Check of an executable the caller has open, which also
+// returns the platform its header names: nil when it is not an executable
+// format this package knows (a script, a wasm module, data), or cannot be
+// read.
+func CheckFile(f io.ReaderAt, name string) (*Platform, error) {
+	return checkFile(f, name, runtime.GOOS, runtime.GOARCH)
+}
+
+func checkFile(f io.ReaderAt, name, goos, goarch string) (*Platform, error) {
 	p, err := Read(f)
-	if err != nil || p == nil || p.RunsOn(goos, goarch) {
-		return nil
+	if err != nil || p == nil {
+		return nil, nil
 	}
-	return &MismatchError{Binary: name, File: p, GOOS: goos, GOARCH: goarch}
+	if !p.RunsOn(goos, goarch) {
+		return p, &MismatchError{Binary: name, File: p, GOOS: goos, GOARCH: goarch}
+	}
+	return p, nil
 }

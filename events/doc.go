@@ -7,10 +7,12 @@
 //
 // Append-only and safe in company: each event is one write(2) of one
 // line to a file opened O_APPEND, which the kernel places whole at the
-// end, so concurrent processes never interleave or lose lines, and a
-// process killed mid-append leaves its line written or not written. A
-// reader skips (and counts) a line that does not decode, should a full
-// disk ever cut one short.
+// end, so concurrent processes never interleave or lose lines. A write cut
+// short — a full disk, or a SIGKILL landing while the kernel copies a line
+// across a page boundary (Linux stops a write between pages for a fatal
+// signal) — leaves part of a line, which the next line written joins: a
+// reader skips (and counts) the line that does not decode, and every
+// other event reads.
 //
 // Bounded: when the file passes MaxSize it is rotated, under a lock on a
 // side file, to events.jsonl.1 (and .1 to .2, up to Keep copies; the

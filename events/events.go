@@ -1,7 +1,6 @@
 package events
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -111,13 +110,13 @@ func (l *Log) Append(e Event) error {
 		e.Time = time.Now()
 	}
 	e.Time = e.Time.UTC()
-	line, err := json.Marshal(e)
+	line, err := e.appendJSON(make([]byte, 0, 512))
 	if err != nil {
 		return err
 	}
 	if len(line) >= MaxLine {
 		e.Denials, e.Policy = []Denial{{Item: "truncated", Reason: fmt.Sprintf("the event's %d bytes exceeded %d", len(line), MaxLine)}}, nil
-		if line, err = json.Marshal(e); err != nil {
+		if line, err = e.appendJSON(line[:0]); err != nil {
 			return err
 		}
 	}

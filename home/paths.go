@@ -135,9 +135,16 @@ func (p Paths) ListCacheFile() string { return filepath.Join(p.CacheDir(), "list
 // decodes one entry rather than the whole file.
 func (p Paths) CommandIndexFile() string { return filepath.Join(p.CacheDir(), "commands.idx") }
 
+// DecodedManifestFile holds the plugin's installed plugin.toml decoded,
+// keyed on its bytes, so a run decodes no TOML (runner.resolveTree). It
+// lies outside everything a confined plugin may write.
+func (p Paths) DecodedManifestFile(name string) string {
+	return filepath.Join(p.CacheDir(), "manifest-"+name)
+}
+
 // DecodedPluginsFile holds plugins.toml decoded, for the commands that
 // read every entry at start-up (lockfile.Store.LoadCached).
-func (p Paths) DecodedPluginsFile() string { return filepath.Join(p.CacheDir(), "plugins.gob") }
+func (p Paths) DecodedPluginsFile() string { return filepath.Join(p.CacheDir(), "plugins.decoded") }
 
 // PluginFilesDir is the directory a wasm plugin granted filesystem =
 // "plugin" sees, read-write, as /plugin. It lives beside the plugin's tree,

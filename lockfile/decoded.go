@@ -1,25 +1,27 @@
 package lockfile
 
 import (
-	"bytes"
-	"encoding/gob"
-	"reflect"
+	"slices"
 
 	"github.com/corvidlabs/fledge-go/internal/derived"
-	"github.com/corvidlabs/fledge-go/manifest"
 )
 
-// decodedKind names the decoded plugins.toml among derived files.
-const decodedKind = "plugins.toml decoded, gob v1"
+// decodedKind names the decoded plugins.toml among derived files (v2:
+// derived's value encoding, not gob).
+const decodedKind = "plugins.toml decoded v2"
 
 // LoadCached is Load through a derived file at cachePath holding the
 // decoded plugins.toml (package derived: keyed on the file's exact bytes
 // and the fledge binary). It is for the callers that read every entry on
-// start-up, fledge mcp's catalog first: decoding 100 plugins' TOML took
-// 4.3 ms against 0.39 ms from gob, measured in one run on the loaded
-// 2-core machine (bench/all.sh's "mcp start-up" row has the whole
-// effect). Only a decode that gob gives back exactly is stored, so a hit
-// is what Parse returns.
+// start-up, fledge mcp's catalog first: decoding 100 plugins' TOML costs
+// about three times the CPU of reading them back from the derived file
+// (BenchmarkParse/plugins=100 against BenchmarkLoadCached: 1.3 ms against
+// 0.42 ms of CPU an operation, on the loaded 2-core machine). The decode
+// is stored in derived's value encoding, which gives it back exactly and
+// cost the same as gob did there (0.45 ms); gob lost the difference
+// between an empty list and none, and its package initialisation cost
+// every process that links it 0.1-0.2 ms, a plugin's run included (where
+// go-git's config reader, which project/gitstate uses, still links it).
 func (s *Store) LoadCached(cachePath string) (*File, error) {
 	data, err := s.Read()
 	if err != nil {
@@ -27,8 +29,12 @@ func (s *Store) LoadCached(cachePath string) (*File, error) {
 	}
 	dc := derived.New(cachePath, decodedKind, derived.Sum(data))
 	if body, ok := dc.Read(); ok {
-		if f, ok := decodeGob(body); ok {
-			return f, nil
+		var f File
+		if derived.DecodeValue(body, &f) {
+			for i := range f.Plugins {
+				f.Plugins[i].everyone = f.Unconfined() // as Parse sets it
+			}
+			return &f, nil
 		}
 	}
 	f, err := s.Decode(data)
@@ -36,48 +42,16 @@ func (s *Store) LoadCached(cachePath string) (*File, error) {
 		return nil, err
 	}
 	if data != nil {
-		if body, ok := encodeExact(f); ok {
+		// The records' copy of the file's switch is not encoded: a
+		// decode sets it again from the file's own.
+		c := *f
+		c.Plugins = slices.Clone(f.Plugins)
+		for i := range c.Plugins {
+			c.Plugins[i].everyone = ""
+		}
+		if body, err := derived.AppendValue(nil, &c); err == nil {
 			dc.Put(body)
 		}
 	}
 	return f, nil
-}
-
-// decodeGob reads a stored decode back, with the empty lists gob does not
-// keep as Parse leaves them: an entry's commands (always a list), and a
-// command detail's args (fledge writes args = [] for a command without
-// any; a file without the key is never stored, see encodeExact).
-func decodeGob(body []byte) (*File, bool) {
-	var f File
-	if err := gob.NewDecoder(bytes.NewReader(body)).Decode(&f); err != nil {
-		return nil, false
-	}
-	for i := range f.Plugins {
-		p := &f.Plugins[i]
-		p.everyone = f.Unconfined() // as Parse sets it: gob keeps no unexported field
-		if p.Commands == nil {
-			p.Commands = []string{}
-		}
-		for j := range p.CommandDetails {
-			if p.CommandDetails[j].Args == nil {
-				p.CommandDetails[j].Args = []manifest.Arg{}
-			}
-		}
-	}
-	return &f, true
-}
-
-// encodeExact encodes f, or reports false when decoding the encoding does
-// not give f back exactly (gob keeps no difference between an empty and a
-// nil list, which a field Parse leaves empty would lose).
-func encodeExact(f *File) ([]byte, bool) {
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(f); err != nil {
-		return nil, false
-	}
-	back, ok := decodeGob(b.Bytes())
-	if !ok || !reflect.DeepEqual(back, f) {
-		return nil, false
-	}
-	return b.Bytes(), true
 }

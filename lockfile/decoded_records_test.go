@@ -24,7 +24,7 @@ func TestLoadCachedStoresRealRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cache := filepath.Join(dir, "cache", "plugins.gob")
+	cache := filepath.Join(dir, "cache", "plugins.decoded")
 	want, err := store.Load()
 	if err != nil {
 		t.Fatal(err)

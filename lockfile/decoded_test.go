@@ -13,7 +13,7 @@ import (
 func TestLoadCached(t *testing.T) {
 	dir := t.TempDir()
 	store := NewStore(filepath.Join(dir, "plugins.toml"), filepath.Join(dir, "plugins.lock"))
-	cache := filepath.Join(dir, "cache", "plugins.gob")
+	cache := filepath.Join(dir, "cache", "plugins.decoded")
 	write := func(src string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(dir, "plugins.toml"), []byte(src), 0o644); err != nil {
@@ -67,10 +67,10 @@ func TestLoadCached(t *testing.T) {
 	}
 }
 
-// A decode gob cannot give back exactly (a command detail without args,
-// which Parse leaves nil and gob would read back as fledge writes it) is
-// not stored, and LoadCached still answers as Load.
-func TestLoadCachedStoresOnlyExactDecodes(t *testing.T) {
+// A decode is given back exactly: a command detail without args, which
+// Parse leaves nil (and gob, used before, read back as empty), is stored
+// and read back nil.
+func TestLoadCachedKeepsNilAndEmptyApart(t *testing.T) {
 	dir := t.TempDir()
 	store := NewStore(filepath.Join(dir, "plugins.toml"), filepath.Join(dir, "plugins.lock"))
 	src := "[[plugins]]\nname = \"fledge-plugin-a\"\nsource = \"https://github.com/x/a\"\ncommands = [\"a\"]\n" +
@@ -82,12 +82,14 @@ func TestLoadCachedStoresOnlyExactDecodes(t *testing.T) {
 	if err != nil || len(want.Plugins) != 1 || len(want.Plugins[0].CommandDetails) != 1 || want.Plugins[0].CommandDetails[0].Args != nil {
 		t.Fatalf("the fixture does not decode as the test expects: %+v %v", want, err)
 	}
-	cache := filepath.Join(dir, "cache", "plugins.gob")
-	got, err := store.LoadCached(cache)
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("LoadCached = %+v, %v; want %+v", got, err, want)
-	}
-	if _, err := os.Stat(cache); err == nil {
-		t.Fatal("a decode that does not round-trip was stored")
+	cache := filepath.Join(dir, "cache", "plugins.decoded")
+	for _, what := range []string{"decoded", "from the derived file"} {
+		got, err := store.LoadCached(cache)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: LoadCached = %+v, %v; want %+v", what, got, err, want)
+		}
+		if _, err := os.Stat(cache); err != nil {
+			t.Fatalf("%s: the decode was not stored: %v", what, err)
+		}
 	}
 }

@@ -8,8 +8,9 @@ import (
 )
 
 // indexKind names the command index among derived files (v2: the listing
-// line first; v3: a disabled plugin's commands are not listed).
-const indexKind = "plugins.toml command index v3"
+// line first; v3: a disabled plugin's commands are not listed; v4: entries
+// in derived's value encoding, not JSON).
+const indexKind = "plugins.toml command index v4"
 
 // CommandOwner returns the plugin that provides command, as
 // Load followed by File.CommandOwner would, but without decoding the whole
@@ -17,7 +18,8 @@ const indexKind = "plugins.toml command index v3"
 // <command>` needs one entry, and decoding a hundred cost about 2.5 ms.
 //
 // The index at indexPath (a derived file, keyed on the SHA-256 of
-// plugins.toml) holds one line per command, "command<TAB>entry as JSON", in
+// plugins.toml) holds one line per command, "command<TAB>entry" (an
+// indexEntry), in
 // the order CommandOwner searches, after a first line "#<TAB>listing" that
 // holds what Installed returns, as JSON ('#' starts no command name); a
 // lookup digests plugins.toml, finds the
@@ -70,7 +72,7 @@ func buildIndex(f *File) ([]byte, error) {
 			seen[c] = true
 			if entry == nil {
 				var err error
-				if entry, err = json.Marshal(&f.Plugins[i]); err != nil {
+				if entry, err = exactEntry(&f.Plugins[i]); err != nil {
 					return nil, err
 				}
 			}
@@ -115,9 +117,30 @@ func lookupIndex(body []byte, command string) (p *Plugin, found, ok bool) {
 	if end < 0 {
 		return nil, false, false
 	}
-	var entry Plugin
-	if err := json.Unmarshal(line[:end], &entry); err != nil {
+	var e indexEntry
+	if !derived.DecodeValue(line[:end], &e) {
 		return nil, false, false
 	}
-	return &entry, true, true
+	e.Plugin.everyone = e.Everyone
+	return &e.Plugin, true, true
+}
+
+// indexEntry is what the index stores of an entry (in derived's value
+// encoding, not JSON: a run decodes one entry, and encoding/json's first
+// use costs more than the rest of the lookup; see derived.AppendValue):
+// the record, and the switch Parse gives it from the file around it
+// (confinement off for every plugin), which the JSON entries lost, so
+// every run after the first forgot an unconfine --all.
+type indexEntry struct {
+	Plugin   Plugin
+	Everyone string
+}
+
+// exactEntry encodes p, or fails when the encoding would not decode to p
+// exactly: the index then is not written, rather than answer otherwise
+// than the file.
+func exactEntry(p *Plugin) ([]byte, error) {
+	e := indexEntry{Plugin: *p, Everyone: p.everyone}
+	e.Plugin.everyone = ""
+	return derived.AppendValue(nil, &e)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/manifest"
@@ -77,7 +78,7 @@ func TestCommandIndexIsUsed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	marked := bytes.Replace(data, []byte(`"Version":"2.0.0"`), []byte(`"Version":"7.0.0"`), 1)
+	marked := bytes.Replace(data, []byte(`"example/fledge-plugin-full" "2.0.0"`), []byte(`"example/fledge-plugin-full" "7.0.0"`), 1)
 	if bytes.Equal(marked, data) {
 		t.Fatal("index has no version to mark")
 	}
@@ -128,12 +129,34 @@ func TestCommandIndexDamaged(t *testing.T) {
 		"truncated": good[:len(good)-3],
 		"empty":     nil,
 		"garbage":   bytes.Repeat([]byte{0}, 200),
-		"bad json":  bytes.Replace(good, []byte(`{"Name"`), []byte(`["Name"`), -1),
+		"bad entry": bytes.Replace(good, []byte("\t \""), []byte("\t [\""), -1),
+		"trailing":  bytes.Replace(good, []byte("\n"), []byte(" t\n"), -1),
 	} {
 		os.WriteFile(idx, data, 0o644)
 		got, ok, err := s.CommandOwner("hi", idx)
 		if err != nil || !ok || !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s index: %+v %v %v", name, got, ok, err)
+		}
+	}
+}
+
+// Confinement turned off for every plugin (the file's unconfined_by, which
+// Parse gives each record) is in the entry the index gives back, on every
+// lookup: JSON entries lost it, and every run after the first forgot it.
+func TestCommandIndexKeepsUnconfinedForEveryPlugin(t *testing.T) {
+	s, idx := indexFixture(t)
+	data, err := os.ReadFile(s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append([]byte("unconfined_by = 'alice'\n"), data...)
+	if err := os.WriteFile(s.Path(), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, what := range []string{"built", "read back"} {
+		p, ok, err := s.CommandOwner("full", idx)
+		if err != nil || !ok || !strings.HasPrefix(p.Unconfined(), "alice for every plugin") {
+			t.Fatalf("%s index: %q %v %v", what, p.Unconfined(), ok, err)
 		}
 	}
 }

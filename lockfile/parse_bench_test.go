@@ -101,3 +101,30 @@ func BenchmarkInstalled(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoadCached reads a plugins.toml of 100 records back from its
+// derived file, as fledge mcp's catalog does at start-up; compare
+// BenchmarkParse/plugins=100.
+func BenchmarkLoadCached(b *testing.B) {
+	dir := b.TempDir()
+	store := lockfile.NewStore(filepath.Join(dir, "plugins.toml"), filepath.Join(dir, "plugins.lock"))
+	err := store.Update(func(f *lockfile.File) error {
+		for i := 0; i < 100; i++ {
+			f.Put(lockfiletest.Entry(i))
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cache := filepath.Join(dir, "cache", "plugins.decoded")
+	if _, err := store.LoadCached(cache); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := store.LoadCached(cache); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

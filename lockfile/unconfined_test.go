@@ -19,7 +19,7 @@ func TestUnconfinedForEveryPlugin(t *testing.T) {
 	if err := os.WriteFile(store.Path(), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cache := filepath.Join(dir, "cache", "plugins.gob")
+	cache := filepath.Join(dir, "cache", "plugins.decoded")
 	for _, load := range []func() (*File, error){store.Load, func() (*File, error) { return store.LoadCached(cache) }, func() (*File, error) { return store.LoadCached(cache) }} {
 		f, err := load()
 		if err != nil {

@@ -114,8 +114,9 @@ func (r *Runner) noteWithheld(t *Target, withheld, secret []string) {
 // environment and are not granted; for a plugin whose manifest lists none
 // (every plugin the Rust fledge published), those its script names
 // (confine.NamedIn: the command's file, its first 256 KiB, unless it is a
-// compiled program), of three characters or more (the shell's "_" is no
-// setting). Only names a grant can spell are kept.
+// compiled program: one whose header resolving it recognised is not read
+// again), of three characters or more (the shell's "_" is no setting).
+// Only names a grant can spell are kept.
 func (r *Runner) wantedEnv(t *Target, withheld []string) (wanted []string, why string) {
 	var valid []string
 	for _, n := range withheld {
@@ -131,8 +132,12 @@ func (r *Runner) wantedEnv(t *Target, withheld []string) (wanted []string, why s
 		}
 		return wanted, "it declares them, they are not granted"
 	}
+	why = "its script names them"
+	if t.compiled {
+		return nil, why
+	}
 	valid = slices.DeleteFunc(valid, func(n string) bool { return len(n) < 3 })
-	return confine.NamedIn(t.Binary, valid), "its script names them"
+	return confine.NamedIn(t.Binary, valid), why
 }
 
 // runNative runs a plugin without a protocol: stdio inherited, arguments

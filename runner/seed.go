@@ -42,7 +42,7 @@ func resolveSeeded(paths home.Paths, seeds []string, plugin, command string) (*T
 		if dir == "" {
 			continue
 		}
-		st, found, serr := resolveSeed(dir, plugin, command)
+		st, found, serr := resolveSeed(paths, dir, plugin, command)
 		if found {
 			return st, serr
 		}
@@ -51,7 +51,7 @@ func resolveSeeded(paths home.Paths, seeds []string, plugin, command string) (*T
 }
 
 // resolveSeed finds command in the seed at dir.
-func resolveSeed(dir, plugin, command string) (*Target, bool, error) {
+func resolveSeed(paths home.Paths, dir, plugin, command string) (*Target, bool, error) {
 	file := filepath.Join(dir, "plugins.toml")
 	lf, err := lockfile.LoadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -90,6 +90,6 @@ func resolveSeed(dir, plugin, command string) (*Target, bool, error) {
 	case tree.Hash != entry.TreeHash:
 		return t, true, errorf(CodeSeedChanged, "seeded plugin %s: its tree in %s is not the one %s records (%s, found %s); it does not run until the seed is rebuilt", entry.Name, root, filepath.Join(dir, "plugins.toml"), entry.TreeHash, tree.Hash)
 	}
-	t, err = resolveTree(t, root)
+	t, err = resolveTree(t, root, paths.DecodedManifestFile(entry.Name))
 	return t, true, err
 }

@@ -41,8 +41,9 @@ import (
 // another module's, other bounds or another scan) means the scan runs.
 
 // bindingFile is the record in a module's cache directory: "module <sha>",
-// then the scannedLine the module passed, if any, then "<sha> <path>" for
-// each entry, paths relative to the directory.
+// then the scannedLine the module passed, if any, then "standin <path>"
+// naming the entry filed under the module's stand-in (standin.go), if any,
+// then "<sha> <path>" for each entry, paths relative to the directory.
 const bindingFile = "binding"
 
 // scanRevision names what the bounds scan measures: raise it whenever
@@ -60,8 +61,9 @@ func scannedLine() string {
 type moduleCache struct {
 	cc wazero.CompilationCache
 	// dir is the module's directory ("" for an in-memory cache), id the
-	// SHA-256 of its bytes, in hex.
+	// SHA-256 of its bytes, in hex, and sum the same in bytes.
 	dir, id string
+	sum     [32]byte
 
 	mu sync.Mutex
 	// checked are the entries this process found bound and kept, each
@@ -70,6 +72,9 @@ type moduleCache struct {
 	// scanned is the scannedLine the module passed, as its record or this
 	// process saw it ("" if none).
 	scanned string
+	// standIn is the path of the module's stand-in entry, when the record
+	// binds one (or this process made it): "" if none.
+	standIn string
 }
 
 type checkedEntry struct {
@@ -103,7 +108,7 @@ func cacheFor(dir string, module []byte) (*moduleCache, error) {
 	if c, ok := caches.m[dir]; ok {
 		return c, nil
 	}
-	c := &moduleCache{dir: dir, id: id}
+	c := &moduleCache{dir: dir, id: id, sum: sum}
 	if dir == "" {
 		c.cc = wazero.NewCompilationCache()
 	} else {
@@ -241,6 +246,7 @@ func codeSpan(f io.ReaderAt, size int64) (length, at int64, ok bool) {
 type binding struct {
 	sums    map[string]string // path → SHA-256 of the entry
 	scanned string            // the scannedLine it holds, or ""
+	standIn string            // the stand-in entry it names, or ""
 }
 
 // record reads dir's record, if it is id's.
@@ -258,6 +264,8 @@ func record(dir, id string) binding {
 		line := sc.Text()
 		if strings.HasPrefix(line, "scanned ") {
 			b.scanned = line
+		} else if p, ok := strings.CutPrefix(line, "standin "); ok {
+			b.standIn = p
 		} else if sum, path, ok := strings.Cut(line, " "); ok {
 			b.sums[path] = sum
 		}
@@ -292,6 +300,9 @@ func (c *moduleCache) unbound() error {
 			return err
 		}
 	}
+	if _, ok := c.checked[rec.standIn]; ok {
+		c.standIn = rec.standIn
+	}
 	return nil
 }
 
@@ -311,8 +322,12 @@ func (c *moduleCache) bind() error {
 	if err != nil || len(found) == 0 {
 		return err
 	}
+	standIn := c.standIn
+	if _, ok := found[standIn]; !ok {
+		standIn = ""
+	}
 	rec := record(c.dir, c.id)
-	same := rec.scanned == scannedLine() && len(rec.sums) == len(found)
+	same := rec.scanned == scannedLine() && rec.standIn == standIn && len(rec.sums) == len(found)
 	sums := make(map[string]string, len(found))
 	for path, fi := range found {
 		if e, ok := c.checked[path]; ok && os.SameFile(e.fi, fi) && e.fi.Size() == fi.Size() && e.fi.ModTime().Equal(fi.ModTime()) {
@@ -332,6 +347,9 @@ func (c *moduleCache) bind() error {
 	}
 	var b strings.Builder
 	b.WriteString("module " + c.id + "\n" + scannedLine() + "\n")
+	if standIn != "" {
+		b.WriteString("standin " + standIn + "\n")
+	}
 	for path, sum := range sums {
 		b.WriteString(sum + " " + path + "\n")
 	}
@@ -362,5 +380,6 @@ func (c *moduleCache) drop() bool {
 		}
 	}
 	c.checked = map[string]checkedEntry{}
+	c.standIn = ""
 	return dropped
 }

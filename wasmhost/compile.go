@@ -101,21 +101,68 @@ func newRuntime(ctx context.Context, cacheDir string, module []byte) (wazero.Run
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithCompilationCache(cache.cc).
+	return wazero.NewRuntimeWithConfig(ctx, runtimeConfig(cache.cc)), cache, nil
+}
+
+// runtimeConfig is the configuration of every runtime fledge compiles or
+// runs a module in, with the compilation cache cc: wazero's cache key
+// covers part of it (CloseOnContextDone), so a module compiled at install,
+// or a stand-in's entry (standin.go), is found only under the same one.
+func runtimeConfig(cc wazero.CompilationCache) wazero.RuntimeConfig {
+	return wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithCompilationCache(cc).
 		// Source lines in trap traces would cost a DWARF parse on every
 		// exit: seconds for an unstripped module.
 		WithDebugInfoEnabled(false)
-	return wazero.NewRuntimeWithConfig(ctx, cfg), cache, nil
 }
 
 // compile compiles module in rt and checks it (see Check) against the
 // WASI functions rt has instantiated, or else compiles them to see.
+// When module's cache binds a stand-in entry, the module is loaded
+// through its stand-in, which wazero validates in no time (standin.go);
+// otherwise it is compiled, or loaded, itself, and its stand-in filed.
 // The bounds scan is skipped when module's cache says that these bytes
 // passed it (see cache.go).
 func compile(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module []byte, memLimit uint64) (wazero.CompiledModule, error) {
 	if len(module) == 0 {
 		return nil, &ModuleError{Msg: "the module is empty (was it built?)"}
 	}
+	// A stand-in compiles nothing, but a module the bounds have not
+	// passed under the current Bounds is scanned (and maybe refused)
+	// first, as a compile would.
+	var cm wazero.CompiledModule
+	if !cache.needsScan() {
+		cm = loadStandIn(ctx, rt, cache, module)
+	}
+	standIn := cm != nil
+	if !standIn {
+		var err error
+		if cm, err = compileModule(ctx, rt, cache, module); err != nil {
+			return nil, err
+		}
+	}
+	var wasiFuncs map[string]api.FunctionDefinition
+	if m := rt.Module(ModuleWASI); m != nil {
+		wasiFuncs = m.ExportedFunctionDefinitions()
+	} else {
+		wasi, err := wasi_snapshot_preview1.NewBuilder(rt).Compile(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer wasi.Close(ctx)
+		wasiFuncs = wasi.ExportedFunctions()
+	}
+	if err := check(cm, wasiFuncs, memLimit); err != nil {
+		return nil, err
+	}
+	if !standIn {
+		cache.fileStandIn(ctx, module)
+	}
+	return cm, nil
+}
+
+// compileModule compiles module itself in rt, within the compilation
+// bounds.
+func compileModule(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module []byte) (wazero.CompiledModule, error) {
 	if cache.needsScan() {
 		if err := checkBounds(module); err != nil {
 			var be *BoundError
@@ -140,20 +187,6 @@ func compile(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module 
 	}
 	if err != nil {
 		return nil, &ModuleError{Msg: "the module does not compile: " + firstLine(err.Error())}
-	}
-	var wasiFuncs map[string]api.FunctionDefinition
-	if m := rt.Module(ModuleWASI); m != nil {
-		wasiFuncs = m.ExportedFunctionDefinitions()
-	} else {
-		wasi, err := wasi_snapshot_preview1.NewBuilder(rt).Compile(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer wasi.Close(ctx)
-		wasiFuncs = wasi.ExportedFunctions()
-	}
-	if err := check(cm, wasiFuncs, memLimit); err != nil {
-		return nil, err
 	}
 	return cm, nil
 }

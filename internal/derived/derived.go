@@ -1,5 +1,6 @@
 // Package derived keeps files computed from other files — the last
-// `plugins list --json` document, the command index of plugins.toml — next
+// `plugins list --json` document, the command index of plugins.toml, the
+// decoded plugins.toml and each plugin's decoded plugin.toml — next
 // to a key: the SHA-256 of every input they were computed from (the exact
 // bytes of those files) and of the fledge binary that computed them. A later
 // run with the same inputs uses the stored result instead of decoding and
@@ -18,11 +19,16 @@
 // lookup 0.3 ms through the index against 2.5 ms decoding plugins.toml
 // (BenchmarkListJSON in cmd/internal/cli, BenchmarkCommandOwner and
 // BenchmarkParse in lockfile); and fledge mcp's catalog reads 100
-// plugins' records decoded by gob in 0.39 ms against 4.3 ms of TOML
-// (lockfile.Store.LoadCached). A test changes each input of each and sees
+// plugins' records from their derived file for a third of the CPU of
+// decoding their TOML (lockfile.Store.LoadCached); a run reads its
+// plugin's plugin.toml decoded, skipping go-toml and the manifest's key
+// table, 60-130 µs in a fresh process (runner's decodeManifest). Values
+// are stored in an encoding of their own (AppendValue). A test changes
+// each input of each and sees
 // the result change: plugins.toml, config.toml and the programs on PATH
 // (cmd/internal/cli list_cache_test.go), plugins.toml for the index
-// (lockfile index_test.go) and the decode (decoded_test.go), and the binary (TestKeyCoversTheBinary,
+// (lockfile index_test.go) and the decode (decoded_test.go), plugin.toml
+// (runner TestDecodedManifestFile), and the binary (TestKeyCoversTheBinary,
 // TestListCacheSeesANewBinary).
 package derived
 
@@ -32,7 +38,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -73,7 +78,7 @@ func New(path, kind string, inputs ...Digest) File {
 		// Length-prefixed, so no two lists of parts hash alike.
 		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
 		h.Write(n[:])
-		io.WriteString(h, part)
+		h.Write([]byte(part))
 	}
 	for _, d := range inputs {
 		h.Write(d[:])
@@ -96,13 +101,30 @@ func DigestFile(path string, max int64) (Digest, bool) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(f, max+1))
-	if err != nil || n > max {
-		return sum, false
+	// A small buffer, read into by hand: io.Copy's 32 KiB is a large
+	// allocation, cleared, and its interface checks a lookup's first
+	// uses of their code, for a file of a few kB on every run.
+	buf := make([]byte, 8<<10)
+	var n int64
+	for {
+		m, err := f.Read(buf)
+		h.Write(buf[:m])
+		if n += int64(m); n > max {
+			return sum, false
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sum, false
+		}
 	}
 	h.Sum(sum[:0])
 	return sum, true
 }
+
+// maxHeader bounds a derived file's first line, its newline included.
+const maxHeader = 128
 
 // header is the first line of a derived file: magic, key and body length.
 func (c File) header(bodyLen int64) string {
@@ -124,7 +146,7 @@ func (c File) open() (*os.File, int64, bool) {
 		f.Close()
 		return nil, 0, false
 	}
-	var head [128]byte
+	var head [maxHeader]byte
 	n, _ := io.ReadFull(f, head[:])
 	line, _, ok := bytes.Cut(head[:n], []byte("\n"))
 	hl := int64(len(line) + 1)
@@ -153,18 +175,23 @@ func (c File) CopyTo(w io.Writer) (bool, error) {
 	return true, err
 }
 
-// Read returns the stored result, or false.
+// Read returns the stored result, or false. It reads the file whole in
+// one pass (the header is short): a run reads two derived files, and
+// reading the header first, seeking and reading on took three system
+// calls more for each.
 func (c File) Read() ([]byte, bool) {
-	f, n, ok := c.open()
-	if !ok {
+	if c.key == "" {
 		return nil, false
 	}
-	defer f.Close()
-	data, err := bounded.ReadAll(f, n+1)
-	if err != nil || int64(len(data)) != n {
+	data, err := bounded.ReadFile(c.path, MaxSize+maxHeader)
+	if err != nil {
 		return nil, false
 	}
-	return data, true
+	line, body, ok := bytes.Cut(data, []byte("\n"))
+	if !ok || len(line) >= maxHeader || len(body) > MaxSize || string(line)+"\n" != c.header(int64(len(body))) {
+		return nil, false
+	}
+	return body, true
 }
 
 // Put stores result, replacing the file atomically. It is best effort: the
@@ -203,17 +230,7 @@ func (c File) Put(result []byte) {
 	}
 }
 
-// binaryIdentity names the running fledge binary by path, size and
-// modification time, so a rebuilt or upgraded fledge (whose results may
-// differ) never uses what an older one stored.
-var binaryIdentity = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
-})
+// binaryIdentity names the running fledge binary (executableIdentity), so
+// a rebuilt or upgraded fledge (whose results may differ) never uses what
+// an older one stored.
+var binaryIdentity = sync.OnceValue(executableIdentity)

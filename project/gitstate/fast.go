@@ -8,8 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // The one-process path. Open's full inspection asks git three questions
@@ -107,11 +105,16 @@ func openFast(ctx context.Context, bin, dir, root string, opts Options) (*Repo, 
 	files = append(files, local)
 	r := &Repo{Root: root, g: &gitRunner{bin: bin, dir: dir, env: gitEnv(opts.Env, false), timeout: opts.Timeout}}
 	for _, data := range files {
-		var c gitconfig.Config
-		if err := gitconfig.NewDecoder(bytes.NewReader(data)).Decode(&c); err != nil {
+		remotes, insteadOf, ok := readConfig(data)
+		if !ok {
 			return nil, false
 		}
-		r.addConfig(&c)
+		for _, rm := range remotes {
+			if !hasRemote(r.remotes, rm.name) {
+				r.remotes = append(r.remotes, rm)
+			}
+		}
+		r.insteadOf = append(r.insteadOf, insteadOf...)
 	}
 	st, err := r.status(ctx)
 	var ge *Error
@@ -268,25 +271,4 @@ func userConfigs(bin string, env []string) []string {
 		out = append(out, filepath.Join(home, ".gitconfig"))
 	}
 	return out
-}
-
-// addConfig takes the remotes and the url.<base>.insteadOf rewrites of
-// one config file, as inspectOne takes them from git config's listing.
-func (r *Repo) addConfig(c *gitconfig.Config) {
-	for _, s := range c.Sections {
-		switch {
-		case s.IsName("remote"):
-			for _, sub := range s.Subsections {
-				if urls := sub.Options.GetAll("url"); len(urls) > 0 && !hasRemote(r.remotes, sub.Name) {
-					r.remotes = append(r.remotes, remote{sub.Name, urls[0]})
-				}
-			}
-		case s.IsName("url"):
-			for _, sub := range s.Subsections {
-				for _, v := range sub.Options.GetAll("insteadof") {
-					r.insteadOf = append(r.insteadOf, [2]string{v, sub.Name})
-				}
-			}
-		}
-	}
 }

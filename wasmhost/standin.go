@@ -1,0 +1,461 @@
+package wasmhost
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// A warm run of a large module spent most of its time in wazero checking
+// code it would not run: wazero decodes and validates every function of a
+// module before it looks in the compilation cache (27 of 74 ms of CPU for
+// a 3.7 MB Go module), and a cache hit then runs the native code compiled
+// from the same bytes, which were validated when they were compiled.
+// Then it allocated, validated and evaluated each of the module's data
+// segments (40,000 for a Go module, most of 1 or 2 bytes).
+//
+// So once a module has compiled, fledge also files its cache entry under a
+// second name: that of the module's stand-in (standIn), the same module
+// with every function body replaced by `unreachable`, its data segments
+// joined where that leaves memory the same (appendCoalescedData), and a
+// custom section carrying the module's SHA-256. A run hands wazero the
+// stand-in: its types, imports, exports, memory, tables, globals and
+// element segments are the module's, byte for byte, and its data leaves
+// the same memory, so wazero instantiates it as the module; its bodies
+// validate in no time; and the code that runs is the entry's, the
+// module's native code. The stand-in's own bodies are never
+// compiled: a run asks for it with a context already cancelled, under
+// which wazero returns only what its cache holds and compiles nothing
+// (with more than one compilation worker, each checks the context before
+// its first function), so a stand-in whose entry is missing or refused
+// fails, and the run compiles, or loads, the module itself.
+//
+// The stand-in's entry is bound like any other (cache.go): a hard link to
+// the module's entry, recorded with its SHA-256 in the record of the
+// directory named for the module's SHA-256, so it runs only for the bytes
+// it was compiled from. The SHA-256 inside the stand-in makes it, and its
+// cache key, unique to the module: two modules that differ only in code
+// have different stand-ins.
+
+// standInSection names the custom section a stand-in carries.
+const standInSection = "fledge.module"
+
+// standIn returns the stand-in of module, whose SHA-256 is sum: module with
+// each function body replaced by `unreachable` (no locals; valid for any
+// function type), its data joined (appendCoalescedData), and the custom
+// section standInSection holding sum appended. ok is false for a module
+// with no code section, or one whose sections do not parse (wazero names
+// that problem when it compiles the module itself).
+func standIn(module []byte, sum [32]byte) ([]byte, bool) {
+	if len(module) < 8 {
+		return nil, false
+	}
+	out := make([]byte, 0, standInSize(module))
+	out = append(out, module[:8]...)
+	r := reader{b: module, off: 8}
+	found, dataCount := false, false
+	for r.off < len(r.b) {
+		start := r.off
+		id, err := r.byte()
+		if err != nil {
+			return nil, false
+		}
+		size, err := r.u32()
+		if err != nil || size > len(r.b)-r.off {
+			return nil, false
+		}
+		dataCount = dataCount || id == sectionDataCount
+		if id == sectionData && !dataCount {
+			var ok bool
+			if out, ok = appendCoalescedData(out, module[r.off:r.off+size]); ok {
+				r.off += size
+				continue
+			}
+		}
+		if id != sectionCode {
+			r.off += size
+			out = append(out, module[start:r.off]...)
+			continue
+		}
+		code := reader{b: module[r.off : r.off+size]}
+		n, err := code.u32()
+		if err != nil {
+			return nil, false
+		}
+		// Each body: its size (3), no local declarations, unreachable, end.
+		body := []byte{3, 0, 0x00, 0x0b}
+		count := binary.AppendUvarint(nil, uint64(n))
+		out = append(out, sectionCode)
+		out = binary.AppendUvarint(out, uint64(len(count)+n*len(body)))
+		out = append(out, count...)
+		for range n {
+			out = append(out, body...)
+		}
+		r.off += size
+		found = true
+	}
+	if !found {
+		return nil, false
+	}
+	name := binary.AppendUvarint(nil, uint64(len(standInSection)))
+	name = append(name, standInSection...)
+	out = append(out, 0) // a custom section
+	out = binary.AppendUvarint(out, uint64(len(name)+len(sum)))
+	out = append(out, name...)
+	return append(out, sum[:]...), true
+}
+
+const (
+	sectionData      = 11
+	sectionDataCount = 12
+	opI32Const       = 0x41
+	opEnd            = 0x0b
+)
+
+// dataGap bounds the run of zeros appendCoalescedData writes between two
+// segments to join them: less than a page, so that a joined segment
+// touches no page of memory that one of its segments did not.
+const dataGap = 4096
+
+// standInSize is about how long module's stand-in is: the module less
+// its code, plus a stub per function and room for joined data to grow.
+// (The buffer is zeroed when made: the module's length would be twice
+// what most stand-ins need.)
+func standInSize(module []byte) int {
+	size := len(module) + 64
+	r := reader{b: module, off: 8}
+	for r.off < len(r.b) {
+		id, err := r.byte()
+		if err != nil {
+			break
+		}
+		n, err := r.u32()
+		if err != nil || n > len(r.b)-r.off {
+			break
+		}
+		switch id {
+		case sectionCode:
+			code := reader{b: r.b[r.off : r.off+n]}
+			funcs, _ := code.u32()
+			size += 4*funcs - n
+		case sectionData:
+			size += n / 2
+		}
+		r.off += n
+	}
+	return max(size, 8)
+}
+
+// appendCoalescedData appends to out a data section (whole, with its
+// header) that leaves memory as the section whose contents are data does,
+// in fewer segments: a Go module's 1.3 MB of data comes in 40,000
+// segments (most of 1 or 2 bytes), and wazero allocates, validates and
+// evaluates each one at every start (about a fifth of a warm run).
+// Segments less than dataGap apart are joined, the bytes between them
+// zero, as they are in a fresh memory when no segment writes them. ok is
+// false, and out unchanged, unless every segment is active, in memory 0,
+// at an i32.const offset, and no two overlap: only then is the memory they
+// leave the same, joined or not, in any order. The module must have no
+// data count section: code may refer to segments by index (memory.init,
+// data.drop) only when it has one, and joining renumbers them.
+func appendCoalescedData(out, data []byte) ([]byte, bool) {
+	type segment struct{ at, from, size uint32 } // from: where in data
+	r := reader{b: data}
+	n, err := r.u32()
+	if err != nil || n > len(data) {
+		return out, false
+	}
+	segs := make([]segment, 0, n)
+	for range n {
+		if flag, err := r.byte(); err != nil || flag != 0 {
+			return out, false
+		}
+		if op, err := r.byte(); err != nil || op != opI32Const {
+			return out, false
+		}
+		from := r.off
+		v, err := r.leb(32)
+		if err != nil {
+			return out, false
+		}
+		// Sign-extend the encoding's bits: the offset is the i32's bits.
+		if bits := 7 * (r.off - from); bits < 64 && v&(1<<(bits-1)) != 0 {
+			v |= ^uint64(0) << bits
+		}
+		if op, err := r.byte(); err != nil || op != opEnd {
+			return out, false
+		}
+		size, err := r.u32()
+		if err != nil || size > len(r.b)-r.off {
+			return out, false
+		}
+		segs = append(segs, segment{uint32(v), uint32(r.off), uint32(size)})
+		r.off += size
+	}
+	if r.off != len(r.b) {
+		return out, false
+	}
+	// Ordered by offset; segments at the same offset (empty ones, or
+	// overlapping) as they came, so that the stand-in, and its cache key,
+	// are the same at every run. They come in a few ascending runs (two in
+	// a Go module): merged, not sorted.
+	segs = mergeRuns(segs, func(a, b segment) bool { return a.at < b.at })
+	// The joined segments: [at, end) each, and the size of the section.
+	type span struct {
+		at, end uint64
+		segs    []segment
+	}
+	var spans []span
+	for i, s := range segs {
+		at, end := uint64(s.at), uint64(s.at)+uint64(s.size)
+		if len(spans) > 0 {
+			last := &spans[len(spans)-1]
+			if at < last.end {
+				return out, false // overlapping
+			}
+			if at-last.end < dataGap {
+				last.end = end
+				last.segs = last.segs[:len(last.segs)+1]
+				continue
+			}
+		}
+		spans = append(spans, span{at, end, segs[i : i+1]})
+	}
+	size := uvarintLen(uint64(len(spans)))
+	for _, sp := range spans {
+		size += 2 + len(appendSLEB(nil, int64(int32(uint32(sp.at))))) + 1 + uvarintLen(sp.end-sp.at) + int(sp.end-sp.at)
+	}
+	out = append(out, sectionData)
+	out = binary.AppendUvarint(out, uint64(size))
+	out = binary.AppendUvarint(out, uint64(len(spans)))
+	for _, sp := range spans {
+		out = append(out, 0, opI32Const)
+		out = appendSLEB(out, int64(int32(uint32(sp.at))))
+		out = append(out, opEnd)
+		out = binary.AppendUvarint(out, sp.end-sp.at)
+		// The span's segments, in order, with zeros between them.
+		at := sp.at
+		for _, s := range sp.segs {
+			out = append(out, make([]byte, uint64(s.at)-at)...)
+			out = append(out, data[s.from:s.from+s.size]...)
+			at = uint64(s.at) + uint64(s.size)
+		}
+	}
+	return out, true
+}
+
+// mergeRuns orders s stably by less, merging its ascending runs pairwise:
+// O(n log runs), for input that is nearly in order.
+func mergeRuns[T any](s []T, less func(a, b T) bool) []T {
+	var bounds []int // where each run starts, and len(s)
+	for i := range s {
+		if i == 0 || less(s[i], s[i-1]) {
+			bounds = append(bounds, i)
+		}
+	}
+	bounds = append(bounds, len(s))
+	buf := make([]T, len(s))
+	for len(bounds) > 2 {
+		next := []int{0}
+		for i := 0; i+1 < len(bounds); i += 2 {
+			lo, mid, hi := bounds[i], bounds[i+1], len(s)
+			if i+2 < len(bounds) {
+				hi = bounds[i+2]
+			}
+			a, b, k := lo, mid, lo
+			for a < mid && b < hi {
+				if less(s[b], s[a]) {
+					buf[k], b = s[b], b+1
+				} else {
+					buf[k], a = s[a], a+1
+				}
+				k++
+			}
+			k += copy(buf[k:], s[a:mid])
+			copy(buf[k:], s[b:hi])
+			next = append(next, hi)
+		}
+		s, buf, bounds = buf, s, next
+	}
+	return s
+}
+
+func uvarintLen(v uint64) int { return len(binary.AppendUvarint(nil, v)) }
+
+// appendSLEB appends v in signed LEB128.
+func appendSLEB(b []byte, v int64) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if v == 0 && c&0x40 == 0 || v == -1 && c&0x40 != 0 {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+// loadStandIn loads the module through its stand-in, when its cache binds
+// one, with a context already cancelled so that wazero compiles nothing:
+// nil when there is none or wazero has no usable entry for it (the caller
+// then compiles, or loads, the module itself).
+func loadStandIn(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module []byte) wazero.CompiledModule {
+	if !cache.hasStandIn() {
+		return nil
+	}
+	s, ok := standIn(module, cache.sum)
+	if !ok {
+		return nil
+	}
+	// Two workers: each checks the context before compiling a function,
+	// so a miss fails before any is compiled and nothing is cached.
+	cctx, cancel := context.WithCancel(experimental.WithCompilationWorkers(ctx, 2))
+	cancel()
+	cm, err := rt.CompileModule(cctx, s)
+	if err != nil {
+		cache.forgetStandIn()
+		return nil
+	}
+	return cm
+}
+
+// fileStandIn files the module's cache entry under its stand-in's name,
+// once the module has compiled or loaded through c, so that the next runs
+// load it through the stand-in. It costs one compile of the stand-in (its
+// bodies are `unreachable`: about 45 ms for a 3.7 MB Go module), in a
+// scratch cache, to learn the name wazero gives its entry, once per
+// module. It files nothing when c is in memory, or when the module's
+// directory holds entries that differ: runs then load the module itself,
+// as they did. Where the file system has no hard links, the entry is
+// copied. A stand-in the record named before (another fledge's) is
+// removed.
+func (c *moduleCache) fileStandIn(ctx context.Context, module []byte) {
+	if c.dir == "" || c.hasStandIn() {
+		return
+	}
+	// The module's entry: every entry must hold the same (links to it,
+	// or copies, from an older stand-in). Entries that differ (compiled
+	// for another CPU, by a home shared between machines) leave it
+	// unknown: the module is then loaded itself, as it was.
+	found, err := entries(c.dir)
+	if err != nil {
+		return
+	}
+	var entry, sum string
+	for p := range found {
+		e, _, err := entrySum(filepath.Join(c.dir, filepath.FromSlash(p)))
+		if err != nil || sum != "" && e != sum {
+			return
+		}
+		entry, sum = p, e
+	}
+	if entry == "" {
+		return
+	}
+	s, ok := standIn(module, c.sum)
+	if !ok {
+		return
+	}
+	name, err := standInName(ctx, filepath.Dir(c.dir), s)
+	if err != nil {
+		return
+	}
+	from := filepath.Join(c.dir, filepath.FromSlash(entry))
+	to := filepath.Join(c.dir, filepath.FromSlash(name))
+	if fi, ok := found[name]; !ok || !os.SameFile(found[entry], fi) {
+		if linkOrCopy(from, to) != nil {
+			return
+		}
+	}
+	if old := record(c.dir, c.id).standIn; old != "" && old != name {
+		_ = os.Remove(filepath.Join(c.dir, filepath.FromSlash(old)))
+	}
+	c.mu.Lock()
+	c.standIn = name
+	c.mu.Unlock()
+}
+
+// linkOrCopy makes to a hard link to from, or else a copy of it, replacing
+// what is there at once (through a temporary file entries leaves out).
+func linkOrCopy(from, to string) error {
+	tmp := to + ".tmp"
+	_ = os.Remove(tmp)
+	if err := os.Link(from, tmp); err != nil {
+		if err := copyFile(from, tmp); err != nil {
+			_ = os.Remove(tmp)
+			return err
+		}
+	}
+	err := os.Rename(tmp, to)
+	_ = os.Remove(tmp) // still there when to was already a link to from
+	return err
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// standInName compiles the stand-in s in a scratch cache below root and
+// returns the path, relative to a module's directory, of the entry wazero
+// wrote for it: its name depends on the CPU's features, which wazero
+// does not expose.
+func standInName(ctx context.Context, root string, s []byte) (string, error) {
+	scratch, err := os.MkdirTemp(root, ".standin-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(scratch)
+	cc, err := wazero.NewCompilationCacheWithDir(scratch)
+	if err != nil {
+		return "", err
+	}
+	defer cc.Close(ctx)
+	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(cc))
+	defer rt.Close(ctx)
+	cctx, cancel := context.WithTimeout(experimental.WithCompilationWorkers(ctx, 2), CompileTimeout)
+	defer cancel()
+	if _, err := rt.CompileModule(cctx, s); err != nil {
+		return "", err
+	}
+	found, err := entries(scratch)
+	if err != nil {
+		return "", err
+	}
+	if len(found) != 1 {
+		return "", fmt.Errorf("the stand-in left %d cache entries, not 1", len(found))
+	}
+	for name := range found {
+		return name, nil
+	}
+	panic("unreachable")
+}
+
+func (c *moduleCache) hasStandIn() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.standIn != ""
+}
+
+func (c *moduleCache) forgetStandIn() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.standIn = ""
+}
