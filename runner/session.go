@@ -85,6 +85,9 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 		s.capture = &capBuffer{max: r.Limits.Capture}
 	} else {
 		s.out = bufio.NewWriterSize(r.Stdout, 64<<10)
+		if f, ok := r.Stdout.(*os.File); ok && !r.StdoutTTY {
+			growPipe(f) // a pipe to the program reading the output
+		}
 	}
 	if wd, err := r.Getwd(); err == nil {
 		s.cwd = wd
