@@ -109,6 +109,11 @@ func run(args []string, stamped string, core Core) (code int, ok bool) {
 	if _, err := os.Lstat(paths.TrashDir()); !errors.Is(err, fs.ErrNotExist) {
 		return 0, false
 	}
+	// Ctrl+C is caught from here on (its first use starts the signal
+	// loop, which then overlaps reading the settings).
+	ints := NewInterrupts()
+	ctx, stop := ints.Notify(context.Background())
+	defer stop()
 	ui := &lineUI{w: os.Stderr}
 	r, err := NewRunner(Wiring{
 		Paths: paths, Version: Version(stamped), Getenv: os.Getenv, SystemPolicy: policy.SystemPath(), Now: time.Now,
@@ -123,9 +128,6 @@ func run(args []string, stamped string, core Core) (code int, ok bool) {
 	if rest == nil {
 		rest = []string{}
 	}
-	ints := NewInterrupts()
-	ctx, stop := ints.Notify(context.Background())
-	defer stop()
 	// The user's first Ctrl+C: the plugin is asked to stop and given
 	// seconds to do so. Say so at once, once, and how not to wait.
 	done, watched := make(chan struct{}), make(chan struct{})
