@@ -107,7 +107,7 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 		s.warnOnce("git", termsafe.Line(s.gitWarn))
 	}
 	res.Started = true
-	if err := s.in.send(init); err != nil {
+	if err := s.in.sendLine(protocol.AppendInit(nil, &init)); err != nil {
 		s.fail(CodeMalformedResponse, err)
 	}
 	go s.watch()
