@@ -325,11 +325,22 @@ func AppendOutputTexts(dst, buf []byte, max int) ([]byte, int) {
 		default:
 			return dst, used
 		}
-		out, end, ok := unquote(dst, line, i, true)
-		if !ok {
-			return dst, used
+		// Most texts are plain, or plain and ending in a line feed: their
+		// bytes are copied in one piece. Any other is unquoted.
+		var out []byte
+		var end int // line[end] is the text's closing quote
+		switch k := skipPlain(line, i); {
+		case k < len(line) && line[k] == '"':
+			out, end = append(dst, line[i:k]...), k
+		case k+2 < len(line) && line[k] == '\\' && line[k+1] == 'n' && line[k+2] == '"':
+			out, end = append(dst, line[i:k+1]...), k+2
+			out[len(out)-1] = '\n'
+		default:
+			var ok bool
+			if out, end, ok = unquote(dst, line, i, true); !ok {
+				return dst, used
+			}
 		}
-		// line[end] is the text's closing quote.
 		if mapped {
 			if end+len(outMapTail) > len(line) || le64(line[end:]) != outMapTail8[0] ||
 				le64(line[end+8:]) != outMapTail8[1] || line[end+16] != '"' || line[end+17] != '}' {
@@ -459,8 +470,17 @@ func scanString(b []byte, i int) (body []byte, next int, ok bool) {
 
 // skipPlain returns the index of the first byte at or after i that is not
 // plain (a quote, backslash, control character or non-ASCII byte), or
-// len(b), testing eight bytes at a time.
+// len(b) (or i, when i is past it). Sixteen bytes and more are tested by
+// indexSpecial, a block at a time.
 func skipPlain(b []byte, i int) int {
+	if i+16 <= len(b) {
+		return i + indexSpecial(b[i:])
+	}
+	return skipWords(b, i)
+}
+
+// skipWords is skipPlain testing eight bytes at a time.
+func skipWords(b []byte, i int) int {
 	for i+8 <= len(b) {
 		if m := special8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3

@@ -236,6 +236,41 @@ func TestSpecial8(t *testing.T) {
 	}
 }
 
+// TestSkipPlain: skipPlain finds the first byte that is not plain, at
+// every position and from every start, in buffers of every length up to
+// a few blocks (the block tests of indexSpecial, its overlapping last
+// block, and the word and byte loops of shorter rests).
+func TestSkipPlain(t *testing.T) {
+	t.Parallel()
+	interesting := []byte{0x00, 0x1f, 0x20, '!', '"', '#', '[', '\\', ']', 0x7f, 0x80, 0xc3, 0xff}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= 72; n++ {
+		for k := 0; k < 300; k++ {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = 'a' + byte(rng.IntN(26))
+			}
+			// Up to two bytes that matter, anywhere.
+			for range rng.IntN(3) {
+				if n > 0 {
+					b[rng.IntN(n)] = interesting[rng.IntN(len(interesting))]
+				}
+			}
+			start := 0
+			if n > 0 {
+				start = rng.IntN(n + 1)
+			}
+			want := start
+			for want < n && plain(b[want]) {
+				want++
+			}
+			if got := skipPlain(b, start); got != want {
+				t.Fatalf("%q from %d: %d, want %d", b, start, got, want)
+			}
+		}
+	}
+}
+
 // BenchmarkDecode: one confirm request as the benchmark plugin writes
 // it, by the fast path and by encoding/json (see BenchmarkOutputText).
 func BenchmarkDecode(b *testing.B) {

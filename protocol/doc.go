@@ -25,6 +25,17 @@
 // hand-written JSON in the module: the runner, the wasm host and the SDK
 // use it from here.
 //
+// Strings are scanned for the bytes that end a plain run (a quote, a
+// backslash, a control character, non-ASCII) sixteen at a time on amd64,
+// with SSE2, which every amd64 processor has (plain_amd64.s, the module's
+// only assembly), and eight at a time in a word elsewhere. On a flood's
+// lines, with texts that are plain or end in one line feed copied in one
+// piece, it halves the decoder's time: BenchmarkOutputTexts, CPU time per
+// 64-byte text on the shared 2-core machine, 29.5 ns with words, 14.6 ns
+// now; 32-byte AVX2 blocks measured no faster. TestSkipPlain holds both
+// scans to plain() at every position, start and length; the fuzz targets
+// above run through them.
+//
 // It earns its place end to end. bench/compare.sh e2f8fee sets this tree
 // against e2f8fee, the same code with encoding/json in every one of these
 // places (byte-exact on the wire), the two run alternately, 11 runs each,

@@ -124,3 +124,87 @@ func validEscapes(b []byte) bool {
 	}
 	return true
 }
+
+// AppendInit appends the line Encode writes for m, without reflection:
+// every protocol run sends one, and encoding/json's first use of a type in
+// a process (building its encoder) cost a run about 0.17 ms of CPU.
+// FuzzAppendInit holds it to Encode.
+func AppendInit(dst []byte, m *Init) []byte {
+	dst = append(dst, `{"type":`...)
+	dst = AppendString(dst, m.Type)
+	dst = append(dst, `,"protocol":`...)
+	dst = AppendString(dst, m.Protocol)
+	dst = append(dst, `,"command":`...)
+	dst = AppendString(dst, m.Command)
+	dst = append(dst, `,"args":`...)
+	dst = appendStrings(dst, m.Args)
+	dst = append(dst, `,"project":`...)
+	if p := m.Project; p == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, `{"name":`...)
+		dst = AppendString(dst, p.Name)
+		dst = append(dst, `,"root":`...)
+		dst = AppendString(dst, p.Root)
+		dst = append(dst, `,"language":`...)
+		dst = AppendString(dst, p.Language)
+		dst = append(dst, `,"languages":`...)
+		dst = appendStrings(dst, p.Languages)
+		dst = append(dst, `,"git":`...)
+		if g := p.Git; g == nil {
+			dst = append(dst, "null"...)
+		} else {
+			dst = append(dst, `{"branch":`...)
+			dst = AppendString(dst, g.Branch)
+			dst = append(dst, `,"dirty":`...)
+			dst = strconv.AppendBool(dst, g.Dirty)
+			dst = append(dst, `,"remote":`...)
+			dst = AppendString(dst, g.Remote)
+			dst = append(dst, `,"remote_url":`...)
+			dst = AppendString(dst, g.RemoteURL)
+			dst = append(dst, `,"root":`...)
+			dst = AppendString(dst, g.Root)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, '}')
+	}
+	dst = append(dst, `,"plugin":{"name":`...)
+	dst = AppendString(dst, m.Plugin.Name)
+	dst = append(dst, `,"version":`...)
+	dst = AppendString(dst, m.Plugin.Version)
+	dst = append(dst, `,"dir":`...)
+	dst = AppendString(dst, m.Plugin.Dir)
+	dst = append(dst, `},"fledge":{"version":`...)
+	dst = AppendString(dst, m.Fledge.Version)
+	c := m.Capabilities
+	dst = append(dst, `},"capabilities":{"exec":`...)
+	dst = strconv.AppendBool(dst, c.Exec)
+	dst = append(dst, `,"store":`...)
+	dst = strconv.AppendBool(dst, c.Store)
+	dst = append(dst, `,"metadata":`...)
+	dst = strconv.AppendBool(dst, c.Metadata)
+	if c.Network {
+		dst = append(dst, `,"network":true`...)
+	}
+	if c.Filesystem != "" {
+		dst = append(dst, `,"filesystem":`...)
+		dst = AppendString(dst, c.Filesystem)
+	}
+	return append(dst, "}}\n"...)
+}
+
+// appendStrings appends list as a JSON array of strings, null when nil,
+// as encoding/json writes a []string.
+func appendStrings(dst []byte, list []string) []byte {
+	if list == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, s)
+	}
+	return append(dst, ']')
+}

@@ -144,3 +144,45 @@ func FuzzAppendOutput(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendInit: the init line built by hand is exactly what Encode
+// (encoding/json) makes of the same message, for each shape it takes
+// (no project, a project outside a repository, one in it; nil and empty
+// lists; the capabilities' omitted fields set and not). The fuzzed strings
+// go in every string field; the flags pick the shape.
+func FuzzAppendInit(f *testing.F) {
+	for i, s := range encodeStrings {
+		f.Add(s, encodeStrings[(i+1)%len(encodeStrings)], uint8(i*37))
+	}
+	f.Add("deploy", "/home/u/p", uint8(0xff))
+	f.Fuzz(func(t *testing.T, a, b string, flags uint8) {
+		bit := func(n uint) bool { return flags&(1<<n) != 0 }
+		m := Init{Type: TypeInit, Protocol: Version, Command: a, Args: []string{b, a},
+			Plugin: PluginInfo{Name: a, Version: b, Dir: b}, Fledge: FledgeInfo{Version: a},
+			Capabilities: Capabilities{Exec: bit(0), Store: bit(1), Metadata: bit(2), Network: bit(3)}}
+		if bit(4) {
+			m.Capabilities.Filesystem = b
+		}
+		if bit(5) {
+			m.Args = nil
+		} else if bit(6) {
+			m.Args = []string{}
+		}
+		if bit(7) || bit(5) {
+			m.Project = &Project{Name: a, Root: b, Language: a, Languages: []string{b}}
+			if bit(6) {
+				m.Project.Languages = nil
+			}
+			if bit(7) {
+				m.Project.Git = &Git{Branch: a, Dirty: bit(0), Remote: b, RemoteURL: a, Root: b}
+			}
+		}
+		want, err := Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendInit(nil, &m); !bytes.Equal(got, want) {
+			t.Fatalf("AppendInit wrote\n%s\nencoding/json\n%s", got, want)
+		}
+	})
+}

@@ -27,8 +27,13 @@ func (s *session) loop() {
 				continue
 			}
 		}
-		if !s.lines.buffered() {
-			s.flush() // about to wait: show what we have
+		if !s.lines.whole() {
+			s.flush() // about to wait, maybe: show what we have
+			// The start of a line the plugin is still writing: once it
+			// is whole, it is decoded with what follows it.
+			if batch && s.lines.buffered() && s.lines.more() {
+				continue
+			}
 		}
 		line, err := s.lines.next()
 		if err != nil {
@@ -179,11 +184,19 @@ func (s *session) cancelRequest(id json.RawMessage, reason string) {
 	}
 }
 
+// directWrite is the size from which decoded output is written to
+// Stdout from where it was decoded, not copied into the session's buffer
+// first: a flood's texts, decoded a buffer at a time.
+const directWrite = 16 << 10
+
 // outputBytes is output for text decoded into a scratch buffer.
 func (s *session) outputBytes(b []byte) {
 	switch {
 	case s.capture != nil:
 		_, _ = s.capture.Write(b)
+	case !s.r.StdoutTTY && len(b) >= directWrite:
+		s.flush() // what came before goes first
+		_, _ = s.r.Stdout.Write(b)
 	case !s.r.StdoutTTY:
 		_, _ = s.out.Write(b)
 	default:

@@ -6,20 +6,25 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// streamPipe is the capacity asked for the pipe a protocol plugin writes
-// its messages to: 1 MiB, Linux's default pipe-max-size, in place of
-// 64 KiB. A plugin that streams output then fills the pipe 16 times less
-// often, and each wakeup of fledge reads that much more (bench/all.sh's
-// stream rows).
+// streamPipe is the capacity asked for the pipes a protocol plugin's
+// output goes through: the one it writes its messages to, and fledge's
+// stdout when that is a pipe too. 1 MiB, Linux's default pipe-max-size,
+// in place of 64 KiB: a plugin that streams output fills its pipe 16 times
+// less often, each wakeup of fledge reads that much more, and fledge,
+// relaying the texts, runs ahead of the program reading them instead of
+// waking for each 8 KiB it reads (bench/all.sh's stream rows).
 const streamPipe = 1 << 20
 
-// growPipe asks the kernel for a larger pipe behind f. It is a hint: past
-// the user's limit (fs.pipe-max-size, pipe-user-pages-soft) the pipe
+// growPipe asks the kernel for a larger pipe behind f, when f is a pipe
+// smaller than streamPipe (a larger one is left as it is). It is a hint:
+// past the user's limit (fs.pipe-max-size, pipe-user-pages-soft) the pipe
 // keeps its size and nothing else changes.
 func growPipe(f *os.File) {
 	if rc, err := f.SyscallConn(); err == nil {
 		_ = rc.Control(func(fd uintptr) {
-			_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, streamPipe)
+			if n, err := unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0); err == nil && n < streamPipe {
+				_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, streamPipe)
+			}
 		})
 	}
 }

@@ -85,6 +85,9 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 		s.capture = &capBuffer{max: r.Limits.Capture}
 	} else {
 		s.out = bufio.NewWriterSize(r.Stdout, 64<<10)
+		if f, ok := r.Stdout.(*os.File); ok && !r.StdoutTTY {
+			growPipe(f) // a pipe to the program reading the output
+		}
 	}
 	if wd, err := r.Getwd(); err == nil {
 		s.cwd = wd
@@ -104,7 +107,7 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 		s.warnOnce("git", termsafe.Line(s.gitWarn))
 	}
 	res.Started = true
-	if err := s.in.send(init); err != nil {
+	if err := s.in.sendLine(protocol.AppendInit(nil, &init)); err != nil {
 		s.fail(CodeMalformedResponse, err)
 	}
 	go s.watch()

@@ -24,21 +24,30 @@ func core() fastrun.Core {
 		Report: func(res *runner.Result, err error) int {
 			return execCore([]string{fastrun.OutcomeWord, fastrun.EncodeOutcome(res, err)})
 		},
+		Binary: corePath,
 	}
 }
 
-// execCore replaces this process with fledge-core args; it returns only
-// when that cannot be done, having said why and what to do.
-func execCore(args []string) int {
+// corePath is fledge-core's path: beside this binary, links resolved.
+func corePath() (string, error) {
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
 	}
 	if err != nil {
+		return "", err
+	}
+	return filepath.Join(filepath.Dir(exe), coreName), nil
+}
+
+// execCore replaces this process with fledge-core args; it returns only
+// when that cannot be done, having said why and what to do.
+func execCore(args []string) int {
+	path, err := corePath()
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "error: fledge cannot find where it is installed, to run %s beside it: %v\n", coreName, err)
 		return 1
 	}
-	path := filepath.Join(filepath.Dir(exe), coreName)
 	err = syscall.Exec(path, append([]string{path}, args...), os.Environ())
 	fmt.Fprintf(os.Stderr, "error: fledge runs its commands other than a plugin's with %s, and cannot run %s: %v\nhint: install fledge again: the release archive holds both fledge and %s, which go in the same directory\n", coreName, path, err, coreName)
 	return 1

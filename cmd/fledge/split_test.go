@@ -130,6 +130,8 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 		{"an invalid FLEDGE_CONFINE", []string{"FLEDGE_CONFINE=maybe"}, []string{"plain"}},
 		{"the version", nil, []string{"--version"}},
 		{"a command of fledge's", nil, []string{"plugins", "list"}},
+		{"list --json, rendered", nil, []string{"plugins", "list", "--json"}},
+		{"list --json, as stored", nil, []string{"plugins", "list", "--json"}},
 	} {
 		results := map[string]result{}
 		for name, fledge := range variants {
@@ -147,6 +149,34 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 		if sc.args[0] == "wants" && !strings.Contains(want.stderr, "is not given SPLIT_TEST_TOKEN") {
 			t.Errorf("%s: no note names the withheld variable:\n%+v", sc.name, want)
 		}
+	}
+
+	// The split fledge runs a plugin and serves a stored listing itself,
+	// starting no other program (strace counts the execve calls); what
+	// needs the command line, with fledge-core gone, says what is wrong and
+	// what to do.
+	if strace, err := exec.LookPath("strace"); err == nil {
+		for _, args := range [][]string{{"plugins", "list", "--json"}, {"plain"}, {"plugins", "list"}} {
+			trace := filepath.Join(t.TempDir(), "trace")
+			run(t, strace, homes["split"], nil, append([]string{"-f", "-qq", "-e", "trace=execve", "-o", trace, variants["split"]}, args...)...)
+			data, err := os.ReadFile(trace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			core := strings.Contains(string(data), "fledge-core")
+			if want := args[0] != "plugins" || args[1] == "list" && len(args) == 3; core == want {
+				t.Errorf("split fledge %q: started fledge-core: %v, want %v\n%s", args, core, !want, data)
+			}
+		}
+	} else {
+		t.Logf("no strace here: whether the split fledge started fledge-core is not checked (%v)", err)
+	}
+	if err := os.Rename(variants["core"], variants["core"]+".away"); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Rename(variants["core"]+".away", variants["core"])
+	if got := run(t, variants["split"], homes["split"], nil, "plugins", "info", "plain"); got.code != 1 || !strings.Contains(got.stderr, "fledge-core") || !strings.Contains(got.stderr, "hint: install fledge again") {
+		t.Errorf("split fledge without fledge-core: plugins info answers %+v, want an error naming fledge-core and the fix", got)
 	}
 }
 

@@ -79,7 +79,13 @@ type File struct {
 // New returns the derived file at path for the result called kind of the
 // inputs with the given digests.
 func New(path, kind string, inputs ...Digest) File {
-	exe := binaryIdentity()
+	return NewFor(binaryIdentity(), path, kind, inputs...)
+}
+
+// NewFor is New for a result computed by the binary whose identity is exe
+// (IdentityOf): the split build's fledge serves what fledge-core beside it
+// stored. An empty identity disables the file.
+func NewFor(exe, path, kind string, inputs ...Digest) File {
 	if exe == "" {
 		return File{}
 	}
@@ -244,6 +250,9 @@ func (c File) Put(result []byte) {
 		os.Remove(tmp.Name())
 	}
 }
+
+// Identity names the running fledge binary (see IdentityOf).
+func Identity() string { return binaryIdentity() }
 
 // binaryIdentity names the running fledge binary (executableIdentity), so
 // a rebuilt or upgraded fledge (whose results may differ) never uses what

@@ -13,8 +13,13 @@ import (
 // key. A rebuilt, upgraded or moved fledge is another file or the same
 // one changed; the change time, which no one sets, tells a copy that kept
 // the modification time.
-func executableIdentity() string {
-	fi, err := os.Stat("/proc/self/exe")
+func executableIdentity() string { return IdentityOf("/proc/self/exe") }
+
+// IdentityOf names the executable at path as executableIdentity names the
+// running one: the same file gives the same name ("" when it cannot be
+// read).
+func IdentityOf(path string) string {
+	fi, err := os.Stat(path)
 	if err != nil {
 		return ""
 	}

@@ -14,6 +14,12 @@ func executableIdentity() string {
 	if err != nil {
 		return ""
 	}
+	return IdentityOf(exe)
+}
+
+// IdentityOf names the executable at path as executableIdentity names the
+// running one ("" when it cannot be read).
+func IdentityOf(exe string) string {
 	fi, err := os.Stat(exe)
 	if err != nil {
 		return ""

@@ -2,19 +2,16 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 	"github.com/corvidlabs/fledge-go/config"
-	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/lockfile"
-	"github.com/corvidlabs/fledge-go/policy"
-	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -22,9 +19,6 @@ type listOptions struct {
 	Names []string
 	JSON  bool
 }
-
-// listCacheKind names list's document among derived files (v2: disabled).
-const listCacheKind = "plugins list --json v2"
 
 func newListCmd(f *Factory) *cobra.Command {
 	opts := &listOptions{}
@@ -53,29 +47,13 @@ func listRun(f *Factory, opts *listOptions) error {
 	if err != nil {
 		return err
 	}
-	// The JSON document is a pure function of plugins.toml, config.toml,
-	// the admin policy's files (they narrow the trusted owners, so tiers)
-	// and the fledge-<name> programs on PATH: scripts and agents that list
-	// often get it from a derived file, after hashing them (see package
-	// derived).
-	rawExt := runner.Externals(paths, f.Getenv("PATH"))
-	ed := externalsDigest(rawExt)
-	polDigest, polOK := policyDigest(f)
-	// What the kernel offers and FLEDGE_CONFINE decide each plugin's
-	// confinement.
-	confDigest := derived.Sum(fmt.Appendf(nil, "landlock %d, off %q", confine.Detect().ABI, unconfinedBy(f)))
-	// Seeds are read from directories the key does not hash.
-	seeds := seedDirs(f)
-	if len(seeds) > 0 {
-		polOK = false
-	}
-	if opts.JSON && len(opts.Names) == 0 && polOK {
-		pd, ok1 := derived.DigestFileMemo(paths.PluginsDigestFile(), store.Path(), lockfile.MaxSize)
-		cd, ok2 := derived.DigestFile(paths.ConfigFile(), config.MaxSize)
-		if ok1 && ok2 {
-			if hit, err := derived.New(paths.ListCacheFile(), listCacheKind, pd, cd, ed, polDigest, confDigest).CopyTo(f.IO.Out); hit {
-				return err
-			}
+	// The JSON document is kept as a derived file (fastrun.ListKey, which
+	// fastrun serves too).
+	key := fastrun.NewListKey(paths, f.Getenv, f.SystemPolicy)
+	rawExt, polOK, seeds := key.Externals, key.OK, seedDirs(f)
+	if opts.JSON && len(opts.Names) == 0 {
+		if hit, err := key.ServeList(f.IO.Out, paths, derived.Identity()); hit {
+			return err
 		}
 	}
 	raw, err := store.Read()
@@ -127,7 +105,7 @@ func listRun(f *Factory, opts *listOptions) error {
 		// Keyed on the bytes just decoded, whatever the files hold now.
 		// With no plugins.toml there is nothing worth keeping.
 		if raw != nil && polOK {
-			derived.New(paths.ListCacheFile(), listCacheKind, derived.Sum(raw), derived.Sum(cfgRaw), ed, polDigest, confDigest).Put(out)
+			key.File(paths, derived.Identity(), derived.Sum(raw), derived.Sum(cfgRaw)).Put(out)
 		}
 		return nil
 	}
@@ -158,36 +136,6 @@ func listRun(f *Factory, opts *listOptions) error {
 	}
 	printExternals(f.IO.Out, doc.Externals)
 	return nil
-}
-
-// policyDigest is one digest of where the admin policy is read besides
-// config.toml: the system file's path and contents, its drop-ins' names and
-// contents, FLEDGE_POLICY and the contents of each file it names (a
-// missing file digests as empty). It is false when a file cannot be
-// hashed (or the drop-in directory listed); then nothing is cached.
-func policyDigest(f *Factory) (derived.Digest, bool) {
-	env := f.Getenv(policy.EnvPolicy)
-	sums := []byte(f.SystemPolicy + "\x00" + env + "\x00")
-	files := filepath.SplitList(env)
-	if f.SystemPolicy != "" {
-		dropIns, _, err := policy.DropIns(f.SystemPolicy)
-		if err != nil {
-			return derived.Digest{}, false
-		}
-		sums = append(sums, strings.Join(dropIns, "\x00")+"\x00"...)
-		files = append(append([]string{f.SystemPolicy}, dropIns...), files...)
-	}
-	for _, name := range files {
-		if name == "" {
-			continue
-		}
-		d, ok := derived.DigestFile(name, policy.MaxSize)
-		if !ok {
-			return derived.Digest{}, false
-		}
-		sums = append(sums, d[:]...)
-	}
-	return derived.Sum(sums), true
 }
 
 // loadState reads plugins.toml and config.toml, and returns the paths

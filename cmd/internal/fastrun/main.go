@@ -3,6 +3,7 @@ package fastrun
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"sync"
@@ -11,8 +12,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/corvidlabs/fledge-go/home"
+	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // ExitInterrupted is fledge's exit code after the user's Ctrl+C stopped
@@ -28,6 +31,10 @@ type Core struct {
 	// command line must end: it shows the run's error and its hint, and
 	// returns fledge's exit code.
 	Report func(res *runner.Result, err error) int
+	// Binary is the command line's executable when it is not this one
+	// (fledge-core), whose stored `plugins list --json` documents fastrun
+	// serves; nil when it is this one.
+	Binary func() (string, error)
 }
 
 // Main is fledge for args: the version, a plugin command run for a script
@@ -41,7 +48,43 @@ func Main(args []string, stamped string, core Core) int {
 	if code, ok := run(args, stamped, core); ok {
 		return code
 	}
+	if code, ok := list(args, core); ok {
+		return code
+	}
 	return core.Main(args)
+}
+
+// list answers `fledge plugins list --json` with the document the command
+// line stored for the inputs as they are now (ListKey), if it did: the
+// listing scripts and agents repeat. ok is false when there is none.
+func list(args []string, core Core) (code int, ok bool) {
+	if len(args) != 3 || args[0] != "plugins" && args[0] != "plugin" || args[1] != "list" || args[2] != "--json" {
+		return 0, false
+	}
+	paths, err := home.FromEnv(os.Getenv)
+	if err != nil {
+		return 0, false
+	}
+	if _, err := os.Lstat(paths.TrashDir()); !errors.Is(err, fs.ErrNotExist) {
+		return 0, false // the command line's to recover first
+	}
+	exe := derived.Identity()
+	if core.Binary != nil {
+		path, err := core.Binary()
+		if err != nil {
+			return 0, false
+		}
+		exe = derived.IdentityOf(path)
+	}
+	hit, err := NewListKey(paths, os.Getenv, policy.SystemPath()).ServeList(os.Stdout, paths, exe)
+	switch {
+	case !hit:
+		return 0, false
+	case err != nil:
+		fmt.Fprintf(os.Stderr, "error: %s\n", termsafe.EscapeText(err.Error()))
+		return 1, true
+	}
+	return 0, true
 }
 
 // run runs `fledge [--ni] <command> [args...]` when nothing of the run
@@ -66,6 +109,11 @@ func run(args []string, stamped string, core Core) (code int, ok bool) {
 	if _, err := os.Lstat(paths.TrashDir()); !errors.Is(err, fs.ErrNotExist) {
 		return 0, false
 	}
+	// Ctrl+C is caught from here on (its first use starts the signal
+	// loop, which then overlaps reading the settings).
+	ints := NewInterrupts()
+	ctx, stop := ints.Notify(context.Background())
+	defer stop()
 	ui := &lineUI{w: os.Stderr}
 	r, err := NewRunner(Wiring{
 		Paths: paths, Version: Version(stamped), Getenv: os.Getenv, SystemPolicy: policy.SystemPath(), Now: time.Now,
@@ -80,9 +128,6 @@ func run(args []string, stamped string, core Core) (code int, ok bool) {
 	if rest == nil {
 		rest = []string{}
 	}
-	ints := NewInterrupts()
-	ctx, stop := ints.Notify(context.Background())
-	defer stop()
 	// The user's first Ctrl+C: the plugin is asked to stop and given
 	// seconds to do so. Say so at once, once, and how not to wait.
 	done, watched := make(chan struct{}), make(chan struct{})
