@@ -97,9 +97,15 @@ func canonicalPath(raw, scheme, path string, pattern bool) (string, error) {
 	}
 	if n := len(segs); n > 0 {
 		if strings.HasSuffix(segs[n-1], ".git") {
-			segs[n-1] = strings.TrimSuffix(segs[n-1], ".git")
-			if segs[n-1] == "" {
+			seg := segs[n-1]
+			segs[n-1] = strings.TrimSuffix(seg, ".git")
+			switch segs[n-1] {
+			case "":
 				segs = segs[:n-1]
+			case ".", "..":
+				// "..git" less ".git" is a dot segment, which names no
+				// directory of its own: no identity could spell it.
+				return "", fmt.Errorf("%q: its last segment %q is %q without .git, which names no repository: write the repository's own name", raw, seg, segs[n-1])
 			}
 		}
 	}
