@@ -37,9 +37,11 @@ var (
 	// fledgeSingle is fledge built without the fledge_split tag, as `go
 	// install ./cmd/fledge` builds it: one binary with every command.
 	fledgeSingle string
-	trivial      string // a Go program that prints one line
-	goPlugin     string // the runner's Go test plugin (flood, exit, ...)
-	tmpRoot      string
+	// fledgeCore is the split build's command line, beside fledgeBin.
+	fledgeCore string
+	trivial    string // a Go program that prints one line
+	goPlugin   string // the runner's Go test plugin (flood, exit, ...)
+	tmpRoot    string
 )
 
 const trivialSrc = `package main
@@ -67,6 +69,7 @@ func testMain(m *testing.M) int {
 	tmpRoot, _ = filepath.EvalSymlinks(dir)
 	fledgeBin = filepath.Join(tmpRoot, "fledge")
 	fledgeSingle = filepath.Join(tmpRoot, "single", "fledge")
+	fledgeCore = filepath.Join(tmpRoot, "fledge-core")
 	fledgeNoMCP = filepath.Join(tmpRoot, "fledge-nomcp")
 	trivial = filepath.Join(tmpRoot, "trivial")
 	goPlugin = filepath.Join(tmpRoot, "goplugin")
@@ -79,7 +82,7 @@ func testMain(m *testing.M) int {
 		// which saves the dynamic loader's work on every start, and split
 		// (fastrun in fledge, the command line in fledge-core beside it).
 		append(releaseFlags, "-tags", "fledge_split", "-o", fledgeBin, "../cmd/fledge"),
-		append(releaseFlags, "-o", filepath.Join(tmpRoot, "fledge-core"), "../cmd/fledge-core"),
+		append(releaseFlags, "-o", fledgeCore, "../cmd/fledge-core"),
 		// The one binary `go install ./cmd/fledge` makes.
 		append(releaseFlags, "-o", fledgeSingle, "../cmd/fledge"),
 		append(releaseFlags, "-tags", "fledge_nomcp", "-o", fledgeNoMCP, "../cmd/fledge"),

@@ -151,8 +151,13 @@ func BenchmarkBefore(b *testing.B) {
 }
 
 // mcpInitialize spawns fledge mcp and waits for its first initialize
-// response, as BenchmarkMCPStartup does.
+// response, as BenchmarkMCPStartup does: for this tree, fledge-core's,
+// which is what `fledge mcp connect` has agent hosts start in the split
+// build.
 func mcpInitialize(b *testing.B, e *env, fledge string) {
+	if fledge == fledgeBin {
+		fledge = fledgeCore
+	}
 	c := e.cmd(fledge, "mcp")
 	var stderr strings.Builder
 	c.Stderr = &stderr
