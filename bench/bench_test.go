@@ -39,9 +39,11 @@ var (
 	fledgeSingle string
 	// fledgeCore is the split build's command line, beside fledgeBin.
 	fledgeCore string
-	trivial    string // a Go program that prints one line
-	goPlugin   string // the runner's Go test plugin (flood, exit, ...)
-	tmpRoot    string
+	// envRoot holds the benchmarks' homes and projects (see TestMain).
+	envRoot  string
+	trivial  string // a Go program that prints one line
+	goPlugin string // the runner's Go test plugin (flood, exit, ...)
+	tmpRoot  string
 )
 
 const trivialSrc = `package main
@@ -66,6 +68,15 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// Each benchmark's home and project live outside the system temp
+	// directory, as a user's do: a FLEDGE_HOME or HOME inside /tmp makes a
+	// confined run's grant of /tmp a rule for each of its entries (Landlock
+	// only grants), which measures how full /tmp is, not fledge.
+	if cache, err := os.UserCacheDir(); err == nil {
+		if envRoot, err = os.MkdirTemp(cache, "fledge-bench-"); err == nil {
+			defer os.RemoveAll(envRoot)
+		}
+	}
 	tmpRoot, _ = filepath.EvalSymlinks(dir)
 	fledgeBin = filepath.Join(tmpRoot, "fledge")
 	fledgeSingle = filepath.Join(tmpRoot, "single", "fledge")
@@ -120,7 +131,15 @@ type env struct {
 
 func newEnv(b *testing.B) *env {
 	b.Helper()
-	root, err := filepath.EvalSymlinks(b.TempDir())
+	root := b.TempDir()
+	if envRoot != "" {
+		dir, err := os.MkdirTemp(envRoot, "env-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		root = dir
+	}
+	root, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		b.Fatal(err)
 	}
