@@ -21,4 +21,9 @@
 // command line in the same process; in the split build it is fledge-core,
 // exec'd in fledge's place (cmd/fledge's core_exec.go), the outcome
 // carried across by EncodeOutcome.
+//
+// fastrun also answers `fledge plugins list --json` when the command line
+// has stored the document for the inputs as they are now (ListKey, the
+// command line's key too), under the identity of the binary that rendered
+// it (Core.Binary): the listing scripts and agents repeat.
 package fastrun
