@@ -4,13 +4,8 @@ import (
 	"os/user"
 	"strconv"
 
-	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 	"github.com/corvidlabs/fledge-go/events"
 )
-
-// userActor is the user fledge runs as, as the event trail names who
-// asked for a run (fastrun.UserActor; withUserNames names the uid).
-func userActor() events.Actor { return fastrun.UserActor() }
 
 // withUserNames fills in the account name of each event's uid, as the
 // system names it now.

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
-	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/runner"
 	"github.com/corvidlabs/fledge-go/termsafe"
@@ -62,18 +60,6 @@ func externals(raw []runner.External, file *lockfile.File) []externalJSON {
 		out = append(out, externalJSON{Name: e.Name, Path: e.Path})
 	}
 	return out
-}
-
-// externalsDigest keys list's derived document on the programs found.
-func externalsDigest(raw []runner.External) derived.Digest {
-	var b strings.Builder
-	for _, e := range raw {
-		b.WriteString(e.Name)
-		b.WriteByte(0)
-		b.WriteString(e.Path)
-		b.WriteByte(0)
-	}
-	return derived.Sum([]byte(b.String()))
 }
 
 // printExternals shows the externals after list's or audit's plugins.
