@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"golang.org/x/term"
+
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 )
 
 // IOStreams are the process's standard streams plus what fledge knows about
@@ -82,20 +84,12 @@ func (s *IOStreams) ColorEnabled() bool { return s.colorOn(s.OutTTY) }
 // ErrColorEnabled reports whether stderr may carry colour.
 func (s *IOStreams) ErrColorEnabled() bool { return s.colorOn(s.ErrTTY) }
 
-// colorOn decides colour for a stream, by the conventions of
-// no-color.org and bixense.com/clicolors: never under --json or with
-// NO_COLOR set (to anything), always with CLICOLOR_FORCE set (to anything
-// but 0), otherwise on a terminal unless CLICOLOR=0 or TERM=dumb. Nothing
-// here asks the terminal anything: colours are the 16 basic ones, which
-// every terminal shows in its own palette.
+// colorOn decides colour for a stream: never under --json, else as
+// fastrun.ColourOn decides (NO_COLOR, CLICOLOR_FORCE, CLICOLOR, TERM).
+// Nothing here asks the terminal anything: colours are the 16 basic ones,
+// which every terminal shows in its own palette.
 func (s *IOStreams) colorOn(tty bool) bool {
-	switch {
-	case s.Plain, s.getenv("NO_COLOR") != "":
-		return false
-	case s.getenv("CLICOLOR_FORCE") != "" && s.getenv("CLICOLOR_FORCE") != "0":
-		return true
-	}
-	return tty && s.getenv("CLICOLOR") != "0" && s.getenv("TERM") != "dumb"
+	return !s.Plain && fastrun.ColourOn(s.getenv, tty)
 }
 
 // OutStyle paints text for stdout; ErrStyle for stderr.

@@ -65,8 +65,8 @@ func list(args []string, core Core) (code int, ok bool) {
 	if err != nil {
 		return 0, false
 	}
-	if _, err := os.Lstat(paths.TrashDir()); !errors.Is(err, fs.ErrNotExist) {
-		return 0, false // the command line's to recover first
+	if recoverable(paths) {
+		return 0, false
 	}
 	exe := derived.Identity()
 	if core.Binary != nil {
@@ -96,17 +96,14 @@ func run(args []string, stamped string, core Core) (code int, ok bool) {
 	for lead < len(args) && IsNonInteractiveFlag(args[lead]) {
 		lead++
 	}
-	if lead == len(args) || !IsPluginCommand(args[lead]) || anyTerminal() || colourForced(os.Getenv) {
+	if lead == len(args) || !IsPluginCommand(args[lead]) || anyTerminal() || ColourOn(os.Getenv, false) {
 		return 0, false
 	}
 	paths, err := home.FromEnv(os.Getenv)
 	if err != nil {
 		return 0, false
 	}
-	// Recovering what an interrupted fledge left half-changed is the
-	// command line's (install.RecoverInterrupted, which reads the trash):
-	// with a trash there at all, the run is its.
-	if _, err := os.Lstat(paths.TrashDir()); !errors.Is(err, fs.ErrNotExist) {
+	if recoverable(paths) {
 		return 0, false
 	}
 	// Ctrl+C is caught from here on (its first use starts the signal
@@ -166,10 +163,26 @@ func anyTerminal() bool {
 	return false
 }
 
-// colourForced reports whether CLICOLOR_FORCE colours stderr off a
-// terminal (cmd/internal/cli's IOStreams.colorOn): fastrun writes no
-// colour.
-func colourForced(getenv func(string) string) bool {
-	v := getenv("CLICOLOR_FORCE")
-	return v != "" && v != "0" && getenv("NO_COLOR") == ""
+// ColourOn decides colour for a stream (a terminal when tty), by the
+// conventions of no-color.org and bixense.com/clicolors: never with
+// NO_COLOR set (to anything), always with CLICOLOR_FORCE set (to anything
+// but 0), otherwise on a terminal unless CLICOLOR=0 or TERM=dumb. fastrun
+// writes no colour, so a run that would be coloured is the command line's.
+func ColourOn(getenv func(string) string, tty bool) bool {
+	switch {
+	case getenv("NO_COLOR") != "":
+		return false
+	case getenv("CLICOLOR_FORCE") != "" && getenv("CLICOLOR_FORCE") != "0":
+		return true
+	}
+	return tty && getenv("CLICOLOR") != "0" && getenv("TERM") != "dumb"
+}
+
+// recoverable reports whether an interrupted fledge may have left a
+// plugin half-changed: deciding and recovering is the command line's
+// (install.RecoverInterrupted, which reads the trash), so with a trash
+// there at all, fastrun takes nothing.
+func recoverable(paths home.Paths) bool {
+	_, err := os.Lstat(paths.TrashDir())
+	return !errors.Is(err, fs.ErrNotExist)
 }
