@@ -4,6 +4,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/corvidlabs/fledge-go/internal/pipesize"
 )
 
 // streamPipe is the capacity asked for the pipes a protocol plugin's
@@ -13,21 +15,13 @@ import (
 // less often, each wakeup of fledge reads that much more, and fledge,
 // relaying the texts, runs ahead of the program reading them instead of
 // waking for each 8 KiB it reads (bench/all.sh's stream rows).
-const streamPipe = 1 << 20
+const streamPipe = pipesize.Max
 
 // growPipe asks the kernel for a larger pipe behind f, when f is a pipe
-// smaller than streamPipe (a larger one is left as it is). It is a hint:
-// past the user's limit (fs.pipe-max-size, pipe-user-pages-soft) the pipe
-// keeps its size and nothing else changes.
-func growPipe(f *os.File) {
-	if rc, err := f.SyscallConn(); err == nil {
-		_ = rc.Control(func(fd uintptr) {
-			if n, err := unix.FcntlInt(fd, unix.F_GETPIPE_SZ, 0); err == nil && n < streamPipe {
-				_, _ = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, streamPipe)
-			}
-		})
-	}
-}
+// smaller than streamPipe (pipesize.Grow; a larger one is left as it is).
+// It is a hint: past the user's limit (fs.pipe-max-size,
+// pipe-user-pages-soft) the pipe keeps its size and nothing else changes.
+func growPipe(f *os.File) { pipesize.Grow(f, streamPipe) }
 
 // pipeHolds is how many bytes the pipe behind f holds unread.
 func pipeHolds(f *os.File) int {
