@@ -136,6 +136,8 @@ type Instance struct {
 	sout   *stdoutWriter
 	serr   *stderrWriter
 	roots  []*os.Root
+	// unhold ends the run's hold on the collector (gc.go).
+	unhold func()
 
 	// The plugin's goroutine alone touches these.
 	cur   []byte // the rest of the message recv is delivering
@@ -159,10 +161,12 @@ type Instance struct {
 func Start(cfg Config) (*Instance, error) {
 	i := &Instance{cfg: cfg, lim: cfg.Limits.withDefaults(), exited: make(chan struct{}), owed: 1}
 	i.ctx, i.cancel = context.WithCancelCause(context.Background())
+	i.unhold = holdGC()
 	ok := false
 	defer func() {
 		if !ok {
 			i.cleanup()
+			i.unhold()
 		}
 	}()
 	rt, cache, err := newRuntime(i.ctx, cfg.CacheDir, cfg.Module)
@@ -409,6 +413,7 @@ type result struct {
 func (i *Instance) end(res result) {
 	i.endOnce.Do(func() {
 		i.code, i.signaled, i.failure = res.code, res.signaled, res.failure
+		i.unhold()
 		close(i.exited)
 	})
 }
