@@ -128,7 +128,8 @@ func cacheFor(dir string, module []byte) (*moduleCache, error) {
 }
 
 // entries lists the cache entries under dir: every regular file but the
-// record and wazero's temporary files, by path relative to dir.
+// record, the stored stand-in and temporary files, by path relative to
+// dir.
 func entries(dir string) (map[string]fs.FileInfo, error) {
 	found := map[string]fs.FileInfo{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -139,7 +140,7 @@ func entries(dir string) (map[string]fs.FileInfo, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() || rel == bindingFile || strings.HasSuffix(rel, ".tmp") {
+		if d.IsDir() || rel == bindingFile || rel == standInFile || strings.HasSuffix(rel, ".tmp") {
 			return nil
 		}
 		fi, err := d.Info()

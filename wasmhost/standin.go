@@ -1,6 +1,7 @@
 package wasmhost
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rogpeppe/go-internal/renameio"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -42,14 +44,40 @@ import (
 // it was compiled from. The SHA-256 inside the stand-in makes it, and its
 // cache key, unique to the module: two modules that differ only in code
 // have different stand-ins.
+//
+// Building the stand-in cost a warm run of a Go module some 3 ms, so the
+// stand-in is also stored beside the record when its entry is filed
+// (standInFile), and a run reads it instead of building it. What a run
+// hands wazero is still exactly the stand-in of the module's bytes, which
+// the run has read and hashed: a stored stand-in is used only if it ends
+// with the section naming this module's SHA-256 and the current
+// standInRevision, and wazero then finds its native code only under the
+// SHA-256 of the bytes it is handed (wazero hashes them itself). The only
+// entries in the module's directory are the ones its record binds: the
+// module's own and the one filed under its true stand-in's name. So
+// stored bytes that differ from the true stand-in in any way find no
+// entry, and the run builds the stand-in and stores it again (as it does
+// when none is stored: a cache filed by an older fledge). Nothing is
+// skipped that tied the native code to the module's bytes.
 
 // standInSection names the custom section a stand-in carries.
 const standInSection = "fledge.module"
 
+// standInRevision names what standIn writes: raise it whenever standIn
+// changes its output, so that no stand-in an older fledge stored is used
+// where this one would stand in otherwise. It is the last byte of the
+// stand-in (after the module's SHA-256), so that raising it also renames
+// every stand-in's entry.
+const standInRevision = 1
+
+// standInFile is the stand-in of the module stored in its cache directory,
+// beside the record.
+const standInFile = "standin.wasm"
+
 // standIn returns the stand-in of module, whose SHA-256 is sum: module with
 // each function body replaced by `unreachable` (no locals; valid for any
 // function type), its data joined (appendCoalescedData), and the custom
-// section standInSection holding sum appended. ok is false for a module
+// section standInSection holding sum appended (appendStandInTrailer). ok is false for a module
 // with no code section, or one whose sections do not parse (wazero names
 // that problem when it compiles the module itself).
 func standIn(module []byte, sum [32]byte) ([]byte, bool) {
@@ -103,12 +131,20 @@ func standIn(module []byte, sum [32]byte) ([]byte, bool) {
 	if !found {
 		return nil, false
 	}
+	return appendStandInTrailer(out, sum), true
+}
+
+// appendStandInTrailer appends the custom section that ends the stand-in
+// of the module whose SHA-256 is sum: named standInSection, holding sum
+// and standInRevision.
+func appendStandInTrailer(out []byte, sum [32]byte) []byte {
 	name := binary.AppendUvarint(nil, uint64(len(standInSection)))
 	name = append(name, standInSection...)
 	out = append(out, 0) // a custom section
-	out = binary.AppendUvarint(out, uint64(len(name)+len(sum)))
+	out = binary.AppendUvarint(out, uint64(len(name)+len(sum)+1))
 	out = append(out, name...)
-	return append(out, sum[:]...), true
+	out = append(out, sum[:]...)
+	return append(out, standInRevision)
 }
 
 const (
@@ -304,24 +340,82 @@ func appendSLEB(b []byte, v int64) []byte {
 // one, with a context already cancelled so that wazero compiles nothing:
 // nil when there is none or wazero has no usable entry for it (the caller
 // then compiles, or loads, the module itself).
+// The stand-in stored beside the record is used when there is one; when
+// it is missing or finds no entry, the stand-in is built, and stored if
+// its entry loads.
 func loadStandIn(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module []byte) wazero.CompiledModule {
 	if !cache.hasStandIn() {
 		return nil
+	}
+	if s := cache.storedStandIn(module); s != nil {
+		if cm := loadCached(ctx, rt, s); cm != nil {
+			return cm
+		}
 	}
 	s, ok := standIn(module, cache.sum)
 	if !ok {
 		return nil
 	}
+	cm := loadCached(ctx, rt, s)
+	if cm == nil {
+		cache.forgetStandIn()
+		return nil
+	}
+	cache.storeStandIn(s)
+	return cm
+}
+
+// loadCached returns module as rt's compilation cache holds it, compiling
+// nothing: nil when the cache has no usable entry for it, or it does not
+// decode.
+func loadCached(ctx context.Context, rt wazero.Runtime, module []byte) wazero.CompiledModule {
 	// Two workers: each checks the context before compiling a function,
 	// so a miss fails before any is compiled and nothing is cached.
 	cctx, cancel := context.WithCancel(experimental.WithCompilationWorkers(ctx, 2))
 	cancel()
-	cm, err := rt.CompileModule(cctx, s)
+	cm, err := rt.CompileModule(cctx, module)
 	if err != nil {
-		cache.forgetStandIn()
 		return nil
 	}
 	return cm
+}
+
+// storedStandIn returns the stand-in stored in c's directory if it may be
+// module's: it begins with module's header and ends with the section
+// naming module's SHA-256 and the current standInRevision. Whether it is
+// module's stand-in, byte for byte, is then the cache's to say (see
+// above). nil if there is none, or it is not.
+func (c *moduleCache) storedStandIn(module []byte) []byte {
+	if c.dir == "" || len(module) < 8 {
+		return nil
+	}
+	f, err := os.Open(filepath.Join(c.dir, standInFile))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > MaxModuleSize {
+		return nil
+	}
+	s := make([]byte, fi.Size())
+	if _, err := io.ReadFull(f, s); err != nil {
+		return nil
+	}
+	trailer := appendStandInTrailer(nil, c.sum)
+	if len(s) < 8+len(trailer) || !bytes.Equal(s[:8], module[:8]) || !bytes.HasSuffix(s, trailer) {
+		return nil
+	}
+	return s
+}
+
+// storeStandIn stores s, the stand-in of c's module, beside its record.
+// A cache that cannot be written (a read-only home) goes without: runs
+// then build the stand-in.
+func (c *moduleCache) storeStandIn(s []byte) {
+	if c.dir != "" {
+		_ = renameio.WriteFile(filepath.Join(c.dir, standInFile), s)
+	}
 }
 
 // fileStandIn files the module's cache entry under its stand-in's name,
@@ -333,7 +427,7 @@ func loadStandIn(ctx context.Context, rt wazero.Runtime, cache *moduleCache, mod
 // directory holds entries that differ: runs then load the module itself,
 // as they did. Where the file system has no hard links, the entry is
 // copied. A stand-in the record named before (another fledge's) is
-// removed.
+// removed. The stand-in is stored beside the record (standInFile).
 func (c *moduleCache) fileStandIn(ctx context.Context, module []byte) {
 	if c.dir == "" || c.hasStandIn() {
 		return
@@ -375,6 +469,7 @@ func (c *moduleCache) fileStandIn(ctx context.Context, module []byte) {
 	if old := record(c.dir, c.id).standIn; old != "" && old != name {
 		_ = os.Remove(filepath.Join(c.dir, filepath.FromSlash(old)))
 	}
+	c.storeStandIn(s)
 	c.mu.Lock()
 	c.standIn = name
 	c.mu.Unlock()
