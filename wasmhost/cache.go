@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rogpeppe/go-internal/renameio"
 	"github.com/tetratelabs/wazero"
@@ -109,6 +110,9 @@ func cacheFor(dir string, module []byte) (*moduleCache, error) {
 		return c, nil
 	}
 	c := &moduleCache{dir: dir, id: id, sum: sum}
+	if dir != "" {
+		sweepScratch(filepath.Dir(dir))
+	}
 	if dir == "" {
 		c.cc = wazero.NewCompilationCache()
 	} else {
@@ -129,7 +133,7 @@ func cacheFor(dir string, module []byte) (*moduleCache, error) {
 
 // entries lists the cache entries under dir: every regular file but the
 // record, the stored stand-in and temporary files, by path relative to
-// dir.
+// dir. Temporary files a crash left (see removeStale) are deleted.
 func entries(dir string) (map[string]fs.FileInfo, error) {
 	found := map[string]fs.FileInfo{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
@@ -140,7 +144,11 @@ func entries(dir string) (map[string]fs.FileInfo, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() || rel == bindingFile || rel == standInFile || strings.HasSuffix(rel, ".tmp") {
+		if strings.HasSuffix(rel, ".tmp") && !d.IsDir() {
+			removeStale(path)
+			return nil
+		}
+		if d.IsDir() || rel == bindingFile || rel == standInFile {
 			return nil
 		}
 		fi, err := d.Info()
@@ -241,6 +249,45 @@ func codeSpan(f io.ReaderAt, size int64) (length, at int64, ok bool) {
 		return 0, 0, false
 	}
 	return length, at, true
+}
+
+// A crash (or a kill) mid-compile leaves what it was writing: wazero's
+// entry under a temporary name (15 MB for a Go module), or the scratch
+// cache a stand-in is compiled in to learn its entry's name (standin.go).
+// Nothing would ever delete them: entries leaves temporary files out, and
+// scratch directories are beside the modules' directories. So the runs
+// delete them once they are older than anything alive could have left
+// them: a compile ends within CompileTimeout, and a file is written, or a
+// scratch directory used, within the compile that made it. One deleted
+// under a stopped process (a fledge suspended for longer) costs it
+// nothing but the stand-in it was filing: filing fails without harm.
+
+// staleAfter is how old a temporary file or scratch directory must be to
+// be left by a process no longer writing it.
+func staleAfter() time.Duration { return CompileTimeout + time.Minute }
+
+// removeStale deletes the temporary file at path if it is stale.
+func removeStale(path string) {
+	if fi, err := os.Lstat(path); err == nil && time.Since(fi.ModTime()) > staleAfter() {
+		_ = os.Remove(path)
+	}
+}
+
+// sweepScratch deletes the stale scratch caches in root (the directory of
+// the modules' directories).
+func sweepScratch(root string) {
+	names, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, d := range names {
+		if !strings.HasPrefix(d.Name(), scratchPrefix) {
+			continue
+		}
+		if fi, err := d.Info(); err == nil && time.Since(fi.ModTime()) > staleAfter() {
+			_ = os.RemoveAll(filepath.Join(root, d.Name()))
+		}
+	}
 }
 
 // binding is a module directory's record, read.

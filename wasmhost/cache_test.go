@@ -462,3 +462,66 @@ func standIns(t *testing.T, dir string) []string {
 	}
 	return m
 }
+
+// TestCrashLeftoversSwept: what a crash mid-compile leaves, a scratch
+// cache of the stand-in's and a temporary entry, is deleted by the next
+// run once it is older than any live compile; younger ones, which a
+// compile in another process may be writing, are kept.
+func TestCrashLeftoversSwept(t *testing.T) {
+	dir := t.TempDir()
+	mod := exitModule(3)
+	if err := Check(context.Background(), mod, dir); err != nil {
+		t.Fatal(err)
+	}
+	own := moduleEntries(t, dir)
+	if len(own) != 1 {
+		t.Fatalf("module entries %v", own)
+	}
+	root := filepath.Join(dir, WazeroVersion)
+	if left, _ := filepath.Glob(filepath.Join(root, scratchPrefix+"*")); len(left) != 0 {
+		t.Fatalf("a compile left scratch caches %v", left)
+	}
+	old := time.Now().Add(-staleAfter() - time.Minute)
+	var stale, young []string
+	for i, p := range []string{
+		filepath.Join(root, scratchPrefix+"1", "wazero", "entry"),
+		filepath.Join(root, scratchPrefix+"2", "wazero", "entry"),
+		own[0] + ".123.tmp",
+		own[0] + "-b.456.tmp",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("half an entry"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		top := p
+		if rel, _ := filepath.Rel(root, p); strings.HasPrefix(rel, scratchPrefix) {
+			top = filepath.Join(root, strings.Split(filepath.ToSlash(rel), "/")[0])
+		}
+		if i%2 == 0 {
+			if err := os.Chtimes(top, old, old); err != nil {
+				t.Fatal(err)
+			}
+			stale = append(stale, top)
+		} else {
+			young = append(young, top)
+		}
+	}
+	if _, err := cacheForFresh(dir, mod); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range stale {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s, stale, is still there (%v)", p, err)
+		}
+	}
+	for _, p := range young {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s, young, was deleted (%v)", p, err)
+		}
+	}
+	if _, err := os.Stat(own[0]); err != nil {
+		t.Errorf("the module's entry went with the sweep: %v", err)
+	}
+}

@@ -508,12 +508,16 @@ func copyFile(from, to string) error {
 	return out.Close()
 }
 
+// scratchPrefix begins the name of a scratch cache standInName makes; one a
+// crash left is deleted by a later run (sweepScratch).
+const scratchPrefix = ".standin-"
+
 // standInName compiles the stand-in s in a scratch cache below root and
 // returns the path, relative to a module's directory, of the entry wazero
 // wrote for it: its name depends on the CPU's features, which wazero
 // does not expose.
 func standInName(ctx context.Context, root string, s []byte) (string, error) {
-	scratch, err := os.MkdirTemp(root, ".standin-")
+	scratch, err := os.MkdirTemp(root, scratchPrefix+"*")
 	if err != nil {
 		return "", err
 	}
