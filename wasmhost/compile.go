@@ -120,25 +120,24 @@ func runtimeConfig(cc wazero.CompilationCache) wazero.RuntimeConfig {
 // When module's cache binds a stand-in entry, the module is loaded
 // through its stand-in, which wazero validates in no time (standin.go);
 // otherwise it is compiled, or loaded, itself, and its stand-in filed.
-// The bounds scan is skipped when module's cache says that these bytes
-// passed it (see cache.go).
-func compile(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module []byte, memLimit uint64) (wazero.CompiledModule, error) {
+// data are the segments the stand-in left out, which the run writes once
+// it is instantiated (writeData). The bounds scan is skipped when
+// module's cache says that these bytes passed it (see cache.go).
+func compile(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module []byte, memLimit uint64) (cm wazero.CompiledModule, data []dataSegment, err error) {
 	if len(module) == 0 {
-		return nil, &ModuleError{Msg: "the module is empty (was it built?)"}
+		return nil, nil, &ModuleError{Msg: "the module is empty (was it built?)"}
 	}
 	// A stand-in compiles nothing, but a module the bounds have not
 	// passed under the current Bounds is scanned (and maybe refused)
 	// first, as a compile would.
-	var cm wazero.CompiledModule
 	if !cache.needsScan() {
 		cm = loadStandIn(ctx, rt, cache, module)
 	}
 	standIn := cm != nil
-	if !standIn {
-		var err error
-		if cm, err = compileModule(ctx, rt, cache, module); err != nil {
-			return nil, err
-		}
+	if standIn {
+		data, _ = moduleData(module)
+	} else if cm, err = compileModule(ctx, rt, cache, module); err != nil {
+		return nil, nil, err
 	}
 	var wasiFuncs map[string]api.FunctionDefinition
 	if m := rt.Module(ModuleWASI); m != nil {
@@ -146,18 +145,18 @@ func compile(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module 
 	} else {
 		wasi, err := wasi_snapshot_preview1.NewBuilder(rt).Compile(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer wasi.Close(ctx)
 		wasiFuncs = wasi.ExportedFunctions()
 	}
 	if err := check(cm, wasiFuncs, memLimit); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !standIn {
 		cache.fileStandIn(ctx, module)
 	}
-	return cm, nil
+	return cm, data, nil
 }
 
 // compileModule compiles module itself in rt, within the compilation
@@ -202,7 +201,7 @@ func Check(ctx context.Context, module []byte, cacheDir string) error {
 		return err
 	}
 	defer rt.Close(ctx)
-	if _, err = compile(ctx, rt, cache, module, DefaultMemory); err != nil {
+	if _, _, err = compile(ctx, rt, cache, module, DefaultMemory); err != nil {
 		return err
 	}
 	return cache.bind()

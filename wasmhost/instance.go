@@ -129,6 +129,7 @@ type Instance struct {
 	cancel context.CancelCauseFunc
 	rt     wazero.Runtime
 	cm     wazero.CompiledModule
+	data   []dataSegment // what run writes into memory (see compile)
 	alloc  *limitedAllocator
 	meter  *meter
 	out    *outbound
@@ -177,7 +178,7 @@ func Start(cfg Config) (*Instance, error) {
 	if _, err := wasi_snapshot_preview1.Instantiate(i.ctx, i.rt); err != nil {
 		return nil, err
 	}
-	if i.cm, err = compile(i.ctx, i.rt, cache, cfg.Module, i.lim.Memory); err != nil {
+	if i.cm, i.data, err = compile(i.ctx, i.rt, cache, cfg.Module, i.lim.Memory); err != nil {
 		return nil, err
 	}
 	if err := cache.bind(); err != nil {
@@ -351,6 +352,10 @@ func (i *Instance) run(mc wazero.ModuleConfig) {
 	ctx := experimental.WithMemoryAllocator(i.ctx, i.alloc)
 	mod, err := i.rt.InstantiateModule(ctx, i.cm, mc)
 	if err == nil {
+		err = writeData(mod.Memory(), i.data)
+	}
+	started := err == nil
+	if started {
 		_, err = mod.ExportedFunction("_start").Call(ctx)
 	}
 	i.sout.flush()
@@ -358,7 +363,7 @@ func (i *Instance) run(mc wazero.ModuleConfig) {
 	if i.serr != nil {
 		i.serr.flush()
 	}
-	res := i.settle(mod != nil, err)
+	res := i.settle(started, err)
 	_ = i.outW.Close()
 	_ = i.inR.Close()
 	i.cleanup()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/renameio"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
 
@@ -24,14 +26,15 @@ import (
 //
 // So once a module has compiled, fledge also files its cache entry under a
 // second name: that of the module's stand-in (standIn), the same module
-// with every function body replaced by `unreachable`, its data segments
-// joined where that leaves memory the same (appendCoalescedData), and a
-// custom section carrying the module's SHA-256. A run hands wazero the
+// with every function body replaced by `unreachable`, without its data
+// section where the run can write the data itself (moduleData), and with
+// a custom section carrying the module's SHA-256. A run hands wazero the
 // stand-in: its types, imports, exports, memory, tables, globals and
-// element segments are the module's, byte for byte, and its data leaves
-// the same memory, so wazero instantiates it as the module; its bodies
-// validate in no time; and the code that runs is the entry's, the
-// module's native code. The stand-in's own bodies are never
+// element segments are the module's, byte for byte, so wazero
+// instantiates it as the module; its bodies validate in no time; the run
+// then writes the module's data into its memory, as wazero would have,
+// from the module's own bytes (writeData); and the code that runs is the
+// entry's, the module's native code. The stand-in's own bodies are never
 // compiled: a run asks for it with a context already cancelled, under
 // which wazero returns only what its cache holds and compiles nothing
 // (with more than one compilation worker, each checks the context before
@@ -68,7 +71,7 @@ const standInSection = "fledge.module"
 // where this one would stand in otherwise. It is the last byte of the
 // stand-in (after the module's SHA-256), so that raising it also renames
 // every stand-in's entry.
-const standInRevision = 1
+const standInRevision = 2
 
 // standInFile is the stand-in of the module stored in its cache directory,
 // beside the record.
@@ -76,18 +79,20 @@ const standInFile = "standin.wasm"
 
 // standIn returns the stand-in of module, whose SHA-256 is sum: module with
 // each function body replaced by `unreachable` (no locals; valid for any
-// function type), its data joined (appendCoalescedData), and the custom
-// section standInSection holding sum appended (appendStandInTrailer). ok is false for a module
-// with no code section, or one whose sections do not parse (wazero names
-// that problem when it compiles the module itself).
+// function type), its data section left out when moduleData says the run
+// writes the data, and the custom section standInSection holding sum
+// appended (appendStandInTrailer). ok is false for a module with no code
+// section, or one whose sections do not parse (wazero names that problem
+// when it compiles the module itself).
 func standIn(module []byte, sum [32]byte) ([]byte, bool) {
 	if len(module) < 8 {
 		return nil, false
 	}
-	out := make([]byte, 0, standInSize(module))
+	_, noData := moduleData(module)
+	out := make([]byte, 0, standInSize(module, noData))
 	out = append(out, module[:8]...)
 	r := reader{b: module, off: 8}
-	found, dataCount := false, false
+	found := false
 	for r.off < len(r.b) {
 		start := r.off
 		id, err := r.byte()
@@ -98,13 +103,9 @@ func standIn(module []byte, sum [32]byte) ([]byte, bool) {
 		if err != nil || size > len(r.b)-r.off {
 			return nil, false
 		}
-		dataCount = dataCount || id == sectionDataCount
-		if id == sectionData && !dataCount {
-			var ok bool
-			if out, ok = appendCoalescedData(out, module[r.off:r.off+size]); ok {
-				r.off += size
-				continue
-			}
+		if id == sectionData && noData {
+			r.off += size
+			continue
 		}
 		if id != sectionCode {
 			r.off += size
@@ -148,22 +149,18 @@ func appendStandInTrailer(out []byte, sum [32]byte) []byte {
 }
 
 const (
+	sectionStart     = 8
 	sectionData      = 11
 	sectionDataCount = 12
 	opI32Const       = 0x41
 	opEnd            = 0x0b
 )
 
-// dataGap bounds the run of zeros appendCoalescedData writes between two
-// segments to join them: less than a page, so that a joined segment
-// touches no page of memory that one of its segments did not.
-const dataGap = 4096
-
 // standInSize is about how long module's stand-in is: the module less
-// its code, plus a stub per function and room for joined data to grow.
-// (The buffer is zeroed when made: the module's length would be twice
-// what most stand-ins need.)
-func standInSize(module []byte) int {
+// its code (and its data, when noData), plus a stub per function. (The
+// buffer is zeroed when made: the module's length would be twice what
+// most stand-ins need.)
+func standInSize(module []byte, noData bool) int {
 	size := len(module) + 64
 	r := reader{b: module, off: 8}
 	for r.off < len(r.b) {
@@ -175,165 +172,120 @@ func standInSize(module []byte) int {
 		if err != nil || n > len(r.b)-r.off {
 			break
 		}
-		switch id {
-		case sectionCode:
+		switch {
+		case id == sectionCode:
 			code := reader{b: r.b[r.off : r.off+n]}
 			funcs, _ := code.u32()
 			size += 4*funcs - n
-		case sectionData:
-			size += n / 2
+		case id == sectionData && noData:
+			size -= n
 		}
 		r.off += n
 	}
 	return max(size, 8)
 }
 
-// appendCoalescedData appends to out a data section (whole, with its
-// header) that leaves memory as the section whose contents are data does,
-// in fewer segments: a Go module's 1.3 MB of data comes in 40,000
-// segments (most of 1 or 2 bytes), and wazero allocates, validates and
-// evaluates each one at every start (about a fifth of a warm run).
-// Segments less than dataGap apart are joined, the bytes between them
-// zero, as they are in a fresh memory when no segment writes them. ok is
-// false, and out unchanged, unless every segment is active, in memory 0,
-// at an i32.const offset, and no two overlap: only then is the memory they
-// leave the same, joined or not, in any order. The module must have no
-// data count section: code may refer to segments by index (memory.init,
-// data.drop) only when it has one, and joining renumbers them.
-func appendCoalescedData(out, data []byte) ([]byte, bool) {
-	type segment struct{ at, from, size uint32 } // from: where in data
-	r := reader{b: data}
-	n, err := r.u32()
-	if err != nil || n > len(data) {
-		return out, false
+// dataSegment is an active data segment of memory 0: the bytes it writes
+// at offset at.
+type dataSegment struct {
+	at    uint32
+	bytes []byte
+}
+
+// moduleData returns module's data segments, in order, when the run may
+// write them itself once the stand-in is instantiated, so that the
+// stand-in leaves them out: a Go module's 1.3 MB of data comes in 40,000
+// segments (most of 1 or 2 bytes), which wazero decoded, copied, and
+// evaluated one by one at every start, and which the stand-in carried
+// (hashed by wazero, read) even joined. ok is true when every segment is
+// active, in memory 0, at an i32.const offset, and the module has no data
+// count section (its code may then name segments by index: memory.init,
+// data.drop) and no start section (its start function runs while wazero
+// instantiates it, before the run writes the data); a module with no data
+// section has no segments to write. ok is false otherwise, or when the
+// sections do not parse.
+func moduleData(module []byte) (segs []dataSegment, ok bool) {
+	if len(module) < 8 {
+		return nil, false
 	}
-	segs := make([]segment, 0, n)
-	for range n {
-		if flag, err := r.byte(); err != nil || flag != 0 {
-			return out, false
-		}
-		if op, err := r.byte(); err != nil || op != opI32Const {
-			return out, false
-		}
-		from := r.off
-		v, err := r.leb(32)
+	r := reader{b: module, off: 8}
+	var data []byte
+	for r.off < len(r.b) {
+		id, err := r.byte()
 		if err != nil {
-			return out, false
-		}
-		// Sign-extend the encoding's bits: the offset is the i32's bits.
-		if bits := 7 * (r.off - from); bits < 64 && v&(1<<(bits-1)) != 0 {
-			v |= ^uint64(0) << bits
-		}
-		if op, err := r.byte(); err != nil || op != opEnd {
-			return out, false
+			return nil, false
 		}
 		size, err := r.u32()
 		if err != nil || size > len(r.b)-r.off {
-			return out, false
+			return nil, false
 		}
-		segs = append(segs, segment{uint32(v), uint32(r.off), uint32(size)})
+		switch id {
+		case sectionStart, sectionDataCount:
+			return nil, false
+		case sectionData:
+			data = r.b[r.off : r.off+size]
+		}
 		r.off += size
 	}
-	if r.off != len(r.b) {
-		return out, false
+	if data == nil {
+		return nil, true
 	}
-	// Ordered by offset; segments at the same offset (empty ones, or
-	// overlapping) as they came, so that the stand-in, and its cache key,
-	// are the same at every run. They come in a few ascending runs (two in
-	// a Go module): merged, not sorted.
-	segs = mergeRuns(segs, func(a, b segment) bool { return a.at < b.at })
-	// The joined segments: [at, end) each, and the size of the section.
-	type span struct {
-		at, end uint64
-		segs    []segment
+	d := reader{b: data}
+	n, err := d.u32()
+	if err != nil || n > len(data) {
+		return nil, false
 	}
-	var spans []span
+	segs = make([]dataSegment, 0, n)
+	for range n {
+		if flag, err := d.byte(); err != nil || flag != 0 {
+			return nil, false
+		}
+		if op, err := d.byte(); err != nil || op != opI32Const {
+			return nil, false
+		}
+		from := d.off
+		v, err := d.leb(32)
+		if err != nil {
+			return nil, false
+		}
+		// Sign-extend the encoding's bits: the offset is the i32's bits.
+		if bits := 7 * (d.off - from); bits < 64 && v&(1<<(bits-1)) != 0 {
+			v |= ^uint64(0) << bits
+		}
+		if op, err := d.byte(); err != nil || op != opEnd {
+			return nil, false
+		}
+		size, err := d.u32()
+		if err != nil || size > len(d.b)-d.off {
+			return nil, false
+		}
+		segs = append(segs, dataSegment{uint32(v), d.b[d.off : d.off+size]})
+		d.off += size
+	}
+	if d.off != len(d.b) {
+		return nil, false
+	}
+	return segs, true
+}
+
+// writeData writes segs into mem, in order, as wazero instantiating the
+// module would have: a segment that does not fit in memory fails the
+// start, the ones before it written.
+func writeData(mem api.Memory, segs []dataSegment) error {
+	if len(segs) == 0 {
+		return nil
+	}
+	if mem == nil {
+		return errors.New("the module has data but no memory")
+	}
+	buf, _ := mem.Read(0, mem.Size()) // a view of the memory, not a copy
 	for i, s := range segs {
-		at, end := uint64(s.at), uint64(s.at)+uint64(s.size)
-		if len(spans) > 0 {
-			last := &spans[len(spans)-1]
-			if at < last.end {
-				return out, false // overlapping
-			}
-			if at-last.end < dataGap {
-				last.end = end
-				last.segs = last.segs[:len(last.segs)+1]
-				continue
-			}
+		if uint64(s.at)+uint64(len(s.bytes)) > uint64(len(buf)) {
+			return fmt.Errorf("data segment %d (%d bytes at %d) does not fit in its %d bytes of memory", i, len(s.bytes), s.at, len(buf))
 		}
-		spans = append(spans, span{at, end, segs[i : i+1]})
+		copy(buf[s.at:], s.bytes)
 	}
-	size := uvarintLen(uint64(len(spans)))
-	for _, sp := range spans {
-		size += 2 + len(appendSLEB(nil, int64(int32(uint32(sp.at))))) + 1 + uvarintLen(sp.end-sp.at) + int(sp.end-sp.at)
-	}
-	out = append(out, sectionData)
-	out = binary.AppendUvarint(out, uint64(size))
-	out = binary.AppendUvarint(out, uint64(len(spans)))
-	for _, sp := range spans {
-		out = append(out, 0, opI32Const)
-		out = appendSLEB(out, int64(int32(uint32(sp.at))))
-		out = append(out, opEnd)
-		out = binary.AppendUvarint(out, sp.end-sp.at)
-		// The span's segments, in order, with zeros between them.
-		at := sp.at
-		for _, s := range sp.segs {
-			out = append(out, make([]byte, uint64(s.at)-at)...)
-			out = append(out, data[s.from:s.from+s.size]...)
-			at = uint64(s.at) + uint64(s.size)
-		}
-	}
-	return out, true
-}
-
-// mergeRuns orders s stably by less, merging its ascending runs pairwise:
-// O(n log runs), for input that is nearly in order.
-func mergeRuns[T any](s []T, less func(a, b T) bool) []T {
-	var bounds []int // where each run starts, and len(s)
-	for i := range s {
-		if i == 0 || less(s[i], s[i-1]) {
-			bounds = append(bounds, i)
-		}
-	}
-	bounds = append(bounds, len(s))
-	buf := make([]T, len(s))
-	for len(bounds) > 2 {
-		next := []int{0}
-		for i := 0; i+1 < len(bounds); i += 2 {
-			lo, mid, hi := bounds[i], bounds[i+1], len(s)
-			if i+2 < len(bounds) {
-				hi = bounds[i+2]
-			}
-			a, b, k := lo, mid, lo
-			for a < mid && b < hi {
-				if less(s[b], s[a]) {
-					buf[k], b = s[b], b+1
-				} else {
-					buf[k], a = s[a], a+1
-				}
-				k++
-			}
-			k += copy(buf[k:], s[a:mid])
-			copy(buf[k:], s[b:hi])
-			next = append(next, hi)
-		}
-		s, buf, bounds = buf, s, next
-	}
-	return s
-}
-
-func uvarintLen(v uint64) int { return len(binary.AppendUvarint(nil, v)) }
-
-// appendSLEB appends v in signed LEB128.
-func appendSLEB(b []byte, v int64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if v == 0 && c&0x40 == 0 || v == -1 && c&0x40 != 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
+	return nil
 }
 
 // loadStandIn loads the module through its stand-in, when its cache binds

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -195,8 +194,8 @@ func withData(t *testing.T, module []byte, segs []dataSeg) []byte {
 		if s.passive {
 			sec = append(sec, 1)
 		} else {
-			sec = append(sec, 0, opI32Const)
-			sec = appendSLEB(sec, int64(s.at))
+			sec = append(sec, 0)
+			sec = append(sec, tu.I32Const(s.at)...)
 			sec = append(sec, opEnd)
 		}
 		sec = binary.AppendUvarint(sec, uint64(len(s.bytes)))
@@ -248,95 +247,110 @@ func dataSection(module []byte) []byte {
 	return nil
 }
 
-// TestStandInJoinsDataSegments: the stand-in's data leaves memory as the
-// module's does, in fewer segments: out of order, a byte apart, a page
-// apart, at the end of memory. Segments that overlap, a passive one, or a
-// data count section (code may name segments by index) leave the data
-// section as it is.
-func TestStandInJoinsDataSegments(t *testing.T) {
+// TestStandInLeavesDataToTheRun: the stand-in has no data section, and
+// its memory once the run has written the module's data (writeData) is the
+// module's: segments out of order, overlapping, empty, at the end of
+// memory; a segment past the end fails both. A passive segment, a data
+// count section (code may name segments by index) or a start section (it
+// runs before the run writes) leave the data section to wazero, as it is.
+func TestStandInLeavesDataToTheRun(t *testing.T) {
 	ctx := context.Background()
 	base := tu.WasmModule{MemPages: 1, Data: "x"}.Bytes()
-	memory := func(module []byte) []byte {
+	memory := func(module []byte, segs []dataSegment) ([]byte, error) {
 		t.Helper()
 		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 		defer rt.Close(ctx)
 		m, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithStartFunctions())
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
+		}
+		if err := writeData(m.Memory(), segs); err != nil {
+			return nil, err
 		}
 		b, _ := m.Memory().Read(0, m.Memory().Size())
-		return bytes.Clone(b)
+		return bytes.Clone(b), nil
 	}
+	standInOf := func(what string, mod []byte) ([]byte, []dataSegment) {
+		t.Helper()
+		si, ok := standIn(mod, sha256.Sum256(mod))
+		if !ok {
+			t.Fatalf("%s: no stand-in", what)
+		}
+		segs, ok := moduleData(mod)
+		if !ok {
+			t.Fatalf("%s: the run would not write the data", what)
+		}
+		if d := dataSection(si); d != nil {
+			t.Errorf("%s: the stand-in has a data section of %d bytes", what, len(d))
+		}
+		return si, segs
+	}
+
 	mod := withData(t, base, []dataSeg{
-		{at: 5000, bytes: "later"}, {at: 10, bytes: "ab"}, {at: 13, bytes: "c"}, {at: 14, bytes: "d"},
-		{at: 4000, bytes: "e"}, {at: 65535, bytes: "z"}, {at: 30000, bytes: ""},
+		{at: 5000, bytes: "later"}, {at: 10, bytes: "abcd"}, {at: 12, bytes: "XY"}, {at: 14, bytes: "d"},
+		{at: 4000, bytes: "e"}, {at: 65535, bytes: "z"}, {at: 30000, bytes: ""}, {at: 5002, bytes: "\x00"},
 	})
-	si, ok := standIn(mod, sha256.Sum256(mod))
-	if !ok {
-		t.Fatal("no stand-in")
+	si, segs := standInOf("segments", mod)
+	want, err := memory(mod, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got, want := memory(si), memory(mod); !bytes.Equal(got, want) {
-		t.Error("the stand-in's data leaves memory otherwise than the module's")
+	if got, err := memory(si, segs); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("the stand-in's memory once the data is written differs from the module's (%v)", err)
 	}
-	r := reader{b: dataSection(si)}
-	if n, _ := r.u32(); n != 3 {
-		t.Errorf("the stand-in's data has %d segments, want 3 (10..5005 joined; the empty one at 30000 and 65535 apart)", n)
+	if !bytes.Equal(want[10:16], []byte("abXYd\x00")) || want[5002] != 0 {
+		t.Errorf("the module's memory: %q ... %q: the test's segments do not overlap as meant", want[10:16], want[5000:5005])
+	}
+
+	past := withData(t, base, []dataSeg{{at: 10, bytes: "ok"}, {at: 65534, bytes: "abc"}})
+	si, segs = standInOf("a segment past the end", past)
+	if _, err := memory(past, nil); err == nil {
+		t.Fatal("the module with a segment past the end of memory instantiated")
+	}
+	if _, err := memory(si, segs); err == nil {
+		t.Error("the stand-in of a module with a segment past the end of memory started")
 	}
 
 	for _, tc := range []struct {
 		what string
 		mod  []byte
 	}{
-		{"overlapping segments", withData(t, base, []dataSeg{{at: 10, bytes: "abc"}, {at: 12, bytes: "x"}})},
 		{"a passive segment", withData(t, base, []dataSeg{{at: 10, bytes: "abc"}, {passive: true, bytes: "p"}})},
-		{"a data count section", withDataCount(withData(t, base, []dataSeg{{at: 10, bytes: "a"}, {at: 12, bytes: "b"}}), 2)},
+		{"a data count section", withSection(withData(t, base, []dataSeg{{at: 10, bytes: "a"}, {at: 12, bytes: "b"}}), sectionDataCount, []byte{2})},
+		{"a start section", withSection(base, sectionStart, []byte{0})},
 	} {
 		si, ok := standIn(tc.mod, sha256.Sum256(tc.mod))
 		if !ok {
 			t.Fatalf("%s: no stand-in", tc.what)
 		}
 		if !bytes.Equal(dataSection(si), dataSection(tc.mod)) {
-			t.Errorf("%s: the stand-in's data section was rewritten", tc.what)
+			t.Errorf("%s: the stand-in's data section is not the module's", tc.what)
+		}
+		if _, ok := moduleData(tc.mod); ok {
+			t.Errorf("%s: the run would write the data itself", tc.what)
 		}
 	}
 }
 
-// withDataCount inserts a data count section of n before the code section.
-func withDataCount(module []byte, n int) []byte {
+// withSection inserts section id, holding contents, where it belongs:
+// before the code section (a data count section) or before the element
+// section (a start section; the test modules have none, so before code).
+func withSection(module []byte, id byte, contents []byte) []byte {
 	out := append([]byte(nil), module[:8]...)
 	r := reader{b: module, off: 8}
 	for r.off < len(r.b) {
 		start := r.off
-		id, _ := r.byte()
+		sid, _ := r.byte()
 		size, _ := r.u32()
 		r.off += size
-		if id == sectionCode {
-			c := binary.AppendUvarint(nil, uint64(n))
-			out = append(out, sectionDataCount)
-			out = binary.AppendUvarint(out, uint64(len(c)))
-			out = append(out, c...)
+		if sid == sectionCode {
+			out = append(out, id)
+			out = binary.AppendUvarint(out, uint64(len(contents)))
+			out = append(out, contents...)
 		}
 		out = append(out, module[start:r.off]...)
 	}
 	return out
-}
-
-// TestMergeRuns: runs merged stably, whatever their number.
-func TestMergeRuns(t *testing.T) {
-	type kv struct{ k, v int }
-	for _, keys := range [][]int{
-		nil, {1}, {1, 2, 3}, {3, 2, 1}, {5, 6, 7, 1, 2, 3}, {4, 1, 3, 2, 2, 0, 9, 1, 1},
-	} {
-		in := make([]kv, len(keys))
-		for i, k := range keys {
-			in[i] = kv{k, i}
-		}
-		want := slices.Clone(in)
-		slices.SortStableFunc(want, func(a, b kv) int { return a.k - b.k })
-		if got := mergeRuns(slices.Clone(in), func(a, b kv) bool { return a.k < b.k }); !slices.Equal(got, want) {
-			t.Errorf("mergeRuns(%v) = %v, want %v", in, got, want)
-		}
-	}
 }
 
 // TestStandInFiledOnlyForOneEntry: the stand-in is filed when every entry
