@@ -120,22 +120,30 @@ func runtimeConfig(cc wazero.CompilationCache) wazero.RuntimeConfig {
 // When module's cache binds a stand-in entry, the module is loaded
 // through its stand-in, which wazero validates in no time (standin.go);
 // otherwise it is compiled, or loaded, itself, and its stand-in filed.
-// data are the segments the stand-in left out, which the run writes once
-// it is instantiated (writeData). The bounds scan is skipped when
+// data is the data section the stand-in left out, which the run writes
+// once it is instantiated (writeData). The bounds scan is skipped when
 // module's cache says that these bytes passed it (see cache.go).
-func compile(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module []byte, memLimit uint64) (cm wazero.CompiledModule, data []dataSegment, err error) {
+func compile(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module []byte, memLimit uint64) (cm wazero.CompiledModule, data []byte, err error) {
 	if len(module) == 0 {
 		return nil, nil, &ModuleError{Msg: "the module is empty (was it built?)"}
 	}
 	// A stand-in compiles nothing, but a module the bounds have not
 	// passed under the current Bounds is scanned (and maybe refused)
 	// first, as a compile would.
+	var si []byte
 	if !cache.needsScan() {
-		cm = loadStandIn(ctx, rt, cache, module)
+		cm, si = loadStandIn(ctx, rt, cache, module)
 	}
 	standIn := cm != nil
 	if standIn {
-		data, _ = moduleData(module)
+		// The stand-in that loaded is, byte for byte, the one standIn
+		// derives from these bytes (standin.go), which leaves out the
+		// data section exactly when moduleData accepts it: so its
+		// data section missing says, without a second look at 40,000
+		// segments, that the run writes them.
+		if data = section(module, sectionData); section(si, sectionData) != nil {
+			data = nil
+		}
 	} else if cm, err = compileModule(ctx, rt, cache, module); err != nil {
 		return nil, nil, err
 	}

@@ -129,7 +129,7 @@ type Instance struct {
 	cancel context.CancelCauseFunc
 	rt     wazero.Runtime
 	cm     wazero.CompiledModule
-	data   []dataSegment // what run writes into memory (see compile)
+	data   []byte // the data section run writes into memory (see compile)
 	alloc  *limitedAllocator
 	meter  *meter
 	out    *outbound

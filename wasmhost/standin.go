@@ -185,136 +185,184 @@ func standInSize(module []byte, noData bool) int {
 	return max(size, 8)
 }
 
-// dataSegment is an active data segment of memory 0: the bytes it writes
-// at offset at.
-type dataSegment struct {
-	at    uint32
-	bytes []byte
-}
-
-// moduleData returns module's data segments, in order, when the run may
-// write them itself once the stand-in is instantiated, so that the
-// stand-in leaves them out: a Go module's 1.3 MB of data comes in 40,000
-// segments (most of 1 or 2 bytes), which wazero decoded, copied, and
-// evaluated one by one at every start, and which the stand-in carried
-// (hashed by wazero, read) even joined. ok is true when every segment is
-// active, in memory 0, at an i32.const offset, and the module has no data
-// count section (its code may then name segments by index: memory.init,
-// data.drop) and no start section (its start function runs while wazero
-// instantiates it, before the run writes the data); a module with no data
-// section has no segments to write. ok is false otherwise, or when the
-// sections do not parse.
-func moduleData(module []byte) (segs []dataSegment, ok bool) {
-	if len(module) < 8 {
+// moduleData returns the contents of module's data section when the run
+// may write its segments itself once the stand-in is instantiated, so
+// that the stand-in leaves them out: a Go module's 1.3 MB of data comes in
+// 40,000 segments (most of 1 or 2 bytes), which wazero decoded, copied
+// and evaluated one by one at every start, and which the stand-in carried
+// (read, and hashed by wazero) even joined. ok is true when every segment
+// is active, in memory 0, at an i32.const offset, and the module has no
+// data count section (its code may then name segments by index:
+// memory.init, data.drop) and no start section (its start function runs
+// while wazero instantiates it, before the run writes the data). ok is
+// false otherwise, when the sections do not parse, or when there is no
+// data section.
+func moduleData(module []byte) (data []byte, ok bool) {
+	if section(module, sectionStart) != nil || section(module, sectionDataCount) != nil {
 		return nil, false
 	}
+	data = section(module, sectionData)
+	if data == nil || eachSegment(data, func(uint32, []byte) bool { return true }) != nil {
+		return nil, false
+	}
+	return data, true
+}
+
+// section returns the contents of module's first section id: nil if it
+// has none, or its sections do not parse up to it.
+func section(module []byte, id byte) []byte {
+	if len(module) < 8 {
+		return nil
+	}
 	r := reader{b: module, off: 8}
-	var data []byte
 	for r.off < len(r.b) {
-		id, err := r.byte()
+		sid, err := r.byte()
 		if err != nil {
-			return nil, false
+			return nil
 		}
 		size, err := r.u32()
 		if err != nil || size > len(r.b)-r.off {
-			return nil, false
+			return nil
 		}
-		switch id {
-		case sectionStart, sectionDataCount:
-			return nil, false
-		case sectionData:
-			data = r.b[r.off : r.off+size]
+		if sid == id {
+			return r.b[r.off : r.off+size]
 		}
 		r.off += size
 	}
-	if data == nil {
-		return nil, true
-	}
-	d := reader{b: data}
-	n, err := d.u32()
-	if err != nil || n > len(data) {
-		return nil, false
-	}
-	segs = make([]dataSegment, 0, n)
-	for range n {
-		if flag, err := d.byte(); err != nil || flag != 0 {
-			return nil, false
-		}
-		if op, err := d.byte(); err != nil || op != opI32Const {
-			return nil, false
-		}
-		from := d.off
-		v, err := d.leb(32)
-		if err != nil {
-			return nil, false
-		}
-		// Sign-extend the encoding's bits: the offset is the i32's bits.
-		if bits := 7 * (d.off - from); bits < 64 && v&(1<<(bits-1)) != 0 {
-			v |= ^uint64(0) << bits
-		}
-		if op, err := d.byte(); err != nil || op != opEnd {
-			return nil, false
-		}
-		size, err := d.u32()
-		if err != nil || size > len(d.b)-d.off {
-			return nil, false
-		}
-		segs = append(segs, dataSegment{uint32(v), d.b[d.off : d.off+size]})
-		d.off += size
-	}
-	if d.off != len(d.b) {
-		return nil, false
-	}
-	return segs, true
+	return nil
 }
 
-// writeData writes segs into mem, in order, as wazero instantiating the
-// module would have: a segment that does not fit in memory fails the
-// start, the ones before it written.
-func writeData(mem api.Memory, segs []dataSegment) error {
-	if len(segs) == 0 {
-		return nil
+var errSegment = errors.New("a data segment fledge cannot write (not active in memory 0 at an i32.const offset)")
+
+// eachSegment calls f with each segment of data, a data section's
+// contents, in order: the offset it writes at and its bytes. It stops,
+// with an error, at the first segment that is not active, in memory 0, at
+// an i32.const offset, or does not parse, or when f returns false.
+func eachSegment(data []byte, f func(at uint32, b []byte) bool) error {
+	n, k := uvarint(data, 0)
+	if k < 0 {
+		return errSegment
 	}
-	if mem == nil {
-		return errors.New("the module has data but no memory")
-	}
-	buf, _ := mem.Read(0, mem.Size()) // a view of the memory, not a copy
-	for i, s := range segs {
-		if uint64(s.at)+uint64(len(s.bytes)) > uint64(len(buf)) {
-			return fmt.Errorf("data segment %d (%d bytes at %d) does not fit in its %d bytes of memory", i, len(s.bytes), s.at, len(buf))
+	for range n {
+		// flag 0 (active, memory 0), i32.const <offset>, end, <size>.
+		if k+2 > len(data) || data[k] != 0 || data[k+1] != opI32Const {
+			return errSegment
 		}
-		copy(buf[s.at:], s.bytes)
+		at, next := sleb32(data, k+2)
+		if next < 0 || next >= len(data) || data[next] != opEnd {
+			return errSegment
+		}
+		size, from := uvarint(data, next+1)
+		if from < 0 || size > uint64(len(data)-from) {
+			return errSegment
+		}
+		k = from + int(size)
+		if !f(uint32(at), data[from:k]) {
+			return errSegment
+		}
+	}
+	if k != len(data) {
+		return errSegment
 	}
 	return nil
+}
+
+// uvarint decodes the unsigned LEB128 (32 bits at most) at b[k:]: the
+// value and the offset after it, or -1.
+func uvarint(b []byte, k int) (uint64, int) {
+	var v uint64
+	for shift := 0; shift < 35 && k < len(b); shift += 7 {
+		c := b[k]
+		k++
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			if v > 1<<32-1 {
+				return 0, -1
+			}
+			return v, k
+		}
+	}
+	return 0, -1
+}
+
+// sleb32 decodes the signed LEB128 i32 at b[k:]: the value and the offset
+// after it, or -1.
+func sleb32(b []byte, k int) (int32, int) {
+	var v int64
+	for shift := 0; shift < 35 && k < len(b); shift += 7 {
+		c := b[k]
+		k++
+		v |= int64(c&0x7f) << shift
+		if c < 0x80 {
+			if shift+7 < 64 && c&0x40 != 0 {
+				v |= -1 << (shift + 7)
+			}
+			if v < -1<<31 || v > 1<<31-1 {
+				return 0, -1
+			}
+			return int32(v), k
+		}
+	}
+	return 0, -1
+}
+
+// writeData writes the segments of data, a data section's contents that
+// moduleData accepts, into mem, in order, as wazero instantiating the
+// module would have: a segment that does not fit in memory fails the
+// start, the ones before it written.
+func writeData(mem api.Memory, data []byte) error {
+	if data == nil {
+		return nil
+	}
+	var buf []byte
+	if mem != nil {
+		buf, _ = mem.Read(0, mem.Size()) // a view of the memory, not a copy
+	}
+	i := 0
+	var fit error
+	err := eachSegment(data, func(at uint32, b []byte) bool {
+		if uint64(at)+uint64(len(b)) > uint64(len(buf)) {
+			fit = fmt.Errorf("data segment %d (%d bytes at %d) does not fit in its %d bytes of memory", i, len(b), at, len(buf))
+			return false
+		}
+		copy(buf[at:], b)
+		i++
+		return true
+	})
+	if fit != nil {
+		return fit
+	}
+	return err
 }
 
 // loadStandIn loads the module through its stand-in, when its cache binds
 // one, with a context already cancelled so that wazero compiles nothing:
 // nil when there is none or wazero has no usable entry for it (the caller
-// then compiles, or loads, the module itself).
+// then compiles, or loads, the module itself). It returns the stand-in it
+// loaded, too.
 // The stand-in stored beside the record is used when there is one; when
 // it is missing or finds no entry, the stand-in is built, and stored if
 // its entry loads.
-func loadStandIn(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module []byte) wazero.CompiledModule {
+func loadStandIn(ctx context.Context, rt wazero.Runtime, cache *moduleCache, module []byte) (wazero.CompiledModule, []byte) {
 	if !cache.hasStandIn() {
-		return nil
+		return nil, nil
 	}
 	if s := cache.storedStandIn(module); s != nil {
 		if cm := loadCached(ctx, rt, s); cm != nil {
-			return cm
+			return cm, s
 		}
 	}
 	s, ok := standIn(module, cache.sum)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	cm := loadCached(ctx, rt, s)
 	if cm == nil {
 		cache.forgetStandIn()
-		return nil
+		return nil, nil
 	}
 	cache.storeStandIn(s)
-	return cm
+	return cm, s
 }
 
 // loadCached returns module as rt's compilation cache holds it, compiling

@@ -173,7 +173,7 @@ func TestStandInMissCompilesNothing(t *testing.T) {
 	c.standIn = "wazero/none" // as a record naming an entry now gone
 	rt := wazero.NewRuntimeWithConfig(ctx, runtimeConfig(c.cc))
 	defer rt.Close(ctx)
-	if cm := loadStandIn(ctx, rt, c, mod); cm != nil {
+	if cm, _ := loadStandIn(ctx, rt, c, mod); cm != nil {
 		t.Fatal("a stand-in with no entry loaded")
 	}
 	if c.hasStandIn() {
@@ -201,6 +201,13 @@ func withData(t *testing.T, module []byte, segs []dataSeg) []byte {
 		sec = binary.AppendUvarint(sec, uint64(len(s.bytes)))
 		sec = append(sec, s.bytes...)
 	}
+	return withRawData(t, module, sec)
+}
+
+// withRawData is module with the contents of its data section replaced by
+// sec.
+func withRawData(t testing.TB, module, sec []byte) []byte {
+	t.Helper()
 	out := append([]byte(nil), module[:8]...)
 	r := reader{b: module, off: 8}
 	replaced := false
@@ -256,7 +263,7 @@ func dataSection(module []byte) []byte {
 func TestStandInLeavesDataToTheRun(t *testing.T) {
 	ctx := context.Background()
 	base := tu.WasmModule{MemPages: 1, Data: "x"}.Bytes()
-	memory := func(module []byte, segs []dataSegment) ([]byte, error) {
+	memory := func(module []byte, data []byte) ([]byte, error) {
 		t.Helper()
 		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 		defer rt.Close(ctx)
@@ -264,26 +271,26 @@ func TestStandInLeavesDataToTheRun(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		if err := writeData(m.Memory(), segs); err != nil {
+		if err := writeData(m.Memory(), data); err != nil {
 			return nil, err
 		}
 		b, _ := m.Memory().Read(0, m.Memory().Size())
 		return bytes.Clone(b), nil
 	}
-	standInOf := func(what string, mod []byte) ([]byte, []dataSegment) {
+	standInOf := func(what string, mod []byte) ([]byte, []byte) {
 		t.Helper()
 		si, ok := standIn(mod, sha256.Sum256(mod))
 		if !ok {
 			t.Fatalf("%s: no stand-in", what)
 		}
-		segs, ok := moduleData(mod)
-		if !ok {
+		data, ok := moduleData(mod)
+		if !ok || !bytes.Equal(data, dataSection(mod)) {
 			t.Fatalf("%s: the run would not write the data", what)
 		}
 		if d := dataSection(si); d != nil {
 			t.Errorf("%s: the stand-in has a data section of %d bytes", what, len(d))
 		}
-		return si, segs
+		return si, data
 	}
 
 	mod := withData(t, base, []dataSeg{
@@ -330,6 +337,49 @@ func TestStandInLeavesDataToTheRun(t *testing.T) {
 			t.Errorf("%s: the run would write the data itself", tc.what)
 		}
 	}
+}
+
+// FuzzWriteData: for any data section the run would write itself, the
+// module's memory as wazero leaves it, and the stand-in's once the run has
+// written the data, are the same, or both fail to start.
+func FuzzWriteData(f *testing.F) {
+	base := tu.WasmModule{MemPages: 1, Data: "x"}.Bytes()
+	f.Add(dataSection(base))
+	f.Add([]byte{0})
+	f.Add([]byte{2, 0, 0x41, 0x0a, 0x0b, 2, 'a', 'b', 0, 0x41, 0x0b, 0x0b, 1, 'c'})
+	f.Add([]byte{2, 0, 0x41, 0xff, 0xff, 0x03, 0x0b, 1, 'z', 0, 0x41, 0x7f, 0x0b, 1, 'n'})
+	f.Add([]byte{1, 0, 0x41, 0x80, 0x80, 0x04, 0x0b, 0})
+	f.Add([]byte{1, 1, 1, 'p'})
+	f.Fuzz(func(t *testing.T, sec []byte) {
+		mod := withRawData(t, base, sec)
+		data, ok := moduleData(mod)
+		if !ok {
+			return
+		}
+		si, ok := standIn(mod, sha256.Sum256(mod))
+		if !ok || dataSection(si) != nil {
+			t.Fatalf("the stand-in of a module whose data the run writes has data (%v)", ok)
+		}
+		ctx := context.Background()
+		memory := func(module, data []byte) ([]byte, error) {
+			rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+			defer rt.Close(ctx)
+			m, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithStartFunctions())
+			if err != nil {
+				return nil, err
+			}
+			if err := writeData(m.Memory(), data); err != nil {
+				return nil, err
+			}
+			b, _ := m.Memory().Read(0, m.Memory().Size())
+			return bytes.Clone(b), nil
+		}
+		want, errMod := memory(mod, nil)
+		got, errSI := memory(si, data)
+		if (errMod == nil) != (errSI == nil) || !bytes.Equal(got, want) {
+			t.Fatalf("the module starts: %v; the stand-in with the data written: %v (memory the same: %v)", errMod, errSI, bytes.Equal(got, want))
+		}
+	})
 }
 
 // withSection inserts section id, holding contents, where it belongs:
