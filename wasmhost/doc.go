@@ -116,7 +116,11 @@
 // run hashes a few KB instead of 15 MB. Binding after the compile hashes
 // only the files wazero wrote since. The module's entry is also filed,
 // and bound, under its stand-in's name (standin.go), through which runs
-// load it.
+// load it; the stand-in itself is stored beside the record, and used only
+// if wazero, keying on the SHA-256 of its bytes, finds that entry for it.
+// What a crash mid-compile leaves (a temporary entry, a stand-in's
+// scratch cache) is deleted by a later run once no live compile could
+// own it (cache.go).
 // Everything in FLEDGE_HOME is trusted: an entry forged together with its
 // record would still run as native code.
 //
@@ -126,24 +130,31 @@
 // and evaluates each of its data segments, before it looks in its cache:
 // for a Go module (3.7 MB, 2,350 functions, 40,000 data segments, 14.7 MB
 // of native code) that was 45 of a warm run's 74 ms of CPU. A run
-// therefore hands wazero the module's stand-in (standin.go), whose code is
-// trivial and whose data is joined, under the name of which the module's
-// own native code is filed: about 38 ms. What is left of wazero's share is
-// loading the entry (about 11 ms: its 2,350 function offsets are read 8
-// bytes per read(2), and its native code copied into fresh executable
-// memory and checked against its CRC-32C), hashing the stand-in, and
-// instantiating it; only a change to wazero could cut those (a cache
-// format it maps rather than copies), and fledge carries no fork of it. Of
-// fledge's own share, the module is read with one read(2) (not mapped: a
-// mapping would change under the run if the file did) and hashed once
+// therefore hands wazero the module's stand-in (standin.go): its code
+// trivial, its data left for the run to write from the module's bytes, it
+// is 90 KB, read from beside the cache record; the module's own native
+// code is filed under its name. While a plugin runs, the collector waits
+// for 64 MiB of garbage (gc.go): a collection that overlapped the
+// plugin's code spun until its next host call. A warm run of the Go
+// module is about 33 ms of CPU, of which wazero's share is loading the
+// entry (about 13 ms: its 2,350 function offsets are read 8 bytes per
+// read(2), and its native code copied into fresh executable memory and
+// checked against its CRC-32C) and instantiating the stand-in; only a
+// change to wazero could cut the load (a cache format it maps rather than
+// copies, or a reader fledge could buffer: its CompilationCache is "not
+// for third-party implementations", and a runtime takes only its own,
+// cache.go and runtime.go of v1.12.0), and fledge carries no fork of it.
+// Of fledge's own share, the module is read with one read(2) (not mapped:
+// a mapping would change under the run if the file did) and hashed once
 // (2 ms: the cache is named for that hash, and the stand-in carries it);
-// DWARF is not parsed (WithDebugInfoEnabled(false)); the "name" section is
-// kept (removing custom sections measured no gain); linear memory is a
-// mapping that grows without copying (memory.go); the cache record hashes
-// a few KB (cache.go). WithCloseOnContextDone costs one goroutine per call
-// of _start and a check at every loop header (about 3 ms of a Go module's
-// start): it is the only way wazero can stop guest code that calls no host
-// function, so every limit and Ctrl+C depend on it.
+// its data is written in one pass over its data section; DWARF is not
+// parsed (WithDebugInfoEnabled(false)); the "name" section is kept
+// (removing custom sections measured no gain); linear memory is a mapping
+// that grows without copying (memory.go); the cache record hashes a few
+// KB (cache.go). WithCloseOnContextDone costs one goroutine per call of
+// _start and a check at every loop header (about 3 ms of a Go module's
+// start): it is the only way wazero can stop guest code that calls no
+// host function, so every limit and Ctrl+C depend on it.
 //
 // The first run after the cache is emptied (a new wazero, a cleared
 // cache) compiles the module: 1.2 s for the Go module, on two workers.

@@ -48,7 +48,8 @@ import (
 // cache key, unique to the module: two modules that differ only in code
 // have different stand-ins.
 //
-// Building the stand-in cost a warm run of a Go module some 3 ms, so the
+// Building the stand-in (a pass over the module's sections and its 40,000
+// data segments) cost a warm run of a Go module some 1.5 ms, so the
 // stand-in is also stored beside the record when its entry is filed
 // (standInFile), and a run reads it instead of building it. What a run
 // hands wazero is still exactly the stand-in of the module's bytes, which
