@@ -35,6 +35,10 @@ type Core struct {
 	// (fledge-core), whose stored `plugins list --json` documents fastrun
 	// serves; nil when it is this one.
 	Binary func() (string, error)
+	// Wasm runs wasm plugins when this binary links the engine (the
+	// command line's, in the ordinary build); nil in the split fledge,
+	// which then hands a wasm plugin's run to fledge-core untouched.
+	Wasm runner.WasmEngine
 }
 
 // Main is fledge for args: the version, a plugin command run for a script
@@ -114,7 +118,7 @@ func run(args []string, stamped string, core Core) (code int, ok bool) {
 	ui := &lineUI{w: os.Stderr}
 	r, err := NewRunner(Wiring{
 		Paths: paths, Version: Version(stamped), Getenv: os.Getenv, SystemPolicy: policy.SystemPath(), Now: time.Now,
-		UI: ui, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		UI: ui, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Wasm: core.Wasm,
 	})
 	if err != nil {
 		return 0, false
@@ -143,7 +147,7 @@ func run(args []string, stamped string, core Core) (code int, ok bool) {
 	stop()
 	switch {
 	case res.Deferred():
-		return 0, false // refused before anything happened: the command line's to refuse and say
+		return 0, false // refused before anything happened (or a wasm plugin, and no engine): the command line's
 	case !res.Started, err != nil && runner.CodeOf(err) != runner.CodeInterrupted:
 		return core.Report(res, err), true
 	case err != nil: // interrupted
