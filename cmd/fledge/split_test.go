@@ -161,27 +161,38 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 	// The split fledge runs a native plugin and serves a stored listing
 	// itself, starting no other program (strace counts the execve calls);
 	// a wasm plugin's run and the other commands it hands to fledge-core,
-	// exec'd once. What needs the command line, with fledge-core gone,
-	// says what is wrong and what to do.
+	// exec'd once. A run rewrites no derived file the runs before it
+	// stored (the command index, the plugin's decoded manifest), though
+	// fledge and fledge-core took turns: both key them as fledge-core.
+	// What needs the command line, with fledge-core gone, says what is
+	// wrong and what to do.
 	if strace, err := exec.LookPath("strace"); err == nil {
 		core := filepath.Join(split, "fledge-core")
 		for _, c := range []struct {
 			args []string
 			core int // how many times fledge-core is exec'd
+			// steady: the run before it looked up its command in the
+			// plugins.toml it finds (the policy refusals above changed it:
+			// the grant log's anchor is there), so it rewrites nothing.
+			steady bool
 		}{
-			{[]string{"plugins", "list", "--json"}, 0},
-			{[]string{"plain"}, 0},
-			{[]string{"plugins", "list"}, 1},
-			{[]string{"wasm"}, 1},
+			{[]string{"plugins", "list", "--json"}, 0, false},
+			{[]string{"plain"}, 0, false},
+			{[]string{"plugins", "list"}, 1, false},
+			{[]string{"wasm"}, 1, true},
+			{[]string{"plain"}, 0, true},
 		} {
 			trace := filepath.Join(t.TempDir(), "trace")
-			run(t, strace, homes["split"], nil, append([]string{"-f", "-qq", "-e", "trace=execve", "-o", trace, variants["split"]}, c.args...)...)
+			run(t, strace, homes["split"], nil, append([]string{"-f", "-qq", "-e", "trace=execve,rename,renameat,renameat2", "-o", trace, variants["split"]}, c.args...)...)
 			data, err := os.ReadFile(trace)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := strings.Count(string(data), "execve(\""+core+"\""); got != c.core {
 				t.Errorf("split fledge %q: exec'd fledge-core %d times, want %d\n%s", c.args, got, c.core, data)
+			}
+			if c.steady && strings.Contains(string(data), "rename") {
+				t.Errorf("split fledge %q rewrote a file the runs before it stored:\n%s", c.args, data)
 			}
 		}
 	} else {

@@ -32,8 +32,9 @@ type Core struct {
 	// returns fledge's exit code.
 	Report func(res *runner.Result, err error) int
 	// Binary is the command line's executable when it is not this one
-	// (fledge-core), whose stored `plugins list --json` documents fastrun
-	// serves; nil when it is this one.
+	// (fledge-core), whose derived files — the stored `plugins list
+	// --json` documents, the command index, decoded manifests — fastrun
+	// uses as its own (derived.ActAs); nil when it is this one.
 	Binary func() (string, error)
 	// Wasm runs wasm plugins when this binary links the engine (the
 	// command line's, in the ordinary build); nil in the split fledge,
@@ -48,6 +49,9 @@ func Main(args []string, stamped string, core Core) int {
 	if VersionAsked(args) {
 		_, _ = os.Stdout.WriteString(VersionLine(Version(stamped)))
 		return 0
+	}
+	if core.Binary != nil {
+		derived.ActAs(core.Binary)
 	}
 	if code, ok := run(args, stamped, core); ok {
 		return code
@@ -72,15 +76,7 @@ func list(args []string, core Core) (code int, ok bool) {
 	if recoverable(paths) {
 		return 0, false
 	}
-	exe := derived.Identity()
-	if core.Binary != nil {
-		path, err := core.Binary()
-		if err != nil {
-			return 0, false
-		}
-		exe = derived.IdentityOf(path)
-	}
-	hit, err := NewListKey(paths, os.Getenv, policy.SystemPath()).ServeList(os.Stdout, paths, exe)
+	hit, err := NewListKey(paths, os.Getenv, policy.SystemPath()).ServeList(os.Stdout, paths, derived.Identity())
 	switch {
 	case !hit:
 		return 0, false
