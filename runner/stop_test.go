@@ -16,13 +16,17 @@ import (
 )
 
 // nativeWaiter is a plugin without the protocol: it records the signals
-// fledge sends it and exits 3 once $FLEDGE_PLUGIN_DIR/go exists.
+// fledge sends it and exits 3 once $FLEDGE_PLUGIN_DIR/go exists (or 4 once
+// its parent, the test, has gone: a killed test leaves no orphan; /proc
+// where there is one, as a confined plugin may not signal outside itself).
 const nativeWaiter = `#!/bin/sh
 d=$FLEDGE_PLUGIN_DIR
 trap 'echo INT >> "$d/signals"; exit 5' INT
 trap 'echo TERM >> "$d/signals"' TERM
+alive() { if [ -d /proc/self ]; then [ -d "/proc/$1" ]; else kill -0 "$1" 2>/dev/null; fi; }
+life=$PPID
 echo ready
-while [ ! -f "$d/go" ]; do sleep 0.05; done
+while [ ! -f "$d/go" ]; do alive "$life" || exit 4; sleep 0.05; done
 exit 3
 `
 
