@@ -113,7 +113,11 @@ func TestSecondCtrlCKillsAtOnce(t *testing.T) {
 			defer cancel()
 			go func() {
 				for !strings.Contains(e.stdout.String(), "ready") {
-					time.Sleep(10 * time.Millisecond)
+					select {
+					case <-t.Context().Done():
+						return
+					case <-time.After(10 * time.Millisecond):
+					}
 				}
 				if tc.cancelFirst {
 					cancel()
@@ -146,13 +150,25 @@ func TestCtrlCLeavesANativePluginAlone(t *testing.T) {
 	r := e.runner()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// The goroutine ends with the test (a run that failed never says
+	// "ready") and never calls t: FailNow is the test goroutine's, and
+	// after the test a failure there panics the whole binary.
 	go func() {
 		for !strings.Contains(e.stdout.String(), "ready") {
-			time.Sleep(10 * time.Millisecond)
+			select {
+			case <-t.Context().Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
 		cancel()
-		time.Sleep(2 * r.Timeouts.Kill)
-		writeFile(t, filepath.Join(dir, "go"), "", 0o644)
+		select {
+		case <-t.Context().Done():
+			return
+		case <-time.After(2 * r.Timeouts.Kill):
+		}
+		// Should this fail, the run does not end: runBounded says so.
+		_ = os.WriteFile(filepath.Join(dir, "go"), nil, 0o644)
 	}()
 	res, err := runBounded(t, r, ctx, Request{Command: "nat"})
 	if err != nil || res.ExitCode != 3 || res.Signaled {
