@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/internal/testutil"
@@ -65,9 +66,10 @@ type result struct {
 // command line in the same process (the ordinary build), fastrun runs it
 // and execs fledge-core for the rest (the fledge_split build), or the
 // command line runs it alone (fledge-core): runs that succeed, fail,
-// crash, are denied a capability, print notes and logs, and are refused
-// before they start (unknown command, disabled plugin, policy), off a
-// terminal, where fastrun takes them.
+// crash, are denied a capability, print notes and logs, are refused
+// before they start (unknown command, disabled plugin, policy), and run a
+// wasm plugin (which the split fledge, linking no wasm runtime, hands to
+// fledge-core whole), off a terminal, where fastrun takes them.
 func TestSplitBuildAnswersAsTheCommandLine(t *testing.T) {
 	t.Parallel()
 	bin := t.TempDir()
@@ -96,6 +98,7 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 		plugin(t, src, "crash", "", "#!/bin/sh\necho before\nkill -SEGV $$\n"),
 		plugin(t, src, "wants", "", "#!/bin/sh\necho \"token=${SPLIT_TEST_TOKEN:-none}\"\n"),
 		plugin(t, src, "off", "", "#!/bin/sh\necho never\n"),
+		plugin(t, src, "wasm", "protocol = \"fledge-v1\"\nruntime = \"wasm\"\n", string(testutil.HelloWasm(3))),
 	}
 	denyAll := filepath.Join(src, "policy.toml")
 	testutil.WriteFile(t, denyAll, []byte("[sources]\nallow = [\"github.com/nobody/*\"]\n"), 0o644)
@@ -114,28 +117,39 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 		}
 	}
 
-	for _, sc := range []struct {
-		name string
-		env  []string
-		args []string
-	}{
-		{"success with an exit code", nil, []string{"plain", "a b", "--json"}},
-		{"protocol: output, a log, a denied exec", nil, []string{"proto", "x"}},
-		{"--ni before the command", nil, []string{"--ni", "proto", "y"}},
-		{"crashed by a signal", nil, []string{"crash"}},
-		{"a withheld variable noted", []string{"SPLIT_TEST_TOKEN=s3cret"}, []string{"wants"}},
-		{"unknown command", nil, []string{"nosuch", "x"}},
-		{"disabled plugin", nil, []string{"off"}},
-		{"refused by the policy", []string{"FLEDGE_POLICY=" + denyAll}, []string{"plain"}},
-		{"an invalid FLEDGE_CONFINE", []string{"FLEDGE_CONFINE=maybe"}, []string{"plain"}},
-		{"the version", nil, []string{"--version"}},
-		{"a command of fledge's", nil, []string{"plugins", "list"}},
-		{"list --json, rendered", nil, []string{"plugins", "list", "--json"}},
-		{"list --json, as stored", nil, []string{"plugins", "list", "--json"}},
-	} {
+	type scenario struct {
+		name   string
+		env    []string
+		args   []string
+		stdout string // "" (captured), or one of runTo's failing stdouts
+	}
+	scenarios := []scenario{
+		{"success with an exit code", nil, []string{"plain", "a b", "--json"}, ""},
+		{"protocol: output, a log, a denied exec", nil, []string{"proto", "x"}, ""},
+		{"--ni before the command", nil, []string{"--ni", "proto", "y"}, ""},
+		{"crashed by a signal", nil, []string{"crash"}, ""},
+		{"a withheld variable noted", []string{"SPLIT_TEST_TOKEN=s3cret"}, []string{"wants"}, ""},
+		{"unknown command", nil, []string{"nosuch", "x"}, ""},
+		{"disabled plugin", nil, []string{"off"}, ""},
+		{"refused by the policy", []string{"FLEDGE_POLICY=" + denyAll}, []string{"plain"}, ""},
+		{"a wasm plugin", nil, []string{"wasm", "x"}, ""},
+		{"a wasm plugin refused by the policy", []string{"FLEDGE_POLICY=" + denyAll}, []string{"wasm"}, ""},
+		{"an invalid FLEDGE_CONFINE", []string{"FLEDGE_CONFINE=maybe"}, []string{"plain"}, ""},
+		{"the version", nil, []string{"--version"}, ""},
+		{"a command of fledge's", nil, []string{"plugins", "list"}, ""},
+		{"list --json, rendered", nil, []string{"plugins", "list", "--json"}, ""},
+		{"list --json, as stored", nil, []string{"plugins", "list", "--json"}, ""},
+		{"list --json, as stored, to a closed pipe", nil, []string{"plugins", "list", "--json"}, stdoutClosed},
+	}
+	if _, err := os.Stat(stdoutFull); err == nil {
+		scenarios = append(scenarios, scenario{"list --json, as stored, to a full disk", nil, []string{"plugins", "list", "--json"}, stdoutFull})
+	} else {
+		t.Logf("no %s here: a listing to a full disk is not checked (%v)", stdoutFull, err)
+	}
+	for _, sc := range scenarios {
 		results := map[string]result{}
 		for name, fledge := range variants {
-			results[name] = run(t, fledge, homes[name], sc.env, sc.args...)
+			results[name] = runTo(t, sc.stdout, fledge, homes[name], sc.env, sc.args...)
 		}
 		want := results["core"]
 		for _, name := range []string{"ordinary", "split"} {
@@ -149,23 +163,54 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 		if sc.args[0] == "wants" && !strings.Contains(want.stderr, "is not given SPLIT_TEST_TOKEN") {
 			t.Errorf("%s: no note names the withheld variable:\n%+v", sc.name, want)
 		}
+		if sc.name == "a wasm plugin" && (want.code != 3 || want.stdout != "hello from wasm\n" || want.events == 0) {
+			t.Errorf("%s: the plugin did not run (want its output, its exit code 3 and an event):\n%+v", sc.name, want)
+		}
+		// A stdout that fails: the error names it, and a closed pipe ends
+		// fledge as it ends any program writing to one.
+		if sc.stdout == stdoutFull && (want.code != 1 || want.stderr != "error: /dev/stdout: no space left on device\n") {
+			t.Errorf("%s: the command line answers %+v, want exit 1 and the error naming stdout", sc.name, want)
+		}
+		if sc.stdout == stdoutClosed && !strings.HasSuffix(want.stderr, "[killed by broken pipe]") {
+			t.Errorf("%s: the command line answers %+v, want it ended by SIGPIPE", sc.name, want)
+		}
 	}
 
-	// The split fledge runs a plugin and serves a stored listing itself,
-	// starting no other program (strace counts the execve calls); what
-	// needs the command line, with fledge-core gone, says what is wrong and
-	// what to do.
+	// The split fledge runs a native plugin and serves a stored listing
+	// itself, starting no other program (strace counts the execve calls);
+	// a wasm plugin's run and the other commands it hands to fledge-core,
+	// exec'd once. A run rewrites no derived file the runs before it
+	// stored (the command index, the plugin's decoded manifest), though
+	// fledge and fledge-core took turns: both key them as fledge-core.
+	// What needs the command line, with fledge-core gone, says what is
+	// wrong and what to do.
 	if strace, err := exec.LookPath("strace"); err == nil {
-		for _, args := range [][]string{{"plugins", "list", "--json"}, {"plain"}, {"plugins", "list"}} {
+		core := filepath.Join(split, "fledge-core")
+		for _, c := range []struct {
+			args []string
+			core int // how many times fledge-core is exec'd
+			// steady: the run before it looked up its command in the
+			// plugins.toml it finds (the policy refusals above changed it:
+			// the grant log's anchor is there), so it rewrites nothing.
+			steady bool
+		}{
+			{[]string{"plugins", "list", "--json"}, 0, false},
+			{[]string{"plain"}, 0, false},
+			{[]string{"plugins", "list"}, 1, false},
+			{[]string{"wasm"}, 1, true},
+			{[]string{"plain"}, 0, true},
+		} {
 			trace := filepath.Join(t.TempDir(), "trace")
-			run(t, strace, homes["split"], nil, append([]string{"-f", "-qq", "-e", "trace=execve", "-o", trace, variants["split"]}, args...)...)
+			run(t, strace, homes["split"], nil, append([]string{"-f", "-qq", "-e", "trace=execve,rename,renameat,renameat2", "-o", trace, variants["split"]}, c.args...)...)
 			data, err := os.ReadFile(trace)
 			if err != nil {
 				t.Fatal(err)
 			}
-			core := strings.Contains(string(data), "fledge-core")
-			if want := args[0] != "plugins" || args[1] == "list" && len(args) == 3; core == want {
-				t.Errorf("split fledge %q: started fledge-core: %v, want %v\n%s", args, core, !want, data)
+			if got := strings.Count(string(data), "execve(\""+core+"\""); got != c.core {
+				t.Errorf("split fledge %q: exec'd fledge-core %d times, want %d\n%s", c.args, got, c.core, data)
+			}
+			if c.steady && strings.Contains(string(data), "rename") {
+				t.Errorf("split fledge %q rewrote a file the runs before it stored:\n%s", c.args, data)
 			}
 		}
 	} else {
@@ -185,17 +230,51 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 // long the event trail and the grant log are afterwards.
 func run(t *testing.T, fledge, home string, env []string, args ...string) result {
 	t.Helper()
+	return runTo(t, "", fledge, home, env, args...)
+}
+
+// Stdouts that fail every write: a full disk, and a pipe nobody reads.
+const (
+	stdoutFull   = "/dev/full"
+	stdoutClosed = "closed pipe"
+)
+
+// runTo is run with stdout captured (""), or one that fails every write
+// (stdoutFull, stdoutClosed). A fledge killed by a signal has code -1 and
+// the signal in stderr.
+func runTo(t *testing.T, stdoutKind, fledge, home string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(fledge, args...)
 	cmd.Env = append(os.Environ(), "FLEDGE_HOME="+home, "NO_COLOR=1")
 	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	switch stdoutKind {
+	case stdoutFull:
+		f, err := os.OpenFile(stdoutFull, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cmd.Stdout = f
+	case stdoutClosed:
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close() // before fledge starts: its every write finds no reader
+		defer w.Close()
+		cmd.Stdout = w
+	}
 	err := cmd.Run()
 	r := result{stdout: normal(stdout.String(), home), stderr: normal(stderr.String(), home)}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.stderr += "[killed by " + ws.Signal().String() + "]"
+		}
 	case err != nil:
 		t.Fatalf("fledge %q: %v", args, err)
 	}
