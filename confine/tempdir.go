@@ -28,16 +28,34 @@ type Temp struct {
 // 0.6 ms of wall time (bench/confine.sh); taking dir costs a few system
 // calls. Between runs dir is empty, as if removed: what a run left (a
 // crash before Release) is removed when the next one takes it.
+//
+// A dir longer than MaxTempLen (a long FLEDGE_HOME, a long plugin name)
+// is not taken: the run gets a directory of its own in os.TempDir, named
+// short, where a program can still make its UNIX sockets.
 func TakeTemp(dir, name string) (*Temp, error) {
-	if t := takeHeld(dir); t != nil {
-		return t, nil
+	if len(dir) <= MaxTempLen {
+		if t := takeHeld(dir); t != nil {
+			return t, nil
+		}
 	}
-	p, err := os.MkdirTemp("", "fledge-"+name+"-")
+	pattern := "fledge-" + name + "-"
+	if len(filepath.Join(os.TempDir(), pattern))+len("4294967295") > MaxTempLen {
+		pattern = "fledge-"
+	}
+	p, err := os.MkdirTemp("", pattern)
 	if err != nil {
 		return nil, err
 	}
 	return &Temp{Path: p}, nil
 }
+
+// MaxTempLen is the longest TMPDIR a run is given where it can be helped.
+// Programs make UNIX sockets below TMPDIR (Python's multiprocessing
+// "/pymp-xxxxxxxx/listener-xxxxxxxx", 32 bytes; ssh-agent's
+// "/ssh-XXXXXXXXXX/agent.<pid>"; tmux's "/tmux-<uid>/default"), and a
+// socket's path has at most 107 bytes on Linux (sun_path, less its NUL):
+// a longer TMPDIR leaves them too little room to bind.
+const MaxTempLen = 107 - 32
 
 // Release ends the run's use of its directory: dir of TakeTemp is emptied
 // and free for the next run, a directory made for the run alone removed.

@@ -3,8 +3,10 @@
 package confine
 
 import (
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -16,6 +18,22 @@ func mustWrite(t *testing.T, path, data string) {
 	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// shortTempDir is a directory for the test, removed after it, whose
+// tmp is short enough to be a plugin's TMPDIR (MaxTempLen): t.TempDir's
+// names hold the test's.
+func shortTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "ct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if len(dir)+len("/tmp") > MaxTempLen {
+		t.Fatalf("the temporary directory %s is too long for these tests: set TMPDIR to a shorter one", os.TempDir())
+	}
+	return dir
 }
 
 func entries(t *testing.T, dir string) []string {
@@ -34,7 +52,7 @@ func entries(t *testing.T, dir string) []string {
 // A plugin's runs take its TMPDIR in turn: each finds it empty, leaves it
 // empty, and what a link in it points to stays.
 func TestTakeTempReusedEmpty(t *testing.T) {
-	base := t.TempDir()
+	base := shortTempDir(t)
 	dir := filepath.Join(base, "tmp")
 	outside := filepath.Join(base, "keep.txt")
 	mustWrite(t, outside, "the user's\n")
@@ -70,7 +88,7 @@ func TestTakeTempReusedEmpty(t *testing.T) {
 // While one run holds the directory, another gets one of its own, which
 // its Release removes; and what a crashed run left is gone for the next.
 func TestTakeTempBusyAndLeftovers(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "tmp")
+	dir := filepath.Join(shortTempDir(t), "tmp")
 	first, err := TakeTemp(dir, "fledge-plugin-x")
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +125,7 @@ func TestTakeTempBusyAndLeftovers(t *testing.T) {
 // A link where the directory should be is not followed: the run gets a
 // directory of its own and the link's target is untouched.
 func TestTakeTempNoLink(t *testing.T) {
-	base := t.TempDir()
+	base := shortTempDir(t)
 	target := filepath.Join(base, "elsewhere")
 	mustWrite(t, filepath.Join(target, "keep.txt"), "x")
 	dir := filepath.Join(base, "tmp")
@@ -124,5 +142,41 @@ func TestTakeTempNoLink(t *testing.T) {
 	}
 	if got := entries(t, target); len(got) != 1 {
 		t.Errorf("the link's target holds %v, want keep.txt", got)
+	}
+}
+
+// A plugin's own directory too long to bind a UNIX socket below (a long
+// FLEDGE_HOME, a 100-byte plugin name) is not its TMPDIR: the run gets a
+// short directory of its own, where one binds.
+func TestTakeTempLeavesRoomForSockets(t *testing.T) {
+	short := shortTempDir(t)
+	t.Setenv("TMPDIR", short)
+	name := "fledge-plugin-" + strings.Repeat("n", 86)
+	home := filepath.Join(short, "home-of-a-user-with-a-rather-long-path", ".config", "fledge")
+	dir := filepath.Join(home, "plugins", ".data", name, "tmp")
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil { // as the runner has it
+		t.Fatal(err)
+	}
+	tmp, err := TakeTemp(dir, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tmp.Release()
+	if tmp.Path == dir || filepath.Dir(tmp.Path) != short || len(tmp.Path) > MaxTempLen {
+		t.Fatalf("TMPDIR %s (%d bytes), want a directory of its own in %s, at most %d bytes", tmp.Path, len(tmp.Path), short, MaxTempLen)
+	}
+	// Python's multiprocessing names its sockets so.
+	sock := filepath.Join(tmp.Path, "pymp-k3j2h1g0", "listener-a1b2c3d4")
+	if err := os.Mkdir(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatalf("a socket in TMPDIR: %v", err)
+	}
+	l.Close()
+	tmp.Release()
+	if _, err := os.Lstat(tmp.Path); !os.IsNotExist(err) {
+		t.Errorf("the run's own directory stays: %v", err)
 	}
 }

@@ -42,7 +42,7 @@ type Remover struct {
 
 // Remove runs the plugin's approved post_remove hook, then removes its
 // links, its tree (for a live link, only the link: never the source behind
-// it), its data, and its entry. If the hook fails nothing is removed.
+// it), its data, its decoded plugin.toml in the cache, and its entry. If the hook fails nothing is removed.
 func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, error) {
 	// Say "not installed" before touching a home that may not exist yet.
 	if file, err := r.Store.Load(); err != nil {
@@ -143,6 +143,8 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	}
 	tx.done()
 	os.RemoveAll(r.Paths.DataDir(entry.Name))
+	// The run path's decoded plugin.toml would otherwise outlive the plugin.
+	os.Remove(r.Paths.DecodedManifestFile(entry.Name))
 	// When empty: the last plugin's data, the last Rust link, are gone.
 	os.Remove(filepath.Dir(r.Paths.DataDir(entry.Name)))
 	os.Remove(r.Paths.RustBinDir())

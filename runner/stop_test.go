@@ -16,13 +16,17 @@ import (
 )
 
 // nativeWaiter is a plugin without the protocol: it records the signals
-// fledge sends it and exits 3 once $FLEDGE_PLUGIN_DIR/go exists.
+// fledge sends it and exits 3 once $FLEDGE_PLUGIN_DIR/go exists (or 4 once
+// its parent, the test, has gone: a killed test leaves no orphan; /proc
+// where there is one, as a confined plugin may not signal outside itself).
 const nativeWaiter = `#!/bin/sh
 d=$FLEDGE_PLUGIN_DIR
 trap 'echo INT >> "$d/signals"; exit 5' INT
 trap 'echo TERM >> "$d/signals"' TERM
+alive() { if [ -d /proc/self ]; then [ -d "/proc/$1" ]; else kill -0 "$1" 2>/dev/null; fi; }
+life=$PPID
 echo ready
-while [ ! -f "$d/go" ]; do sleep 0.05; done
+while [ ! -f "$d/go" ]; do alive "$life" || exit 4; sleep 0.05; done
 exit 3
 `
 
@@ -109,7 +113,11 @@ func TestSecondCtrlCKillsAtOnce(t *testing.T) {
 			defer cancel()
 			go func() {
 				for !strings.Contains(e.stdout.String(), "ready") {
-					time.Sleep(10 * time.Millisecond)
+					select {
+					case <-t.Context().Done():
+						return
+					case <-time.After(10 * time.Millisecond):
+					}
 				}
 				if tc.cancelFirst {
 					cancel()
@@ -142,13 +150,25 @@ func TestCtrlCLeavesANativePluginAlone(t *testing.T) {
 	r := e.runner()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// The goroutine ends with the test (a run that failed never says
+	// "ready") and never calls t: FailNow is the test goroutine's, and
+	// after the test a failure there panics the whole binary.
 	go func() {
 		for !strings.Contains(e.stdout.String(), "ready") {
-			time.Sleep(10 * time.Millisecond)
+			select {
+			case <-t.Context().Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
 		cancel()
-		time.Sleep(2 * r.Timeouts.Kill)
-		writeFile(t, filepath.Join(dir, "go"), "", 0o644)
+		select {
+		case <-t.Context().Done():
+			return
+		case <-time.After(2 * r.Timeouts.Kill):
+		}
+		// Should this fail, the run does not end: runBounded says so.
+		_ = os.WriteFile(filepath.Join(dir, "go"), nil, 0o644)
 	}()
 	res, err := runBounded(t, r, ctx, Request{Command: "nat"})
 	if err != nil || res.ExitCode != 3 || res.Signaled {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/corvidlabs/fledge-go/internal/testutil"
@@ -114,28 +115,37 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 		}
 	}
 
-	for _, sc := range []struct {
-		name string
-		env  []string
-		args []string
-	}{
-		{"success with an exit code", nil, []string{"plain", "a b", "--json"}},
-		{"protocol: output, a log, a denied exec", nil, []string{"proto", "x"}},
-		{"--ni before the command", nil, []string{"--ni", "proto", "y"}},
-		{"crashed by a signal", nil, []string{"crash"}},
-		{"a withheld variable noted", []string{"SPLIT_TEST_TOKEN=s3cret"}, []string{"wants"}},
-		{"unknown command", nil, []string{"nosuch", "x"}},
-		{"disabled plugin", nil, []string{"off"}},
-		{"refused by the policy", []string{"FLEDGE_POLICY=" + denyAll}, []string{"plain"}},
-		{"an invalid FLEDGE_CONFINE", []string{"FLEDGE_CONFINE=maybe"}, []string{"plain"}},
-		{"the version", nil, []string{"--version"}},
-		{"a command of fledge's", nil, []string{"plugins", "list"}},
-		{"list --json, rendered", nil, []string{"plugins", "list", "--json"}},
-		{"list --json, as stored", nil, []string{"plugins", "list", "--json"}},
-	} {
+	type scenario struct {
+		name   string
+		env    []string
+		args   []string
+		stdout string // "" (captured), or one of runTo's failing stdouts
+	}
+	scenarios := []scenario{
+		{"success with an exit code", nil, []string{"plain", "a b", "--json"}, ""},
+		{"protocol: output, a log, a denied exec", nil, []string{"proto", "x"}, ""},
+		{"--ni before the command", nil, []string{"--ni", "proto", "y"}, ""},
+		{"crashed by a signal", nil, []string{"crash"}, ""},
+		{"a withheld variable noted", []string{"SPLIT_TEST_TOKEN=s3cret"}, []string{"wants"}, ""},
+		{"unknown command", nil, []string{"nosuch", "x"}, ""},
+		{"disabled plugin", nil, []string{"off"}, ""},
+		{"refused by the policy", []string{"FLEDGE_POLICY=" + denyAll}, []string{"plain"}, ""},
+		{"an invalid FLEDGE_CONFINE", []string{"FLEDGE_CONFINE=maybe"}, []string{"plain"}, ""},
+		{"the version", nil, []string{"--version"}, ""},
+		{"a command of fledge's", nil, []string{"plugins", "list"}, ""},
+		{"list --json, rendered", nil, []string{"plugins", "list", "--json"}, ""},
+		{"list --json, as stored", nil, []string{"plugins", "list", "--json"}, ""},
+		{"list --json, as stored, to a closed pipe", nil, []string{"plugins", "list", "--json"}, stdoutClosed},
+	}
+	if _, err := os.Stat(stdoutFull); err == nil {
+		scenarios = append(scenarios, scenario{"list --json, as stored, to a full disk", nil, []string{"plugins", "list", "--json"}, stdoutFull})
+	} else {
+		t.Logf("no %s here: a listing to a full disk is not checked (%v)", stdoutFull, err)
+	}
+	for _, sc := range scenarios {
 		results := map[string]result{}
 		for name, fledge := range variants {
-			results[name] = run(t, fledge, homes[name], sc.env, sc.args...)
+			results[name] = runTo(t, sc.stdout, fledge, homes[name], sc.env, sc.args...)
 		}
 		want := results["core"]
 		for _, name := range []string{"ordinary", "split"} {
@@ -148,6 +158,14 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 		}
 		if sc.args[0] == "wants" && !strings.Contains(want.stderr, "is not given SPLIT_TEST_TOKEN") {
 			t.Errorf("%s: no note names the withheld variable:\n%+v", sc.name, want)
+		}
+		// A stdout that fails: the error names it, and a closed pipe ends
+		// fledge as it ends any program writing to one.
+		if sc.stdout == stdoutFull && (want.code != 1 || want.stderr != "error: /dev/stdout: no space left on device\n") {
+			t.Errorf("%s: the command line answers %+v, want exit 1 and the error naming stdout", sc.name, want)
+		}
+		if sc.stdout == stdoutClosed && !strings.HasSuffix(want.stderr, "[killed by broken pipe]") {
+			t.Errorf("%s: the command line answers %+v, want it ended by SIGPIPE", sc.name, want)
 		}
 	}
 
@@ -185,17 +203,51 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 // long the event trail and the grant log are afterwards.
 func run(t *testing.T, fledge, home string, env []string, args ...string) result {
 	t.Helper()
+	return runTo(t, "", fledge, home, env, args...)
+}
+
+// Stdouts that fail every write: a full disk, and a pipe nobody reads.
+const (
+	stdoutFull   = "/dev/full"
+	stdoutClosed = "closed pipe"
+)
+
+// runTo is run with stdout captured (""), or one that fails every write
+// (stdoutFull, stdoutClosed). A fledge killed by a signal has code -1 and
+// the signal in stderr.
+func runTo(t *testing.T, stdoutKind, fledge, home string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(fledge, args...)
 	cmd.Env = append(os.Environ(), "FLEDGE_HOME="+home, "NO_COLOR=1")
 	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	switch stdoutKind {
+	case stdoutFull:
+		f, err := os.OpenFile(stdoutFull, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cmd.Stdout = f
+	case stdoutClosed:
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Close() // before fledge starts: its every write finds no reader
+		defer w.Close()
+		cmd.Stdout = w
+	}
 	err := cmd.Run()
 	r := result{stdout: normal(stdout.String(), home), stderr: normal(stderr.String(), home)}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.stderr += "[killed by " + ws.Signal().String() + "]"
+		}
 	case err != nil:
 		t.Fatalf("fledge %q: %v", args, err)
 	}

@@ -46,7 +46,8 @@ func sendFile(w io.Writer, src *os.File, n int64) (written int64, handled bool, 
 				case e == syscall.EAGAIN:
 					return false // a non-blocking destination: wait until it can take more
 				case e != nil:
-					serr = e
+					// Named as os.File.Write names it: "write /dev/stdout: broken pipe".
+					serr = &os.PathError{Op: "write", Path: dst.Name(), Err: e}
 					return true
 				case m == 0:
 					serr = io.ErrUnexpectedEOF // src is shorter than n

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 	"github.com/corvidlabs/fledge-go/confine"
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/install"
@@ -246,7 +247,7 @@ func auditPlugin(paths home.Paths, p *lockfile.Plugin, g settings.Grants, off st
 		case au.FilesMissing:
 			a.Warnings[n-1] = "its installed files are missing: reinstall it (" + commandLine("plugins", "install", p.Source, "--force") + ")"
 		case au.ManifestErr != nil:
-			a.Warnings[n-1] = "installed manifest unreadable: " + withoutSyscalls(au.ManifestErr)
+			a.Warnings[n-1] = "installed manifest unreadable: " + fastrun.WithoutSyscalls(au.ManifestErr)
 		}
 	}
 	if a.Sandboxed {

@@ -20,7 +20,7 @@ const (
 // Error codes used in {"error":{"code":…}} and by scripts.
 const (
 	CodeUsage            = "usage"
-	CodeFailed           = "failed"
+	CodeFailed           = fastrun.CodeFailed
 	CodeInterrupted      = "interrupted"
 	CodeApprovalRequired = "approval_required"
 	CodeNotInstalled     = "not_installed"

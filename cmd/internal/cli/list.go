@@ -95,7 +95,7 @@ func listRun(f *Factory, opts *listOptions) error {
 		return writeJSON(f.IO.Out, doc)
 	}
 	if opts.JSON {
-		out, err := renderJSON(doc)
+		out, err := fastrun.RenderJSON(doc)
 		if err != nil {
 			return err
 		}

@@ -33,8 +33,7 @@ echo $$ > "$d/pid"
 trap 'echo INT >> "$d/signals"' INT
 trap 'echo TERM >> "$d/signals"' TERM
 printf '%s\n' '{"type":"prompt","id":"1","message":"Your name?"}'
-while :; do sleep 1; done
-`
+` + untilTheTestEnds
 
 // nativeIgnorer runs without the protocol, records each SIGINT it gets
 // from the terminal and carries on.
@@ -43,7 +42,16 @@ d=$FLEDGE_PLUGIN_DIR
 echo $$ > "$d/pid"
 trap 'echo INT >> "$d/signals"' INT
 echo ready
-while :; do sleep 1; done
+` + untilTheTestEnds
+
+// untilTheTestEnds loops while the test that installed the plugin lives
+// (its pid is the file lifeline, as in stubborn.sh): fledge runs in a tmux
+// server that a killed test leaves behind, and its plugins would loop
+// there for ever. /proc where there is one: a confined plugin may not
+// signal outside itself.
+const untilTheTestEnds = `life=$(cat "$d/lifeline" 2>/dev/null) || life=$PPID
+alive() { if [ -d /proc/self ]; then [ -d "/proc/$1" ]; else kill -0 "$1" 2>/dev/null; fi; }
+while alive "$life"; do sleep 1; done
 `
 
 // termRun is fledge running in a tmux pane, with the terminal's settings
@@ -129,9 +137,11 @@ func installStoppers(t *testing.T) *runFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.install("fledge-plugin-stub", "fledge-v1", map[string]string{"stub": "bin/stub"}, map[string]string{"bin/stub": string(script)}, manifest.Capabilities{})
-	f.install("fledge-plugin-asker", "fledge-v1", map[string]string{"asker": "bin/asker"}, map[string]string{"bin/asker": askThenIgnore}, manifest.Capabilities{})
-	f.install("fledge-plugin-nat", "", map[string]string{"nat": "bin/nat"}, map[string]string{"bin/nat": nativeIgnorer}, manifest.Capabilities{})
+	// Each lives only while this test does (untilTheTestEnds).
+	life := strconv.Itoa(os.Getpid()) + "\n"
+	f.install("fledge-plugin-stub", "fledge-v1", map[string]string{"stub": "bin/stub"}, map[string]string{"bin/stub": string(script), "lifeline": life}, manifest.Capabilities{})
+	f.install("fledge-plugin-asker", "fledge-v1", map[string]string{"asker": "bin/asker"}, map[string]string{"bin/asker": askThenIgnore, "lifeline": life}, manifest.Capabilities{})
+	f.install("fledge-plugin-nat", "", map[string]string{"nat": "bin/nat"}, map[string]string{"bin/nat": nativeIgnorer, "lifeline": life}, manifest.Capabilities{})
 	return f
 }
 

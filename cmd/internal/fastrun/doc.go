@@ -25,5 +25,8 @@
 // fastrun also answers `fledge plugins list --json` when the command line
 // has stored the document for the inputs as they are now (ListKey, the
 // command line's key too), under the identity of the binary that rendered
-// it (Core.Binary): the listing scripts and agents repeat.
+// it (Core.Binary): the listing scripts and agents repeat. --json output,
+// and the error document of a failed --json command, are this package's
+// (RenderJSON, FailJSON), so a listing whose stdout fails ends as the
+// command line's does.
 package fastrun

@@ -3,7 +3,6 @@ package fastrun
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"github.com/corvidlabs/fledge-go/internal/derived"
 	"github.com/corvidlabs/fledge-go/policy"
 	"github.com/corvidlabs/fledge-go/runner"
-	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
 // ExitInterrupted is fledge's exit code after the user's Ctrl+C stopped
@@ -80,8 +78,8 @@ func list(args []string, core Core) (code int, ok bool) {
 	switch {
 	case !hit:
 		return 0, false
-	case err != nil:
-		fmt.Fprintf(os.Stderr, "error: %s\n", termsafe.EscapeText(err.Error()))
+	case err != nil: // stdout failed: as the command line reports it
+		FailJSON(os.Stdout, os.Stderr, JSONError{Code: CodeFailed, Message: ErrorText(WithoutSyscalls(err))})
 		return 1, true
 	}
 	return 0, true

@@ -142,6 +142,14 @@ func main() {
 		signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
 		output("stubborn\n")
 		flush()
+		// Or the end of the test that started it: a killed test leaves
+		// no orphan behind.
+		go func(parent int) {
+			for os.Getppid() == parent {
+				time.Sleep(time.Second)
+			}
+			os.Exit(9)
+		}(os.Getppid())
 		for {
 			if _, err := in.ReadBytes('\n'); err != nil {
 				time.Sleep(time.Hour)
