@@ -43,8 +43,10 @@ type restriction struct {
 // already: Landlock allows an access that any rule from the file up to
 // the root allows, so such a rule changes nothing (/usr/bin, /bin's
 // target and a PATH directory, beneath /usr; the plugin's tree, read and
-// executed and, undeclared, written). A run's profile then takes 17
-// rules, not 26.
+// executed and, undeclared, written). A run measured here (PATH of 12
+// directories, FLEDGE_HOME under ~/.cache) loads 17 rules, not 26, and
+// BenchmarkCompile takes 56 µs, not 80 (load 3.5, medians of 7
+// interleaved runs).
 //
 // Each rule costs three system calls (open O_PATH, landlock_add_rule,
 // close), and a file's a fourth: a rule with directory rights on a file is
