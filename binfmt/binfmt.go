@@ -2,9 +2,6 @@ package binfmt
 
 import (
 	"bytes"
-	"debug/elf"
-	"debug/macho"
-	"debug/pe"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -31,6 +28,29 @@ type Platform struct {
 	Archs []string
 }
 
+// The header fields and values read, as debug/elf, debug/macho and
+// debug/pe name them (TestNamesAreTheStandardLibrarys holds them to those
+// packages). Those packages are not imported: their package
+// initialisation (the DWARF, zlib and zstd decoders they link) cost every
+// start of fledge, which checks a plugin's binary before each run.
+const (
+	elfMagic                       = "\x7fELF"
+	eiClass, eiData, eiOSABI       = 4, 5, 7
+	elfClass64, elfData2MSB        = 2, 2
+	em386, emMIPS, emPPC64, emS390 = 3, 8, 21, 22
+	emARM, emX86_64, emAArch64     = 40, 62, 183
+	emRISCV, emLoongArch           = 243, 258
+	osabiNetBSD, osabiLinux        = 2, 3
+	osabiSolaris, osabiFreeBSD     = 6, 9
+	osabiOpenBSD                   = 12
+	machoMagic32, machoMagic64     = 0xfeedface, 0xfeedfacf
+	machoMagicFat                  = 0xcafebabe
+	cpu386, cpuARM, cpuPPC         = 7, 12, 18
+	cpuAMD64, cpuARM64, cpuPPC64   = 0x01000007, 0x0100000c, 0x01000012
+	pe386, peARM, peARMNT          = 0x14c, 0x1c0, 0x1c4
+	peAMD64, peARM64               = 0x8664, 0xaa64
+)
+
 // headerSize bounds what Read reads at the start of a file; a PE header is
 // read at its offset, bounded by maxPEOffset.
 const (
@@ -49,7 +69,7 @@ func Read(f io.ReaderAt) (*Platform, error) {
 	}
 	head = head[:n]
 	switch {
-	case bytes.HasPrefix(head, []byte(elf.ELFMAG)):
+	case bytes.HasPrefix(head, []byte(elfMagic)):
 		return readELF(head), nil
 	case len(head) >= 8 && isMachO(head):
 		return readMachO(head), nil
@@ -64,35 +84,35 @@ func readELF(h []byte) *Platform {
 		return nil
 	}
 	var bo binary.ByteOrder = binary.LittleEndian
-	if elf.Data(h[elf.EI_DATA]) == elf.ELFDATA2MSB {
+	if h[eiData] == elfData2MSB {
 		bo = binary.BigEndian
 	}
-	is64 := elf.Class(h[elf.EI_CLASS]) == elf.ELFCLASS64
+	is64 := h[eiClass] == elfClass64
 	le := bo == binary.LittleEndian
-	m := elf.Machine(bo.Uint16(h[18:20]))
+	m := bo.Uint16(h[18:20])
 	arch := ""
 	switch m {
-	case elf.EM_X86_64:
+	case emX86_64:
 		arch = "amd64"
-	case elf.EM_386:
+	case em386:
 		arch = "386"
-	case elf.EM_AARCH64:
+	case emAArch64:
 		arch = "arm64"
-	case elf.EM_ARM:
+	case emARM:
 		arch = "arm"
-	case elf.EM_RISCV:
+	case emRISCV:
 		if is64 {
 			arch = "riscv64"
 		}
-	case elf.EM_PPC64:
+	case emPPC64:
 		arch = pick(le, "ppc64le", "ppc64")
-	case elf.EM_S390:
+	case emS390:
 		if is64 {
 			arch = "s390x"
 		}
-	case elf.EM_LOONGARCH:
+	case emLoongArch:
 		arch = "loong64"
-	case elf.EM_MIPS:
+	case emMIPS:
 		if is64 {
 			arch = pick(le, "mips64le", "mips64")
 		} else {
@@ -100,16 +120,16 @@ func readELF(h []byte) *Platform {
 		}
 	}
 	goos := ""
-	switch elf.OSABI(h[elf.EI_OSABI]) {
-	case elf.ELFOSABI_LINUX:
+	switch h[eiOSABI] {
+	case osabiLinux:
 		goos = "linux"
-	case elf.ELFOSABI_FREEBSD:
+	case osabiFreeBSD:
 		goos = "freebsd"
-	case elf.ELFOSABI_NETBSD:
+	case osabiNetBSD:
 		goos = "netbsd"
-	case elf.ELFOSABI_OPENBSD:
+	case osabiOpenBSD:
 		goos = "openbsd"
-	case elf.ELFOSABI_SOLARIS:
+	case osabiSolaris:
 		goos = "solaris"
 	}
 	return &Platform{Format: ELF, OS: goos, Archs: []string{arch}}
@@ -124,13 +144,13 @@ func pick(c bool, a, b string) string {
 
 func isMachO(h []byte) bool {
 	switch binary.LittleEndian.Uint32(h) {
-	case macho.Magic32, macho.Magic64:
+	case machoMagic32, machoMagic64:
 		return true
 	}
 	switch binary.BigEndian.Uint32(h) {
-	case macho.Magic32, macho.Magic64:
+	case machoMagic32, machoMagic64:
 		return true
-	case macho.MagicFat, macho.MagicFat + 1: // fat, fat64
+	case machoMagicFat, machoMagicFat + 1: // fat, fat64
 		n := binary.BigEndian.Uint32(h[4:])
 		return n >= 1 && n <= maxFatArchs
 	}
@@ -140,19 +160,19 @@ func isMachO(h []byte) bool {
 func readMachO(h []byte) *Platform {
 	p := &Platform{Format: MachO, OS: "darwin"}
 	switch magic := binary.BigEndian.Uint32(h); magic {
-	case macho.MagicFat, macho.MagicFat + 1:
+	case machoMagicFat, machoMagicFat + 1:
 		size := 20
-		if magic == macho.MagicFat+1 {
+		if magic == machoMagicFat+1 {
 			size = 32
 		}
 		n := int(binary.BigEndian.Uint32(h[4:]))
 		for i := 0; i < n && 8+(i+1)*size <= len(h); i++ {
-			p.Archs = append(p.Archs, machoArch(macho.Cpu(binary.BigEndian.Uint32(h[8+i*size:]))))
+			p.Archs = append(p.Archs, machoArch(binary.BigEndian.Uint32(h[8+i*size:])))
 		}
-	case macho.Magic32, macho.Magic64:
-		p.Archs = []string{machoArch(macho.Cpu(binary.BigEndian.Uint32(h[4:])))}
+	case machoMagic32, machoMagic64:
+		p.Archs = []string{machoArch(binary.BigEndian.Uint32(h[4:]))}
 	default:
-		p.Archs = []string{machoArch(macho.Cpu(binary.LittleEndian.Uint32(h[4:])))}
+		p.Archs = []string{machoArch(binary.LittleEndian.Uint32(h[4:]))}
 	}
 	if len(p.Archs) == 0 {
 		p.Archs = []string{""}
@@ -160,19 +180,19 @@ func readMachO(h []byte) *Platform {
 	return p
 }
 
-func machoArch(c macho.Cpu) string {
+func machoArch(c uint32) string {
 	switch c {
-	case macho.CpuAmd64:
+	case cpuAMD64:
 		return "amd64"
-	case macho.CpuArm64:
+	case cpuARM64:
 		return "arm64"
-	case macho.Cpu386:
+	case cpu386:
 		return "386"
-	case macho.CpuArm:
+	case cpuARM:
 		return "arm"
-	case macho.CpuPpc:
+	case cpuPPC:
 		return "ppc"
-	case macho.CpuPpc64:
+	case cpuPPC64:
 		return "ppc64"
 	}
 	return ""
@@ -198,13 +218,13 @@ func readPE(f io.ReaderAt, h []byte) (*Platform, error) {
 	}
 	arch := ""
 	switch binary.LittleEndian.Uint16(sig[4:]) {
-	case pe.IMAGE_FILE_MACHINE_AMD64:
+	case peAMD64:
 		arch = "amd64"
-	case pe.IMAGE_FILE_MACHINE_I386:
+	case pe386:
 		arch = "386"
-	case pe.IMAGE_FILE_MACHINE_ARM64:
+	case peARM64:
 		arch = "arm64"
-	case pe.IMAGE_FILE_MACHINE_ARMNT, pe.IMAGE_FILE_MACHINE_ARM:
+	case peARMNT, peARM:
 		arch = "arm"
 	}
 	return &Platform{Format: PE, OS: "windows", Archs: []string{arch}}, nil

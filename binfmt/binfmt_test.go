@@ -202,3 +202,40 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestNamesAreTheStandardLibrarys: every header field and value binfmt
+// reads is the one debug/elf, debug/macho and debug/pe name, which binfmt
+// does not link (its doc.go says why).
+func TestNamesAreTheStandardLibrarys(t *testing.T) {
+	t.Parallel()
+	if elfMagic != elf.ELFMAG {
+		t.Errorf("elfMagic = %q, want %q", elfMagic, elf.ELFMAG)
+	}
+	for _, c := range []struct {
+		name      string
+		ours, std uint64
+	}{
+		{"EI_CLASS", eiClass, elf.EI_CLASS}, {"EI_DATA", eiData, elf.EI_DATA}, {"EI_OSABI", eiOSABI, elf.EI_OSABI},
+		{"ELFCLASS64", elfClass64, uint64(elf.ELFCLASS64)}, {"ELFDATA2MSB", elfData2MSB, uint64(elf.ELFDATA2MSB)},
+		{"EM_386", em386, uint64(elf.EM_386)}, {"EM_MIPS", emMIPS, uint64(elf.EM_MIPS)},
+		{"EM_PPC64", emPPC64, uint64(elf.EM_PPC64)}, {"EM_S390", emS390, uint64(elf.EM_S390)},
+		{"EM_ARM", emARM, uint64(elf.EM_ARM)}, {"EM_X86_64", emX86_64, uint64(elf.EM_X86_64)},
+		{"EM_AARCH64", emAArch64, uint64(elf.EM_AARCH64)}, {"EM_RISCV", emRISCV, uint64(elf.EM_RISCV)},
+		{"EM_LOONGARCH", emLoongArch, uint64(elf.EM_LOONGARCH)},
+		{"ELFOSABI_NETBSD", osabiNetBSD, uint64(elf.ELFOSABI_NETBSD)}, {"ELFOSABI_LINUX", osabiLinux, uint64(elf.ELFOSABI_LINUX)},
+		{"ELFOSABI_SOLARIS", osabiSolaris, uint64(elf.ELFOSABI_SOLARIS)}, {"ELFOSABI_FREEBSD", osabiFreeBSD, uint64(elf.ELFOSABI_FREEBSD)},
+		{"ELFOSABI_OPENBSD", osabiOpenBSD, uint64(elf.ELFOSABI_OPENBSD)},
+		{"macho.Magic32", machoMagic32, uint64(macho.Magic32)}, {"macho.Magic64", machoMagic64, uint64(macho.Magic64)},
+		{"macho.MagicFat", machoMagicFat, uint64(macho.MagicFat)},
+		{"macho.Cpu386", cpu386, uint64(macho.Cpu386)}, {"macho.CpuArm", cpuARM, uint64(macho.CpuArm)},
+		{"macho.CpuPpc", cpuPPC, uint64(macho.CpuPpc)}, {"macho.CpuAmd64", cpuAMD64, uint64(macho.CpuAmd64)},
+		{"macho.CpuArm64", cpuARM64, uint64(macho.CpuArm64)}, {"macho.CpuPpc64", cpuPPC64, uint64(macho.CpuPpc64)},
+		{"IMAGE_FILE_MACHINE_I386", pe386, uint64(pe.IMAGE_FILE_MACHINE_I386)}, {"IMAGE_FILE_MACHINE_ARM", peARM, uint64(pe.IMAGE_FILE_MACHINE_ARM)},
+		{"IMAGE_FILE_MACHINE_ARMNT", peARMNT, uint64(pe.IMAGE_FILE_MACHINE_ARMNT)}, {"IMAGE_FILE_MACHINE_AMD64", peAMD64, uint64(pe.IMAGE_FILE_MACHINE_AMD64)},
+		{"IMAGE_FILE_MACHINE_ARM64", peARM64, uint64(pe.IMAGE_FILE_MACHINE_ARM64)},
+	} {
+		if c.ours != c.std {
+			t.Errorf("binfmt's %s is %#x, the standard library's %#x", c.name, c.ours, c.std)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/mcpserver"
 	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/runner/wasmengine"
 )
 
 // Built once by TestMain.
@@ -207,6 +208,7 @@ func (e *env) options() mcpserver.Options {
 			},
 			Getwd:    func() (string, error) { return e.project, nil },
 			UserHome: filepath.Join(e.root, "home"),
+			Wasm:     wasmengine.Engine{},
 			Timeouts: runner.Timeouts{Interrupt: 200 * time.Millisecond, Term: 500 * time.Millisecond, Kill: time.Second,
 				TimeoutTerm: 500 * time.Millisecond, TimeoutKill: time.Second, ExitGrace: 100 * time.Millisecond},
 		},

@@ -5,10 +5,13 @@
 // It owns: resolving a command to its plugin (through the lockfile only,
 // never PATH or a name prefix), checking at run time that the binary stays
 // inside the plugin's real tree and is built for this platform, spawning
-// it (inherited stdio, or NDJSON pipes; a runtime = "wasm" plugin is a
-// wasmhost instance standing in for the process, behind the same engine,
-// its wall clock stopped while a question waits; the two runtimes are one
-// interface, picked in runtime.go), the message loop with
+// it (inherited stdio, or NDJSON pipes; a runtime = "wasm" plugin is an
+// instance of the wasm engine the runner is given (Runner.Wasm, a
+// WasmEngine: runner/wasmengine's, wazero through wasmhost, so that a
+// binary running only native plugins links no wasm runtime) standing in
+// for the process, behind the same protocol engine, its wall clock stopped while a
+// question waits; the two runtimes are one interface, picked in
+// runtime.go), the message loop with
 // its limits and timeouts, the use of the plugin's key/value store (package
 // kvstore keeps it), confined exec, project metadata (the git state is
 // package project/gitstate's answer) and the environment filter.

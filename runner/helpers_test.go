@@ -17,7 +17,16 @@ import (
 	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
+	"github.com/corvidlabs/fledge-go/wasmhost"
 )
+
+// testWasm is the tests' wasm engine with the limits given: package
+// runner/wasmengine's Engine, which imports this package and so is handed
+// in by an external test file (wasmengine_test.go) through UseTestWasm.
+var testWasm func(wasmhost.Limits) WasmEngine
+
+// UseTestWasm sets testWasm.
+func UseTestWasm(engine func(wasmhost.Limits) WasmEngine) { testWasm = engine }
 
 // goPlugin is the Go test plugin, built once by TestMain.
 var goPlugin string
@@ -210,6 +219,7 @@ func (e *testEnv) runner() *Runner {
 		Environ:  func() []string { return e.environ },
 		Getwd:    func() (string, error) { return e.project, nil },
 		UserHome: filepath.Join(e.dir, "home"),
+		Wasm:     testWasm(wasmhost.Limits{}),
 		Timeouts: Timeouts{Interrupt: 100 * time.Millisecond, Term: 300 * time.Millisecond, Kill: 600 * time.Millisecond,
 			TimeoutTerm: 300 * time.Millisecond, TimeoutKill: 600 * time.Millisecond, ExitGrace: 100 * time.Millisecond},
 	}

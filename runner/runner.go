@@ -14,7 +14,6 @@ import (
 	"github.com/corvidlabs/fledge-go/home"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/settings"
-	"github.com/corvidlabs/fledge-go/wasmhost"
 )
 
 // Runner runs installed plugins. Its fields are everything a run touches
@@ -80,14 +79,19 @@ type Runner struct {
 	Actor  events.Actor
 	// Tentative leaves a run refused before anything of it ran or was
 	// said — its command unknown, its plugin missing, disabled or refused
-	// by the policy or the confinement it requires — unrecorded: no event,
-	// no grant log entry. Result.Deferred reports it, for the caller to
-	// hand the run to a Runner that is not tentative, which refuses it
-	// again and records and reports that (cmd/internal/fastrun).
+	// by the policy or the confinement it requires, or a wasm plugin with
+	// no Wasm engine to run it — unrecorded: no event, no grant log
+	// entry. Result.Deferred reports it, for the caller to hand the run to
+	// a Runner that is not tentative (and has an engine), which refuses it
+	// again and records and reports that, or runs it (cmd/internal/fastrun).
 	Tentative bool
 	// Seeds are read-only seed directories looked in for a command
 	// FLEDGE_HOME does not provide (FLEDGE_SEED_DIR; seed.go).
 	Seeds []string
+	// Wasm runs wasm plugins' code (runner/wasmengine.Engine). Nil, a
+	// wasm plugin's run is refused before it starts, with
+	// unsupported_runtime; a Tentative runner defers it.
+	Wasm WasmEngine
 }
 
 // Timeouts bound the phases of a run.
@@ -133,8 +137,6 @@ type Limits struct {
 	// Warnings bounds the warnings about malformed lines (20); the rest
 	// are counted.
 	Warnings int
-	// Wasm bounds a wasm plugin's own code: memory and compute time.
-	Wasm wasmhost.Limits
 }
 
 // Request is one invocation.
@@ -332,11 +334,15 @@ func (rr *Runner) run(ctx context.Context, req Request) (*Result, error) {
 		res.deferred = rr.Tentative
 		return res, err
 	}
+	rt, err := rr.runtimeOf(t)
+	if err != nil {
+		res.deferred = rr.Tentative
+		return res, err
+	}
 	res.Protocol = t.Manifest.Plugin.Protocol
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	rt := runtimeOf(t)
 	req.Timeout = rt.timeout(req.Timeout)
 	if req.Kill != nil {
 		// A kill is an interrupt too, whether or not one came first.

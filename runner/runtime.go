@@ -21,10 +21,17 @@ type pluginRuntime interface {
 	start(s *session) error
 }
 
-// runtimeOf is the runtime t's plugin.toml names.
-func runtimeOf(t *Target) pluginRuntime {
-	if t.IsWasm() {
-		return wasmRuntime{}
+// runtimeOf is the runtime t's plugin.toml names. A wasm plugin needs the
+// runner's wasm engine (Runner.Wasm): without one, its run is refused
+// before anything of it ran, as an unknown command's is, so a Tentative
+// runner defers it to one that has an engine.
+func (r *Runner) runtimeOf(t *Target) (pluginRuntime, error) {
+	if !t.IsWasm() {
+		return nativeRuntime{}, nil
 	}
-	return nativeRuntime{}
+	if r.Wasm == nil {
+		return nil, errorf(CodeUnsupportedRuntime, "plugin %s: %s runs in the wasm sandbox, and this runner has no wasm engine (Runner.Wasm)",
+			t.Entry.Name, t.Command)
+	}
+	return wasmRuntime{}, nil
 }

@@ -139,7 +139,13 @@ func (r *Runner) runProtocol(ctx context.Context, cancel context.CancelCauseFunc
 }
 
 // start starts the plugin in its runtime.
-func (s *session) start() error { return runtimeOf(s.t).start(s) }
+func (s *session) start() error {
+	rt, err := s.r.runtimeOf(s.t)
+	if err != nil {
+		return err
+	}
+	return rt.start(s)
+}
 
 // startNative spawns the plugin with its stdin and stdout as pipes.
 // Arguments go on argv as well as in init.

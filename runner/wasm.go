@@ -2,13 +2,11 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/protocol"
-	"github.com/corvidlabs/fledge-go/wasmhost"
 )
 
 // DefaultWasmRun bounds a wasm plugin's run when no --timeout is given, as
@@ -18,41 +16,29 @@ const DefaultWasmRun = 60 * time.Second
 // startWasm stands a wasm instance in for the plugin's process: the engine
 // reads and writes its streams exactly as it does a process's pipes.
 func (s *session) startWasm() error {
-	module, err := wasmhost.ReadModule(s.t.Binary)
-	if err != nil {
-		return errorf(CodeLaunchFailed, "plugin %s: %v", s.name, err)
-	}
-	cfg := wasmhost.Config{
-		Module:   module,
+	engine := s.r.Wasm
+	run := WasmRun{
+		Module:   s.t.Binary,
 		CacheDir: s.r.Paths.WasmCacheDir(),
 		Args:     append([]string{s.req.Command}, s.req.Args...),
 		Stderr:   &syncWriter{w: s.r.Stderr},
-		Limits:   s.r.Limits.Wasm,
+		// A message may be as long as a native plugin's line, and what
+		// waits for recv counts like a native plugin's unread stdin.
+		Line:    s.r.Limits.Line,
+		Backlog: s.r.Limits.Backlog,
 	}
-	// A message may be as long as a native plugin's line, and what waits
-	// for recv counts like a native plugin's unread stdin.
-	if cfg.Limits.Line == 0 {
-		cfg.Limits.Line = s.r.Limits.Line
-	}
-	if cfg.Limits.Backlog == 0 {
-		cfg.Limits.Backlog = s.r.Limits.Backlog
-	}
-	project, plugin := wasmhost.Mounts(s.granted.Filesystem)
+	project, plugin := engine.Mounts(s.granted.Filesystem)
 	if project {
-		cfg.ProjectDir = s.workRoot()
+		run.ProjectDir = s.workRoot()
 	}
 	if plugin {
-		cfg.PluginDir = s.r.Paths.PluginFilesDir(s.t.Entry.Name)
-		if err := adoptRustFiles(s.r.Paths.RustPluginFilesDir(s.t.Entry.Name), cfg.PluginDir); err != nil {
+		run.PluginDir = s.r.Paths.PluginFilesDir(s.t.Entry.Name)
+		if err := adoptRustFiles(s.r.Paths.RustPluginFilesDir(s.t.Entry.Name), run.PluginDir); err != nil {
 			return errorf(CodeLaunchFailed, "plugin %s: its data directory: %v", s.name, err)
 		}
 	}
-	inst, err := wasmhost.Start(cfg)
+	inst, err := engine.Start(run)
 	if err != nil {
-		var me *wasmhost.ModuleError
-		if errors.As(err, &me) {
-			return errorf(CodeLaunchFailed, "plugin %s: %s cannot run: %s", s.name, s.t.Binary, me.Msg)
-		}
 		return errorf(CodeLaunchFailed, "plugin %s: %v", s.name, err)
 	}
 	s.proc = &wasmChild{i: inst, name: s.name, command: s.req.Command}
@@ -82,7 +68,7 @@ func (s *session) workRoot() string {
 
 // wasmChild is a wasm instance as the session's child.
 type wasmChild struct {
-	i             *wasmhost.Instance
+	i             WasmInstance
 	name, command string
 }
 
@@ -109,24 +95,15 @@ func (w *wasmChild) exitCode() (int, bool, bool) {
 	return code, signaled, true
 }
 
-// failure maps how the plugin failed to an error code: a trap or the
-// memory limit is a crash, the compute budget a timeout, an unacceptable
-// message malformed_response.
+// failure is how the plugin failed, when it did not simply exit, as the
+// engine classed it: a trap or the memory limit is a crash, the compute
+// budget a timeout, an unacceptable message malformed_response.
 func (w *wasmChild) failure() *Error {
 	_, _, f := w.i.Result()
 	if f == nil {
 		return nil
 	}
-	code := CodeCrashed
-	switch f.Kind {
-	case wasmhost.FailCompute:
-		code = CodeTimeout
-	case wasmhost.FailProtocol:
-		code = CodeMalformedResponse
-	case wasmhost.FailStart:
-		code = CodeLaunchFailed
-	}
-	return errorf(code, "plugin %s: %s: %s", w.name, w.command, f.Msg)
+	return errorf(f.Code, "plugin %s: %s: %s", w.name, w.command, f.Msg)
 }
 
 // runClock is a wasm run's wall clock: it fires once after d, not counting
@@ -215,8 +192,8 @@ func (u clockUI) MultiSelect(ctx context.Context, q Question, options []string, 
 	return u.UI.MultiSelect(ctx, q, options, defaults)
 }
 
-// wasmRuntime runs a plugin's wasm module in fledge's sandbox (package
-// wasmhost), always through the protocol engine and always under a wall
+// wasmRuntime runs a plugin's wasm module in fledge's sandbox
+// (Runner.Wasm), always through the protocol engine and always under a wall
 // clock that questions do not use up.
 type wasmRuntime struct{}
 

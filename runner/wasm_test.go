@@ -343,7 +343,7 @@ func TestWasmLimits(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.runner()
-			r.Limits.Wasm = tc.lim
+			r.Wasm = testWasm(tc.lim)
 			res, err := e.runWith(r, Request{Command: "drive", Args: tc.steps, Capture: true, Timeout: tc.tmo})
 			if CodeOf(err) != tc.code || err == nil || !strings.Contains(err.Error(), tc.words) {
 				t.Fatalf("err = %v (%s), want %s mentioning %q", err, CodeOf(err), tc.code, tc.words)

@@ -12,6 +12,7 @@ import (
 	"github.com/corvidlabs/fledge-go/internal/testutil"
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/runner/wasmengine"
 )
 
 // TestWasmExampleInstallsAndRuns creates the wasm example, installs it as
@@ -39,7 +40,7 @@ func TestWasmExampleInstallsAndRuns(t *testing.T) {
 		t.Errorf("runtime %q", res.Entry.Runtime)
 	}
 	out := &testutil.SyncBuffer{}
-	r := &runner.Runner{Paths: paths, Stdout: out, Stderr: os.Stderr, Getwd: func() (string, error) { return t.TempDir(), nil }}
+	r := &runner.Runner{Paths: paths, Stdout: out, Stderr: os.Stderr, Getwd: func() (string, error) { return t.TempDir(), nil }, Wasm: wasmengine.Engine{}}
 	run, err := r.Run(ctx, runner.Request{Command: "greet", Args: []string{"Ada"}})
 	if err != nil || run.ExitCode != 0 {
 		t.Fatalf("run: %v (exit %d)", err, run.ExitCode)

@@ -66,9 +66,10 @@ type result struct {
 // command line in the same process (the ordinary build), fastrun runs it
 // and execs fledge-core for the rest (the fledge_split build), or the
 // command line runs it alone (fledge-core): runs that succeed, fail,
-// crash, are denied a capability, print notes and logs, and are refused
-// before they start (unknown command, disabled plugin, policy), off a
-// terminal, where fastrun takes them.
+// crash, are denied a capability, print notes and logs, are refused
+// before they start (unknown command, disabled plugin, policy), and run a
+// wasm plugin (which the split fledge, linking no wasm runtime, hands to
+// fledge-core whole), off a terminal, where fastrun takes them.
 func TestSplitBuildAnswersAsTheCommandLine(t *testing.T) {
 	t.Parallel()
 	bin := t.TempDir()
@@ -97,6 +98,7 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 		plugin(t, src, "crash", "", "#!/bin/sh\necho before\nkill -SEGV $$\n"),
 		plugin(t, src, "wants", "", "#!/bin/sh\necho \"token=${SPLIT_TEST_TOKEN:-none}\"\n"),
 		plugin(t, src, "off", "", "#!/bin/sh\necho never\n"),
+		plugin(t, src, "wasm", "protocol = \"fledge-v1\"\nruntime = \"wasm\"\n", string(testutil.HelloWasm(3))),
 	}
 	denyAll := filepath.Join(src, "policy.toml")
 	testutil.WriteFile(t, denyAll, []byte("[sources]\nallow = [\"github.com/nobody/*\"]\n"), 0o644)
@@ -130,6 +132,8 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 		{"unknown command", nil, []string{"nosuch", "x"}, ""},
 		{"disabled plugin", nil, []string{"off"}, ""},
 		{"refused by the policy", []string{"FLEDGE_POLICY=" + denyAll}, []string{"plain"}, ""},
+		{"a wasm plugin", nil, []string{"wasm", "x"}, ""},
+		{"a wasm plugin refused by the policy", []string{"FLEDGE_POLICY=" + denyAll}, []string{"wasm"}, ""},
 		{"an invalid FLEDGE_CONFINE", []string{"FLEDGE_CONFINE=maybe"}, []string{"plain"}, ""},
 		{"the version", nil, []string{"--version"}, ""},
 		{"a command of fledge's", nil, []string{"plugins", "list"}, ""},
@@ -159,6 +163,9 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 		if sc.args[0] == "wants" && !strings.Contains(want.stderr, "is not given SPLIT_TEST_TOKEN") {
 			t.Errorf("%s: no note names the withheld variable:\n%+v", sc.name, want)
 		}
+		if sc.name == "a wasm plugin" && (want.code != 3 || want.stdout != "hello from wasm\n" || want.events == 0) {
+			t.Errorf("%s: the plugin did not run (want its output, its exit code 3 and an event):\n%+v", sc.name, want)
+		}
 		// A stdout that fails: the error names it, and a closed pipe ends
 		// fledge as it ends any program writing to one.
 		if sc.stdout == stdoutFull && (want.code != 1 || want.stderr != "error: /dev/stdout: no space left on device\n") {
@@ -169,21 +176,41 @@ case "$resp" in *'"code":126'*) exit 3 ;; esac
 		}
 	}
 
-	// The split fledge runs a plugin and serves a stored listing itself,
-	// starting no other program (strace counts the execve calls); what
-	// needs the command line, with fledge-core gone, says what is wrong and
-	// what to do.
+	// The split fledge runs a native plugin and serves a stored listing
+	// itself, starting no other program (strace counts the execve calls);
+	// a wasm plugin's run and the other commands it hands to fledge-core,
+	// exec'd once. A run rewrites no derived file the runs before it
+	// stored (the command index, the plugin's decoded manifest), though
+	// fledge and fledge-core took turns: both key them as fledge-core.
+	// What needs the command line, with fledge-core gone, says what is
+	// wrong and what to do.
 	if strace, err := exec.LookPath("strace"); err == nil {
-		for _, args := range [][]string{{"plugins", "list", "--json"}, {"plain"}, {"plugins", "list"}} {
+		core := filepath.Join(split, "fledge-core")
+		for _, c := range []struct {
+			args []string
+			core int // how many times fledge-core is exec'd
+			// steady: the run before it looked up its command in the
+			// plugins.toml it finds (the policy refusals above changed it:
+			// the grant log's anchor is there), so it rewrites nothing.
+			steady bool
+		}{
+			{[]string{"plugins", "list", "--json"}, 0, false},
+			{[]string{"plain"}, 0, false},
+			{[]string{"plugins", "list"}, 1, false},
+			{[]string{"wasm"}, 1, true},
+			{[]string{"plain"}, 0, true},
+		} {
 			trace := filepath.Join(t.TempDir(), "trace")
-			run(t, strace, homes["split"], nil, append([]string{"-f", "-qq", "-e", "trace=execve", "-o", trace, variants["split"]}, args...)...)
+			run(t, strace, homes["split"], nil, append([]string{"-f", "-qq", "-e", "trace=execve,rename,renameat,renameat2", "-o", trace, variants["split"]}, c.args...)...)
 			data, err := os.ReadFile(trace)
 			if err != nil {
 				t.Fatal(err)
 			}
-			core := strings.Contains(string(data), "fledge-core")
-			if want := args[0] != "plugins" || args[1] == "list" && len(args) == 3; core == want {
-				t.Errorf("split fledge %q: started fledge-core: %v, want %v\n%s", args, core, !want, data)
+			if got := strings.Count(string(data), "execve(\""+core+"\""); got != c.core {
+				t.Errorf("split fledge %q: exec'd fledge-core %d times, want %d\n%s", c.args, got, c.core, data)
+			}
+			if c.steady && strings.Contains(string(data), "rename") {
+				t.Errorf("split fledge %q rewrote a file the runs before it stored:\n%s", c.args, data)
 			}
 		}
 	} else {

@@ -251,10 +251,28 @@ func (c File) Put(result []byte) {
 	}
 }
 
-// Identity names the running fledge binary (see IdentityOf).
+// Identity names the fledge binary whose derived files this process uses:
+// the running one (see IdentityOf), or the one ActAs named.
 func Identity() string { return binaryIdentity() }
 
 // binaryIdentity names the running fledge binary (executableIdentity), so
 // a rebuilt or upgraded fledge (whose results may differ) never uses what
 // an older one stored.
 var binaryIdentity = sync.OnceValue(executableIdentity)
+
+// ActAs has this process use derived files as the executable at the path
+// exe returns does (IdentityOf), rather than as itself: the split build's
+// fledge, which hands fledge-core beside it every run it does not finish
+// (a wasm plugin's, one on a terminal), keys them as fledge-core does, or
+// each handover would rewrite the command index and the plugin's decoded
+// manifest twice. The two come from one release. Call it before any
+// derived file is used; an error from exe disables them.
+func ActAs(exe func() (string, error)) {
+	binaryIdentity = sync.OnceValue(func() string {
+		path, err := exe()
+		if err != nil {
+			return ""
+		}
+		return IdentityOf(path)
+	})
+}

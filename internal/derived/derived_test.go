@@ -66,6 +66,38 @@ func TestKeyCoversTheBinary(t *testing.T) {
 	}
 }
 
+// TestActAs: a process acting as another executable (the split fledge as
+// fledge-core) reads what that executable stored, and writes what it
+// reads; one whose executable cannot be found stores nothing.
+// (Not parallel: it swaps the binary's identity.)
+func TestActAs(t *testing.T) {
+	saved := binaryIdentity
+	t.Cleanup(func() { binaryIdentity = saved })
+	dir := t.TempDir()
+	core := filepath.Join(dir, "fledge-core")
+	if err := os.WriteFile(core, []byte("core"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "doc")
+	in := Sum([]byte("in"))
+	NewFor(IdentityOf(core), path, "k", in).Put([]byte("by core"))
+	ActAs(func() (string, error) { return core, nil })
+	if Identity() != IdentityOf(core) {
+		t.Fatalf("acting as %s, Identity() = %q, want %q", core, Identity(), IdentityOf(core))
+	}
+	if got, ok := New(path, "k", in).Read(); !ok || string(got) != "by core" {
+		t.Errorf("acting as fledge-core, read %q, %v: want what it stored", got, ok)
+	}
+	New(path, "k", in).Put([]byte("by fledge"))
+	if got, ok := NewFor(IdentityOf(core), path, "k", in).Read(); !ok || string(got) != "by fledge" {
+		t.Errorf("fledge-core read %q, %v: want what fledge, acting as it, stored", got, ok)
+	}
+	ActAs(func() (string, error) { return "", os.ErrNotExist })
+	if Identity() != "" {
+		t.Errorf("acting as an executable that cannot be found, Identity() = %q, want none", Identity())
+	}
+}
+
 func TestPutReadCopy(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "doc")
 	f := New(path, "k", Sum([]byte("in")))

@@ -52,6 +52,26 @@ const (
 // I32Const returns the instruction pushing v.
 func I32Const(v int32) []byte { return append([]byte{OpI32Const}, sleb(int64(v))...) }
 
+// HelloWasm is a tiny fledge-v1 wasm plugin: it reads init, sends
+// {"type":"output","text":"hello from wasm\n"} and exits with code.
+func HelloWasm(code int32) []byte {
+	msg := `{"type":"output","text":"hello from wasm\n"}`
+	i32x2 := []byte{I32, I32}
+	var start []byte
+	for _, part := range [][]byte{
+		I32Const(0), I32Const(1000), {OpCall, 1, OpDrop}, // recv(0, 1000): init
+		I32Const(1024), I32Const(int32(len(msg))), {OpCall, 0}, // send
+		I32Const(code), {OpCall, 2}, // exit
+	} {
+		start = append(start, part...)
+	}
+	return WasmModule{Imports: []WasmImport{
+		{Module: "fledge", Name: "send", Params: i32x2},
+		{Module: "fledge", Name: "recv", Params: i32x2, Results: []byte{I32}},
+		{Module: "fledge", Name: "exit", Params: []byte{I32}},
+	}, MemPages: 1, Data: msg, DataAt: 1024, Start: start}.Bytes()
+}
+
 // Bytes encodes the module.
 func (m WasmModule) Bytes() []byte {
 	out := []byte{0x00, 'a', 's', 'm', 1, 0, 0, 0}

@@ -125,7 +125,7 @@ func mcpRun(ctx context.Context, f *Factory, opts *mcpOptions) error {
 	srv, err := mcpserver.New(mcpserver.Options{
 		Paths: paths, Version: f.Version,
 		Runner: runner.Runner{Environ: base.Environ, Getwd: base.Getwd, UserHome: base.UserHome, Unconfined: base.Unconfined, Timeouts: base.Timeouts, Stderr: f.IO.ErrOut,
-			Journal: grantLog(f, paths), Events: base.Events, Actor: base.Actor, Seeds: base.Seeds},
+			Journal: grantLog(f, paths), Events: base.Events, Actor: base.Actor, Seeds: base.Seeds, Wasm: base.Wasm},
 		Settings:       settingsInputs(f, paths),
 		AllowDangerous: opts.AllowDangerous,
 		Tools:          opts.Tools,

@@ -15,6 +15,7 @@ import (
 	"github.com/corvidlabs/fledge-go/lockfile"
 	"github.com/corvidlabs/fledge-go/manifest"
 	"github.com/corvidlabs/fledge-go/runner"
+	"github.com/corvidlabs/fledge-go/runner/wasmengine"
 	"github.com/corvidlabs/fledge-go/termsafe"
 )
 
@@ -256,7 +257,7 @@ func newRunner(f *Factory, opts *runOptions) (*runner.Runner, *runUI, error) {
 	r, err := fastrun.NewRunner(fastrun.Wiring{
 		Paths: paths, Version: f.Version, Getenv: f.Getenv, SystemPolicy: f.SystemPolicy, Now: f.Now,
 		UI: ui, Stdin: f.IO.In, Stdout: f.IO.Out, Stderr: f.IO.ErrOut, StdoutTTY: f.IO.OutTTY,
-		Interactive: f.IO.CanPrompt() && !opts.NonInteractive,
+		Interactive: f.IO.CanPrompt() && !opts.NonInteractive, Wasm: wasmengine.Engine{},
 	})
 	var usage *fastrun.UsageError
 	if errors.As(err, &usage) {

@@ -10,7 +10,11 @@
 // when they are linked, and under one and a half without them. So fastrun
 // imports only what a run needs, and the `fledge_split` build (release
 // builds) makes cmd/fledge fastrun alone, with the rest of fledge in
-// fledge-core beside it.
+// fledge-core beside it. That includes the wasm runtime (wazero, whose
+// package initialisation alone cost every start 0.28 ms): the split
+// fledge's runner has no wasm engine (Core.Wasm is nil), so a wasm
+// plugin's run is refused before it begins, deferred, and fledge-core runs
+// it, as it would a run that must ask on a terminal.
 //
 // fastrun never answers differently from the command line: it takes a run
 // only when it can finish it saying nothing of its own but what the

@@ -30,9 +30,14 @@ type Core struct {
 	// returns fledge's exit code.
 	Report func(res *runner.Result, err error) int
 	// Binary is the command line's executable when it is not this one
-	// (fledge-core), whose stored `plugins list --json` documents fastrun
-	// serves; nil when it is this one.
+	// (fledge-core), whose derived files — the stored `plugins list
+	// --json` documents, the command index, decoded manifests — fastrun
+	// uses as its own (derived.ActAs); nil when it is this one.
 	Binary func() (string, error)
+	// Wasm runs wasm plugins when this binary links the engine (the
+	// command line's, in the ordinary build); nil in the split fledge,
+	// which then hands a wasm plugin's run to fledge-core untouched.
+	Wasm runner.WasmEngine
 }
 
 // Main is fledge for args: the version, a plugin command run for a script
@@ -42,6 +47,9 @@ func Main(args []string, stamped string, core Core) int {
 	if VersionAsked(args) {
 		_, _ = os.Stdout.WriteString(VersionLine(Version(stamped)))
 		return 0
+	}
+	if core.Binary != nil {
+		derived.ActAs(core.Binary)
 	}
 	if code, ok := run(args, stamped, core); ok {
 		return code
@@ -66,15 +74,7 @@ func list(args []string, core Core) (code int, ok bool) {
 	if recoverable(paths) {
 		return 0, false
 	}
-	exe := derived.Identity()
-	if core.Binary != nil {
-		path, err := core.Binary()
-		if err != nil {
-			return 0, false
-		}
-		exe = derived.IdentityOf(path)
-	}
-	hit, err := NewListKey(paths, os.Getenv, policy.SystemPath()).ServeList(os.Stdout, paths, exe)
+	hit, err := NewListKey(paths, os.Getenv, policy.SystemPath()).ServeList(os.Stdout, paths, derived.Identity())
 	switch {
 	case !hit:
 		return 0, false
@@ -112,7 +112,7 @@ func run(args []string, stamped string, core Core) (code int, ok bool) {
 	ui := &lineUI{w: os.Stderr}
 	r, err := NewRunner(Wiring{
 		Paths: paths, Version: Version(stamped), Getenv: os.Getenv, SystemPolicy: policy.SystemPath(), Now: time.Now,
-		UI: ui, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		UI: ui, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Wasm: core.Wasm,
 	})
 	if err != nil {
 		return 0, false
@@ -141,7 +141,7 @@ func run(args []string, stamped string, core Core) (code int, ok bool) {
 	stop()
 	switch {
 	case res.Deferred():
-		return 0, false // refused before anything happened: the command line's to refuse and say
+		return 0, false // refused before anything happened (or a wasm plugin, and no engine): the command line's
 	case !res.Started, err != nil && runner.CodeOf(err) != runner.CodeInterrupted:
 		return core.Report(res, err), true
 	case err != nil: // interrupted

@@ -38,6 +38,11 @@ type Wiring struct {
 	Stdout, Stderr io.Writer
 	StdoutTTY      bool
 	Interactive    bool
+
+	// Wasm runs wasm plugins (runner.Runner.Wasm): the command line's
+	// runners have runner/wasmengine's; nil, the split fledge's runner
+	// defers a wasm plugin's run to the command line.
+	Wasm runner.WasmEngine
 }
 
 // UsageError is an environment variable a run cannot go on with; the
@@ -64,6 +69,7 @@ func NewRunner(w Wiring) (*runner.Runner, error) {
 		Interactive: w.Interactive,
 		Environ:     os.Environ,
 		Getwd:       os.Getwd,
+		Wasm:        w.Wasm,
 	}
 	set, err := settings.Load(SettingsInputs(w.Paths, w.SystemPolicy, w.Getenv))
 	if err != nil {
