@@ -3,6 +3,9 @@ package confine
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -23,6 +26,7 @@ type restriction struct {
 	fd      int // the ruleset; -1 when Landlock has nothing to handle
 	flags   uint32
 	sockets bool // load the socket filter (the network is not granted)
+	rules   int  // how many rules the ruleset holds
 }
 
 // compile makes p ready to restrict a thread with.
@@ -34,8 +38,18 @@ type restriction struct {
 // still be confined. A kernel without Landlock is an error here: the
 // runner never asks to confine there.
 //
-// Each path costs three system calls (open O_PATH, landlock_add_rule,
-// close), and a file a fourth: a rule with directory rights on a file is
+// A path gets one rule, with the rights of every row granting it, and
+// none when the rules on the directories above it grant all of those
+// already: Landlock allows an access that any rule from the file up to
+// the root allows, so such a rule changes nothing (/usr/bin, /bin's
+// target and a PATH directory, beneath /usr; the plugin's tree, read and
+// executed and, undeclared, written). A run measured here (PATH of 12
+// directories, FLEDGE_HOME under ~/.cache) loads 17 rules, not 26, and
+// BenchmarkCompile takes 56 µs, not 80 (load 3.5, medians of 7
+// interleaved runs).
+//
+// Each rule costs three system calls (open O_PATH, landlock_add_rule,
+// close), and a file's a fourth: a rule with directory rights on a file is
 // refused (EINVAL) and added again with file rights, which spares a stat
 // per path. An entry of a split directory (Profile.listed) needs no
 // fourth: its listing said what it is. go-landlock's rules would do the same work, but would drop the
@@ -59,33 +73,7 @@ func compile(p Profile) (*restriction, error) {
 		return nil, fmt.Errorf("landlock: the kernel handles none of the profile's rights")
 	}
 	r := &restriction{fd: fd, flags: flags, sockets: !p.Network}
-	add := func(access landlock.AccessFSSet, paths []string) error {
-		a := access & handled
-		for _, path := range paths {
-			flags, first := unix.O_PATH|unix.O_CLOEXEC, a
-			if kind, ok := p.listed[path]; ok {
-				// An entry of a split directory, which was no link:
-				// one put in its place since is not followed.
-				flags |= unix.O_NOFOLLOW
-				if !kind.IsDir() {
-					first = a & fileBits
-				}
-			}
-			pfd, err := unix.Open(path, flags, 0)
-			if err != nil {
-				continue // gone since the profile was drawn: nothing to grant
-			}
-			err = addRule(fd, pfd, first)
-			if errors.Is(err, unix.EINVAL) { // not a directory
-				err = addRule(fd, pfd, a&fileBits)
-			}
-			_ = unix.Close(pfd)
-			if err != nil {
-				return fmt.Errorf("landlock: grant %s: %w", path, err)
-			}
-		}
-		return nil
-	}
+	rights := map[string]landlock.AccessFSSet{}
 	for _, g := range []struct {
 		access landlock.AccessFSSet
 		paths  []string
@@ -95,12 +83,54 @@ func compile(p Profile) (*restriction, error) {
 		{readWrite | landlock.AccessFSSet(ll.AccessFSRefer), p.Write},
 		{readWrite | landlock.AccessFSSet(ll.AccessFSIoctlDev), p.Devices},
 	} {
-		if err := add(g.access, g.paths); err != nil {
-			r.close()
-			return nil, err
+		for _, path := range g.paths {
+			rights[path] |= g.access & handled
 		}
 	}
+	// Sorted, a directory comes before what is beneath it.
+	added := make(map[string]landlock.AccessFSSet, len(rights))
+	for _, path := range slices.Sorted(maps.Keys(rights)) {
+		a := rights[path]
+		if a&^above(added, path) == 0 {
+			continue
+		}
+		flags, first := unix.O_PATH|unix.O_CLOEXEC, a
+		if kind, ok := p.listed[path]; ok {
+			// An entry of a split directory, which was no link:
+			// one put in its place since is not followed.
+			flags |= unix.O_NOFOLLOW
+			if !kind.IsDir() {
+				first = a & fileBits
+			}
+		}
+		pfd, err := unix.Open(path, flags, 0)
+		if err != nil {
+			continue // gone since the profile was drawn: nothing to grant
+		}
+		err = addRule(fd, pfd, first)
+		if errors.Is(err, unix.EINVAL) { // not a directory
+			err = addRule(fd, pfd, a&fileBits)
+		}
+		_ = unix.Close(pfd)
+		if err != nil {
+			r.close()
+			return nil, fmt.Errorf("landlock: grant %s: %w", path, err)
+		}
+		added[path] = a
+		r.rules++
+	}
 	return r, nil
+}
+
+// above is what the rules added on the directories above path grant
+// beneath them.
+func above(added map[string]landlock.AccessFSSet, path string) landlock.AccessFSSet {
+	var a landlock.AccessFSSet
+	for d := path; d != "/" && d != "."; {
+		d = filepath.Dir(d)
+		a |= added[d]
+	}
+	return a
 }
 
 // abiFS are the file rights Landlock's ABI versions 1 to 7 handle.

@@ -3,6 +3,7 @@ package confine
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // EnvRow is one row of the base environment table: variables every
@@ -52,17 +53,6 @@ var BaseEnv = []EnvRow{
 	{Names: []string{"FLEDGE_*"}, Why: "what fledge sets (FLEDGE_PLUGIN_DIR, FLEDGE_NON_INTERACTIVE) and plugins' own settings named after it", Values: true},
 }
 
-// baseValues reports whether name's row of the base table has its values
-// checked (EnvRow.Values).
-func baseValues(name string) bool {
-	for _, row := range BaseEnv {
-		if MatchAny(row.Names, name) {
-			return row.Values
-		}
-	}
-	return false
-}
-
 // plainPath reports a value that is one absolute path and nothing else
 // (GOCACHE=/home/u/.cache/go-build): no URL, list, parameter or
 // user:password can hide in it, so the value rules, whose cost grows
@@ -73,12 +63,59 @@ func plainPath(v string) bool {
 
 // InBase reports whether the base environment table names name.
 func InBase(name string) bool {
-	for _, row := range BaseEnv {
-		if MatchAny(row.Names, name) {
-			return true
+	_, ok := baseRow(name)
+	return ok
+}
+
+// baseRow is the row of the base table naming name: the first, in the
+// table's order.
+func baseRow(name string) (EnvRow, bool) {
+	ix := baseIndex()
+	i, ok := ix.names[name]
+	if !ok {
+		i = len(BaseEnv)
+	}
+	for _, p := range ix.prefixes {
+		if p.row >= i {
+			break
+		}
+		if strings.HasPrefix(name, p.prefix) {
+			i, ok = p.row, true
+			break
 		}
 	}
-	return false
+	if !ok {
+		return EnvRow{}, false
+	}
+	return BaseEnv[i], true
+}
+
+// baseIndex is the base table indexed by name: a run asks it of every
+// variable, and most are in no row, which a search of the table's 130
+// names for each made a third of drawing the environment.
+var baseIndex = sync.OnceValue(func() (ix envIndex) {
+	ix.names = map[string]int{}
+	for i, row := range BaseEnv {
+		for _, n := range row.Names {
+			if prefix, ok := strings.CutSuffix(n, "*"); ok {
+				ix.prefixes = append(ix.prefixes, envPrefix{prefix, i})
+			} else if _, seen := ix.names[n]; !seen {
+				ix.names[n] = i
+			}
+		}
+	}
+	return ix
+})
+
+// envIndex finds the rows of BaseEnv naming a variable.
+type envIndex struct {
+	names    map[string]int // a name's first row
+	prefixes []envPrefix    // in the table's order
+}
+
+type envPrefix struct {
+	prefix string
+	row    int
 }
 
 // MatchEnv reports whether pattern (a variable name, or a prefix ending in
@@ -115,12 +152,13 @@ func Environment(environ, granted []string) (env []string, withheld []string, se
 		if !ok || name == "" || last[name] != i {
 			continue
 		}
+		row, base := baseRow(name)
 		switch {
 		case MatchAny(granted, name):
 			env = append(env, kv)
-		case !InBase(name):
+		case !base:
 			withheld = append(withheld, name)
-		case secretName(name) || baseValues(name) && !plainPath(value) && secretValue(value, name, 0):
+		case secretName(name) || row.Values && !plainPath(value) && secretValue(value, name, 0):
 			withheld = append(withheld, name)
 			secret = append(secret, name)
 		default:

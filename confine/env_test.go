@@ -44,6 +44,35 @@ func TestEnvironment(t *testing.T) {
 	}
 }
 
+// The base table's index finds, for every name, the row a search of the
+// table in order finds first: each name and prefix it holds, names a
+// prefix covers, names in no row, and corpus names.
+func TestBaseRowAsTheTable(t *testing.T) {
+	names := []string{"", "*", "CARGO_", "CARGO", "LC_", "LC_ALL", "FLEDGE_X", "npm_config_x", "NPM_CONFIG_Y", "UNRELATED", "PATHX", "XPATH"}
+	for _, row := range BaseEnv {
+		for _, n := range row.Names {
+			names = append(names, n, strings.TrimSuffix(n, "*")+"X", strings.TrimSuffix(n, "*")[1:])
+		}
+	}
+	for _, c := range loadEnvCorpus(t) {
+		name, _, _ := strings.Cut(c.kv, "=")
+		names = append(names, name)
+	}
+	for _, name := range names {
+		want, wantOK := EnvRow{}, false
+		for _, row := range BaseEnv {
+			if MatchAny(row.Names, name) {
+				want, wantOK = row, true
+				break
+			}
+		}
+		got, ok := baseRow(name)
+		if ok != wantOK || got.Why != want.Why || got.Values != want.Values {
+			t.Errorf("baseRow(%q) = %q, %v; the table says %q, %v", name, got.Why, ok, want.Why, wantOK)
+		}
+	}
+}
+
 // NamedIn finds whole names in a program, within its first MaxNamedScan
 // bytes, and nothing in a file it cannot read.
 func TestNamedIn(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 )
@@ -147,7 +146,7 @@ const maxLinks = 40
 
 // eval is filepath.EvalSymlinks(p), made absolute.
 func (rs *resolver) eval(p string) (string, error) {
-	if slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..") {
+	if hasDotDot(p) {
 		// ".." after a link means the link target's parent: leave that to
 		// EvalSymlinks, which resolves in order.
 		r, err := filepath.EvalSymlinks(p)
@@ -178,11 +177,15 @@ func (rs *resolver) walk(a string, links *int) (string, error) {
 }
 
 func (rs *resolver) step(a string, links *int) (string, error) {
-	dir, err := rs.walk(filepath.Dir(a), links)
+	parent := filepath.Dir(a)
+	dir, err := rs.walk(parent, links)
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(dir, filepath.Base(a))
+	p := a // no link above it: a itself, not joined again
+	if dir != parent {
+		p = filepath.Join(dir, filepath.Base(a))
+	}
 	link, err := isLink(p)
 	if err != nil {
 		return "", err
@@ -200,8 +203,21 @@ func (rs *resolver) step(a string, links *int) (string, error) {
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(dir, target)
 	}
-	if slices.Contains(strings.Split(filepath.ToSlash(target), "/"), "..") {
+	if hasDotDot(target) {
 		return filepath.EvalSymlinks(target)
 	}
 	return rs.walk(filepath.Clean(target), links)
+}
+
+// hasDotDot reports whether ".." is one of p's elements.
+func hasDotDot(p string) bool {
+	p = filepath.ToSlash(p)
+	for p != "" {
+		var elem string
+		elem, p, _ = strings.Cut(p, "/")
+		if elem == ".." {
+			return true
+		}
+	}
+	return false
 }
