@@ -1,9 +1,13 @@
 package wasmhost
 
 import (
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 func gcPercent() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
@@ -58,6 +62,33 @@ func TestHoldGC(t *testing.T) {
 	}
 	if _, err := Start(Config{Module: []byte("\x00asm junk")}); err == nil {
 		t.Fatal("a module that does not decode started")
+	}
+	if _, err := StartFile(filepath.Join(t.TempDir(), "missing.wasm"), Config{}); err == nil {
+		t.Fatal("a module that is not there started")
+	}
+	if gcHold.runs != 0 {
+		t.Fatalf("after StartFile of a missing module %d runs are held, want 0", gcHold.runs)
+	}
+	path := filepath.Join(t.TempDir(), "exit.wasm")
+	if err := os.WriteFile(path, exitModule(4), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, err := StartFile(path, Config{Args: []string{"cmd"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gcHold.runs != 1 {
+		t.Errorf("a run StartFile started holds %d runs, want 1 (its own)", gcHold.runs)
+	}
+	_ = fromFile.Stdin().Close()
+	go func() { _, _ = io.Copy(io.Discard, fromFile.Stdout()) }()
+	select {
+	case <-fromFile.Exited():
+	case <-time.After(20 * time.Second):
+		t.Fatal("the module from a file did not end in 20 s")
+	}
+	if code, _, f := fromFile.Result(); code != 4 || f != nil {
+		t.Fatalf("the module from a file ended with %d, %v; want exit 4", code, f)
 	}
 	if p, l, runs := gcPercent(), debug.SetMemoryLimit(-1), gcHold.runs; p != 150 || l != math.MaxInt64 || runs != 0 {
 		t.Errorf("after a run and a failed start GOGC = %d, the limit %d and %d runs held, want 150, %d and 0", p, l, runs, int64(math.MaxInt64))

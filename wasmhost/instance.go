@@ -157,6 +157,21 @@ type Instance struct {
 	failure  *Failure
 }
 
+// StartFile is Start for the module in the file at path (ReadModule),
+// read under the run's collector hold (see runHeadroom): the module, a
+// few MB, is a warm run's largest allocation, and read before the hold
+// it set off a collection of its own.
+func StartFile(path string, cfg Config) (*Instance, error) {
+	release := holdGC()
+	defer release() // Start holds on for the run
+	module, err := ReadModule(path)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Module = module
+	return Start(cfg)
+}
+
 // Start compiles cfg.Module (through the cache), checks it, and starts it
 // in its own goroutine. A module fledge cannot run is a *ModuleError.
 func Start(cfg Config) (*Instance, error) {

@@ -23,10 +23,6 @@ func (Engine) Mounts(filesystem string) (project, plugin bool) { return wasmhost
 // Start reads and starts run.Module. A module wasmhost cannot run
 // (wasmhost.ModuleError) is "<module> cannot run: <why>".
 func (e Engine) Start(run runner.WasmRun) (runner.WasmInstance, error) {
-	module, err := wasmhost.ReadModule(run.Module)
-	if err != nil {
-		return nil, err
-	}
 	lim := e.Limits
 	if lim.Line == 0 {
 		lim.Line = run.Line
@@ -34,8 +30,8 @@ func (e Engine) Start(run runner.WasmRun) (runner.WasmInstance, error) {
 	if lim.Backlog == 0 {
 		lim.Backlog = run.Backlog
 	}
-	inst, err := wasmhost.Start(wasmhost.Config{
-		Module: module, CacheDir: run.CacheDir, Args: run.Args,
+	inst, err := wasmhost.StartFile(run.Module, wasmhost.Config{
+		CacheDir: run.CacheDir, Args: run.Args,
 		ProjectDir: run.ProjectDir, PluginDir: run.PluginDir, Stderr: run.Stderr, Limits: lim,
 	})
 	if err != nil {
