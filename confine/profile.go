@@ -2,6 +2,7 @@ package confine
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -174,7 +175,11 @@ func Derive(declared string, effective Grants, at Places) Profile {
 			add(&p.ReadExec, filepath.Join(h, d))
 		}
 	}
-	add(&p.Write, at.Data, at.Temp)
+	add(&p.Write, at.Data)
+	if t := tempDir(rs, at.Temp); t != "" {
+		add(&p.Write, t)
+		rs.kinds[t] = fs.ModeDir // compile opens it without following a link
+	}
 
 	switch scope {
 	case ScopeNone:
@@ -195,6 +200,30 @@ func Derive(declared string, effective Grants, at Places) Profile {
 	}
 	p.listed = rs.kinds
 	return p
+}
+
+// tempDir is the run's TMPDIR as a profile grants it: the directory
+// itself, never through a link. A directory made for the run in the
+// shared /tmp (TakeTemp, when another run holds the plugin's own) can be
+// renamed and a link put in its place by any program of the user's, such
+// as another plugin granted /tmp; granted through the link, the run would
+// write wherever it leads. So its parent's links are resolved and its own
+// is not: drawn, it must be a directory (lstat); compiled, it is opened
+// without following a link (Profile.listed), so one swapped in since is
+// not granted. "" when it is not a directory.
+func tempDir(rs *resolver, temp string) string {
+	if temp == "" {
+		return ""
+	}
+	parent, err := rs.eval(filepath.Dir(temp))
+	if err != nil {
+		return ""
+	}
+	t := filepath.Join(parent, filepath.Base(temp))
+	if fi, err := os.Lstat(t); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return t
 }
 
 // ToolHomes are the directories under home where toolchains install

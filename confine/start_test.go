@@ -404,3 +404,58 @@ func TestStartSplitGrant(t *testing.T) {
 		t.Error("a link put in place of a split entry led the plugin outside")
 	}
 }
+
+// TestStartTempNotThroughALink: the run's TMPDIR is granted as the
+// directory it is. A link in its place when the profile is drawn grants
+// nothing, and nor does one put there after (a directory made for the run
+// in the shared /tmp, which another program of the user's can rename).
+func TestStartTempNotThroughALink(t *testing.T) {
+	if s := Detect(); !s.Files {
+		t.Skipf("the kernel cannot confine: %s", s.Reason)
+	}
+	base := t.TempDir()
+	outside := filepath.Join(base, "outside")
+	temp := filepath.Join(base, "tmp-run")
+	for _, d := range []string{outside, temp} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := Places{Home: filepath.Join(base, "home"), Temp: temp}
+	p := Derive("none", Grants{Filesystem: "none"}, at)
+	if !slices.Contains(p.Write, temp) {
+		t.Fatalf("TMPDIR %s is not granted: %v", temp, p.Write)
+	}
+	// Drawn; now the directory is renamed and a link to outside put there.
+	if err := os.Rename(temp, temp+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, temp); err != nil {
+		t.Fatal(err)
+	}
+	script := `! touch "$1/new" 2>/dev/null && echo ok`
+	out, err := startOutput(exec.Command("/bin/sh", "-c", script, "sh", temp), &p)
+	if err != nil || strings.TrimSpace(out) != "ok" {
+		t.Fatalf("confined sh, TMPDIR swapped for a link after drawing: %q, %v", out, err)
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "new")); err == nil {
+		t.Error("a link put in place of TMPDIR after drawing led the plugin outside")
+	}
+	// A link there when the profile is drawn is not granted at all.
+	p = Derive("none", Grants{Filesystem: "none"}, at)
+	if slices.Contains(p.Write, outside) || slices.Contains(p.Write, temp) {
+		t.Fatalf("TMPDIR that is a link to %s is granted: %v", outside, p.Write)
+	}
+	// And the directory itself is granted when it is one.
+	if err := os.Remove(temp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(temp+".moved", temp); err != nil {
+		t.Fatal(err)
+	}
+	p = Derive("none", Grants{Filesystem: "none"}, at)
+	out, err = startOutput(exec.Command("/bin/sh", "-c", `touch "$1/new" && echo ok`, "sh", temp), &p)
+	if err != nil || strings.TrimSpace(out) != "ok" {
+		t.Fatalf("confined sh writing its TMPDIR: %q, %v", out, err)
+	}
+}
