@@ -33,7 +33,8 @@
 // home.Paths.PluginFilesDir; TMPDIR is the plugin's private temporary
 // directory (home.Paths.PluginTempDir), which its runs take in turn, empty
 // at the start and the end of each (TakeTemp; a run started while another
-// holds it gets one of its own). The project is the directory fledge runs in and
+// holds it gets one of its own; where its path leaves a UNIX socket's too
+// little room, home.Paths.PluginShortTempDir stands in for it). The project is the directory fledge runs in and
 // the top of its git work tree. Scopes that read the project also read
 // git's configuration in home (HomeReadable). The undeclared row keeps
 // plugins written for the Rust fledge, which declare nothing, working as

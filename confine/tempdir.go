@@ -29,10 +29,19 @@ type Temp struct {
 // calls. Between runs dir is empty, as if removed: what a run left (a
 // crash before Release) is removed when the next one takes it.
 //
-// A dir longer than MaxTempLen (a long FLEDGE_HOME, a long plugin name)
-// is not taken: the run gets a directory of its own in os.TempDir, named
-// short, where a program can still make its UNIX sockets.
-func TakeTemp(dir, name string) (*Temp, error) {
+// A dir longer than MaxTempLen (a long FLEDGE_HOME, a long plugin name,
+// macOS's "~/Library/Application Support") leaves a program too little
+// room for its UNIX sockets below it: short (home.Paths'
+// PluginShortTempDir, in FLEDGE_HOME too) stands in for it, taken the
+// same way, and where that is too long as well the run gets a directory
+// of its own in os.TempDir, named short.
+func TakeTemp(dir, short, name string) (*Temp, error) {
+	if len(dir) > MaxTempLen {
+		dir = short
+		if len(dir) <= MaxTempLen {
+			_ = os.Mkdir(filepath.Dir(dir), 0o700) // FLEDGE_HOME/t
+		}
+	}
 	if len(dir) <= MaxTempLen {
 		if t := takeHeld(dir); t != nil {
 			return t, nil
@@ -53,9 +62,10 @@ func TakeTemp(dir, name string) (*Temp, error) {
 // Programs make UNIX sockets below TMPDIR (Python's multiprocessing
 // "/pymp-xxxxxxxx/listener-xxxxxxxx", 32 bytes; ssh-agent's
 // "/ssh-XXXXXXXXXX/agent.<pid>"; tmux's "/tmux-<uid>/default"), and a
-// socket's path has at most 107 bytes on Linux (sun_path, less its NUL):
-// a longer TMPDIR leaves them too little room to bind.
-const MaxTempLen = 107 - 32
+// socket's path has at most 107 bytes on Linux, 103 on macOS and the
+// BSDs (sun_path, less its NUL): a longer TMPDIR leaves them too little
+// room to bind.
+const MaxTempLen = sunPath - 1 - 32
 
 // Release ends the run's use of its directory: dir of TakeTemp is emptied
 // and free for the next run, a directory made for the run alone removed.

@@ -57,7 +57,7 @@ func TestTakeTempReusedEmpty(t *testing.T) {
 	outside := filepath.Join(base, "keep.txt")
 	mustWrite(t, outside, "the user's\n")
 	for run := range 3 {
-		tmp, err := TakeTemp(dir, "fledge-plugin-x")
+		tmp, err := TakeTemp(dir, "", "fledge-plugin-x")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,11 +89,11 @@ func TestTakeTempReusedEmpty(t *testing.T) {
 // its Release removes; and what a crashed run left is gone for the next.
 func TestTakeTempBusyAndLeftovers(t *testing.T) {
 	dir := filepath.Join(shortTempDir(t), "tmp")
-	first, err := TakeTemp(dir, "fledge-plugin-x")
+	first, err := TakeTemp(dir, "", "fledge-plugin-x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := TakeTemp(dir, "fledge-plugin-x")
+	second, err := TakeTemp(dir, "", "fledge-plugin-x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestTakeTempBusyAndLeftovers(t *testing.T) {
 
 	// A crash: a file left, no lock held.
 	mustWrite(t, filepath.Join(dir, "left"), "x")
-	third, err := TakeTemp(dir, "fledge-plugin-x")
+	third, err := TakeTemp(dir, "", "fledge-plugin-x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestTakeTempNoLink(t *testing.T) {
 	if err := os.Symlink(target, dir); err != nil {
 		t.Fatal(err)
 	}
-	tmp, err := TakeTemp(dir, "fledge-plugin-x")
+	tmp, err := TakeTemp(dir, "", "fledge-plugin-x")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestTakeTempLeavesRoomForSockets(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil { // as the runner has it
 		t.Fatal(err)
 	}
-	tmp, err := TakeTemp(dir, name)
+	tmp, err := TakeTemp(dir, "", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,5 +178,60 @@ func TestTakeTempLeavesRoomForSockets(t *testing.T) {
 	tmp.Release()
 	if _, err := os.Lstat(tmp.Path); !os.IsNotExist(err) {
 		t.Errorf("the run's own directory stays: %v", err)
+	}
+}
+
+// A plugin's own directory too long for sockets below it is stood in for
+// by its short one in FLEDGE_HOME, taken in turn as the own one is: the
+// same directory run after run, emptied, where a socket binds; while a
+// run holds it, another gets a directory of its own.
+func TestTakeTempShortStandsIn(t *testing.T) {
+	base := shortTempDir(t)
+	t.Setenv("TMPDIR", base)
+	name := "fledge-plugin-" + strings.Repeat("n", 86)
+	home := filepath.Join(base, "fh")
+	dir := filepath.Join(home, "plugins", ".data", name, "tmp")
+	short := filepath.Join(home, "t", "0123456789ab")
+	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil { // as the runner has it
+		t.Fatal(err)
+	}
+	first, err := TakeTemp(dir, short, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Path != short {
+		t.Fatalf("TMPDIR %s, want the short stand-in %s", first.Path, short)
+	}
+	sock := filepath.Join(first.Path, "pymp-k3j2h1g0", "listener-a1b2c3d4")
+	if err := os.Mkdir(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatalf("a socket in the stand-in: %v", err)
+	}
+	l.Close()
+	second, err := TakeTemp(dir, short, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Path == short || len(second.Path) > MaxTempLen {
+		t.Errorf("a second run while the first holds %s got %s, want one of its own, at most %d bytes", short, second.Path, MaxTempLen)
+	}
+	second.Release()
+	first.Release()
+	if got := entries(t, short); len(got) != 0 {
+		t.Errorf("after the run the stand-in holds %v, want it empty", got)
+	}
+	third, err := TakeTemp(dir, short, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer third.Release()
+	if third.Path != short {
+		t.Errorf("the next run got %s, want the stand-in %s again", third.Path, short)
+	}
+	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+		t.Errorf("the too-long directory was made: %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package home
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -164,6 +166,18 @@ func (p Paths) PluginFilesDir(name string) string { return filepath.Join(p.DataD
 // take in turn (see confine.TakeTemp): beside its files, empty between
 // runs.
 func (p Paths) PluginTempDir(name string) string { return filepath.Join(p.DataDir(name), "tmp") }
+
+// PluginShortTempDir stands in for PluginTempDir where that is too long
+// for a program to make its UNIX sockets below it (see confine.TakeTemp):
+// t/ and the first 12 hex digits (48 bits) of the plugin's name's SHA-256,
+// 16 bytes past the root (macOS's default root, in Application Support,
+// gives 61). Two names share one only by a hash collision, and even then
+// no run sees another's files: one run holds it at a time, and it is
+// emptied before and after each.
+func (p Paths) PluginShortTempDir(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return filepath.Join(p.root, "t", hex.EncodeToString(sum[:6]))
+}
 
 // RustPluginFilesDir is where the Rust fledge kept what a wasm plugin wrote
 // to /plugin: data/ inside its tree. fledge only reads it, to take it over

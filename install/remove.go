@@ -145,6 +145,10 @@ func (r *Remover) Remove(ctx context.Context, name string) (*lockfile.Plugin, er
 	os.RemoveAll(r.Paths.DataDir(entry.Name))
 	// The run path's decoded plugin.toml would otherwise outlive the plugin.
 	os.Remove(r.Paths.DecodedManifestFile(entry.Name))
+	// And the short TMPDIR standing in for its own (confine.TakeTemp),
+	// empty between runs; t/ too when it was the last.
+	os.RemoveAll(r.Paths.PluginShortTempDir(entry.Name))
+	os.Remove(filepath.Dir(r.Paths.PluginShortTempDir(entry.Name)))
 	// When empty: the last plugin's data, the last Rust link, are gone.
 	os.Remove(filepath.Dir(r.Paths.DataDir(entry.Name)))
 	os.Remove(r.Paths.RustBinDir())

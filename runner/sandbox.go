@@ -116,7 +116,7 @@ func (r *Runner) confineCmd(cmd *exec.Cmd, t *Target) (done func(), profile *con
 	if err := os.MkdirAll(r.Paths.PluginFilesDir(t.Entry.Name), 0o700); err != nil {
 		return done, nil, fmt.Errorf("create the plugin's files directory: %w", err)
 	}
-	tmp, err := confine.TakeTemp(r.Paths.PluginTempDir(t.Entry.Name), t.Entry.Name)
+	tmp, err := confine.TakeTemp(r.Paths.PluginTempDir(t.Entry.Name), r.Paths.PluginShortTempDir(t.Entry.Name), t.Entry.Name)
 	if err != nil {
 		return done, nil, fmt.Errorf("create a temporary directory: %w", err)
 	}
