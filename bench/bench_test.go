@@ -71,9 +71,12 @@ func testMain(m *testing.M) int {
 	// Each benchmark's home and project live outside the system temp
 	// directory, as a user's do: a FLEDGE_HOME or HOME inside /tmp makes a
 	// confined run's grant of /tmp a rule for each of its entries (Landlock
-	// only grants), which measures how full /tmp is, not fledge.
+	// only grants), which measures how full /tmp is, not fledge. Their
+	// names are short, so that a FLEDGE_HOME's TMPDIR stand-ins
+	// (home.Paths.PluginShortTempDir) fit a socket below them, as a
+	// user's ~/.config/fledge does.
 	if cache, err := os.UserCacheDir(); err == nil {
-		if envRoot, err = os.MkdirTemp(cache, "fledge-bench-"); err == nil {
+		if envRoot, err = os.MkdirTemp(cache, "fb-"); err == nil {
 			defer os.RemoveAll(envRoot)
 		}
 	}
@@ -133,7 +136,7 @@ func newEnv(b *testing.B) *env {
 	b.Helper()
 	root := b.TempDir()
 	if envRoot != "" {
-		dir, err := os.MkdirTemp(envRoot, "env-")
+		dir, err := os.MkdirTemp(envRoot, "e-")
 		if err != nil {
 			b.Fatal(err)
 		}
