@@ -3,7 +3,7 @@
 # run, and the ratio:
 #   split        fledge as releases build it (fastrun, with the command line in
 #                fledge-core beside it) vs fledge as one binary (go install):
-#                --version, fledge <command>, plugins info (fledge-core's)
+#                --version, fledge <command>, plugins info (fledge-core)
 #   start-up     fledge --version vs a trivial Go program, and vs fledge built
 #                without the agent commands (MCP SDK, JSON Schema); plugins list
 #                --json with 1, 100 and 1,000 plugins vs fledge --version
@@ -102,7 +102,7 @@ END {
         sprintf("%.0f (before)", m["StartupFaults", "faults-base"]),
         sprintf("%.2fx", m["StartupFaults", "faults-version"] / m["StartupFaults", "faults-base"]))
   split("version command info", single, " ")
-  split("--version|fledge <command>|plugins info (fledge-core's)", singlename, "|")
+  split("--version|fledge <command>|plugins info (fledge-core)", singlename, "|")
   for (k = 1; k <= 3; k++)
     if (("StartupSingle", "ms-split-" single[k]) in m && ("StartupSingle", "ms-single-" single[k]) in m)
       row("split build: " singlename[k], sprintf("%.2f ms", m["StartupSingle", "ms-split-" single[k]]),
