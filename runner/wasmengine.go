@@ -10,7 +10,8 @@ import (
 // fledge's. The runner decides everything else of the run as it does for
 // a native plugin — what the plugin may see, the protocol, its wall clock,
 // what its ending means — so the engine is a field (Runner.Wasm) and a
-// binary that runs only native plugins need link no wasm runtime.
+// binary that runs only native plugins (the split fledge, see
+// cmd/internal/fastrun) links no wasm runtime.
 type WasmEngine interface {
 	// Mounts says what a filesystem grant mounts: the project read-only,
 	// and with it the plugin's data directory read-write.

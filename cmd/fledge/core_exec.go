@@ -10,7 +10,6 @@ import (
 
 	"github.com/corvidlabs/fledge-go/cmd/internal/fastrun"
 	"github.com/corvidlabs/fledge-go/runner"
-	"github.com/corvidlabs/fledge-go/runner/wasmengine"
 )
 
 // coreName is the command line's binary, beside this one.
@@ -26,12 +25,6 @@ func core() fastrun.Core {
 			return execCore([]string{fastrun.OutcomeWord, fastrun.EncodeOutcome(res, err)})
 		},
 		Binary: corePath,
-		// A wasm plugin runs here as a native one does: handing it to
-		// fledge-core cost its run fledge-core's start too (a Rust-built
-		// module's run took twice as long, a Go one's 5 ms more), more
-		// than wazero's package initialisation costs every start here
-		// (0.28 ms).
-		Wasm: wasmengine.Engine{},
 	}
 }
 

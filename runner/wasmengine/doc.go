@@ -9,10 +9,7 @@
 // the runner's; compiling, caching and sandboxing stay wasmhost's.
 //
 // It is a package of its own so that the runner does not link wazero: a
-// binary that runs only native plugins leaves Runner.Wasm nil, and a
-// tentative runner (cmd/internal/fastrun's) then hands a wasm plugin's run
-// to the command line. Every fledge binary gives its runners Engine: the
-// split fledge too, where handing the run to fledge-core cost it that
-// start (a Rust-built module's run took twice as long) and wazero's
-// package initialisation costs each start 0.28 ms.
+// binary that runs only native plugins (the split fledge,
+// cmd/internal/fastrun) leaves Runner.Wasm nil and hands a wasm plugin's
+// run to the command line, whose runners are given Engine.
 package wasmengine

@@ -34,8 +34,9 @@ type Core struct {
 	// --json` documents, the command index, decoded manifests — fastrun
 	// uses as its own (derived.ActAs); nil when it is this one.
 	Binary func() (string, error)
-	// Wasm runs wasm plugins (runner/wasmengine's Engine, in both
-	// builds); nil, a wasm plugin's run is handed to Main untouched.
+	// Wasm runs wasm plugins when this binary links the engine (the
+	// command line's, in the ordinary build); nil in the split fledge,
+	// which then hands a wasm plugin's run to fledge-core untouched.
 	Wasm runner.WasmEngine
 }
 

@@ -39,9 +39,9 @@ type Wiring struct {
 	StdoutTTY      bool
 	Interactive    bool
 
-	// Wasm runs wasm plugins (runner.Runner.Wasm): runner/wasmengine's;
-	// nil, a tentative runner defers a wasm plugin's run to the command
-	// line.
+	// Wasm runs wasm plugins (runner.Runner.Wasm): the command line's
+	// runners have runner/wasmengine's; nil, the split fledge's runner
+	// defers a wasm plugin's run to the command line.
 	Wasm runner.WasmEngine
 }
 
