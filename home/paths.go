@@ -134,7 +134,8 @@ func (p Paths) RegistryCacheFile() string { return filepath.Join(p.CacheDir(), "
 func (p Paths) ListCacheFile() string { return filepath.Join(p.CacheDir(), "list.json") }
 
 // PluginsDigestFile remembers plugins.toml's digest while the file stays
-// as it was (derived.DigestFileMemo), so list --json finds its document
+// as it was (derived.DigestFileMemo), so list --json finds its document,
+// and a run its command (lockfile's CommandOwner, for a large file),
 // without reading the file.
 func (p Paths) PluginsDigestFile() string { return filepath.Join(p.CacheDir(), "plugins.toml.sum") }
 

@@ -21,7 +21,7 @@ func TestFIFORefused(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	idx := filepath.Join(filepath.Dir(s.Path()), "cache", "commands.idx")
-	if _, _, err := s.CommandOwner("x", idx); err == nil || !strings.Contains(err.Error(), "named pipe") {
+	if _, _, err := s.CommandOwner("x", idx, ""); err == nil || !strings.Contains(err.Error(), "named pipe") {
 		t.Fatalf("CommandOwner: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package lockfile
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 
 	"github.com/corvidlabs/fledge-go/internal/derived"
 )
@@ -25,9 +26,10 @@ const indexKind = "plugins.toml command index v4"
 // lookup digests plugins.toml, finds the
 // line and decodes that entry only. Any miss falls back to Load, which
 // reports errors exactly as before, and rebuilds the index from what it
-// decoded.
-func (s *Store) CommandOwner(command, indexPath string) (*Plugin, bool, error) {
-	if d, ok := derived.DigestFile(s.path, MaxSize); ok {
+// decoded. digestMemo, when not empty, remembers plugins.toml's digest
+// (see digest).
+func (s *Store) CommandOwner(command, indexPath, digestMemo string) (*Plugin, bool, error) {
+	if d, ok := s.digest(digestMemo); ok {
 		if body, ok := derived.New(indexPath, indexKind, d).Read(); ok {
 			if p, found, ok := lookupIndex(body, command); ok {
 				return p, found, nil
@@ -49,6 +51,29 @@ func (s *Store) CommandOwner(command, indexPath string) (*Plugin, bool, error) {
 	p, found := f.CommandOwner(command)
 	return p, found, nil
 }
+
+// memoAbove is the size of plugins.toml above which its digest is
+// remembered (derived.DigestFileMemo) rather than computed at every
+// lookup: reading and hashing the 120 KB of a hundred plugins cost a run
+// more than the stat and the read of the memo, which cost a file of a few
+// plugins more than hashing it.
+const memoAbove = 16 << 10
+
+// digest is plugins.toml's SHA-256, as derived.DigestFile gives it;
+// remembered in memo under the file's stamp when the file is larger than
+// memoAbove and memo is not empty (home.Paths.PluginsDigestFile, which
+// list --json keeps too).
+func (s *Store) digest(memo string) (derived.Digest, bool) {
+	if memo != "" {
+		if fi, err := os.Stat(s.path); err == nil && fi.Size() > memoAbove {
+			return digestFileMemo(memo, s.path, MaxSize)
+		}
+	}
+	return derived.DigestFile(s.path, MaxSize)
+}
+
+// digestFileMemo is derived.DigestFileMemo (a variable for the tests).
+var digestFileMemo = derived.DigestFileMemo
 
 // buildIndex writes f's command index: the listing, then for each command
 // the first entry that provides it.

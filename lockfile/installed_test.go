@@ -40,7 +40,7 @@ func TestInstalledMatchesDecode(t *testing.T) {
 		}
 		for _, c := range []string{"deps", "hello", "full", "zz", "#", ""} {
 			wantP, wantOK := f.CommandOwner(c)
-			p, ok, err := s.CommandOwner(c, idx)
+			p, ok, err := s.CommandOwner(c, idx, "")
 			if err != nil || ok != wantOK || !reflect.DeepEqual(p, wantP) {
 				t.Fatalf("%s index, %q: got %+v %v %v", what, c, p, ok, err)
 			}

@@ -81,7 +81,7 @@ func resolveIn(paths home.Paths, plugin, command string) (*Target, error) {
 	var ok bool
 	var err error
 	if plugin == "" {
-		entry, ok, err = store.CommandOwner(command, paths.CommandIndexFile())
+		entry, ok, err = store.CommandOwner(command, paths.CommandIndexFile(), paths.PluginsDigestFile())
 	} else if lf, lerr := store.Load(); lerr != nil {
 		err = lerr
 	} else if entry, ok = lf.Get(plugin); ok {

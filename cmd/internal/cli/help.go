@@ -86,7 +86,7 @@ func pluginCommandHelp(f *Factory, command string) (ok bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	p, found, err := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock()).CommandOwner(command, paths.CommandIndexFile())
+	p, found, err := lockfile.NewStore(paths.PluginsFile(), paths.PluginsLock()).CommandOwner(command, paths.CommandIndexFile(), paths.PluginsDigestFile())
 	if err != nil || !found {
 		return false, err
 	}
