@@ -263,20 +263,7 @@ func dataSection(module []byte) []byte {
 func TestStandInLeavesDataToTheRun(t *testing.T) {
 	ctx := context.Background()
 	base := tu.WasmModule{MemPages: 1, Data: "x"}.Bytes()
-	memory := func(module []byte, data []byte) ([]byte, error) {
-		t.Helper()
-		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
-		defer rt.Close(ctx)
-		m, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithStartFunctions())
-		if err != nil {
-			return nil, err
-		}
-		if err := writeData(m.Memory(), data); err != nil {
-			return nil, err
-		}
-		b, _ := m.Memory().Read(0, m.Memory().Size())
-		return bytes.Clone(b), nil
-	}
+	memory := func(module, data []byte) ([]byte, error) { return memoryAfter(ctx, module, data) }
 	standInOf := func(what string, mod []byte) ([]byte, []byte) {
 		t.Helper()
 		si, ok := standIn(mod, sha256.Sum256(mod))
@@ -339,6 +326,23 @@ func TestStandInLeavesDataToTheRun(t *testing.T) {
 	}
 }
 
+// memoryAfter instantiates module (wazero's interpreter, no start
+// function) and writes data into its memory as a run does (writeData):
+// the memory then, or the first error.
+func memoryAfter(ctx context.Context, module, data []byte) ([]byte, error) {
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	defer rt.Close(ctx)
+	m, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithStartFunctions())
+	if err != nil {
+		return nil, err
+	}
+	if err := writeData(m.Memory(), data); err != nil {
+		return nil, err
+	}
+	b, _ := m.Memory().Read(0, m.Memory().Size())
+	return bytes.Clone(b), nil
+}
+
 // FuzzWriteData: for any data section the run would write itself, the
 // module's memory as wazero leaves it, and the stand-in's once the run has
 // written the data, are the same, or both fail to start.
@@ -361,21 +365,8 @@ func FuzzWriteData(f *testing.F) {
 			t.Fatalf("the stand-in of a module whose data the run writes has data (%v)", ok)
 		}
 		ctx := context.Background()
-		memory := func(module, data []byte) ([]byte, error) {
-			rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
-			defer rt.Close(ctx)
-			m, err := rt.InstantiateWithConfig(ctx, module, wazero.NewModuleConfig().WithStartFunctions())
-			if err != nil {
-				return nil, err
-			}
-			if err := writeData(m.Memory(), data); err != nil {
-				return nil, err
-			}
-			b, _ := m.Memory().Read(0, m.Memory().Size())
-			return bytes.Clone(b), nil
-		}
-		want, errMod := memory(mod, nil)
-		got, errSI := memory(si, data)
+		want, errMod := memoryAfter(ctx, mod, nil)
+		got, errSI := memoryAfter(ctx, si, data)
 		if (errMod == nil) != (errSI == nil) || !bytes.Equal(got, want) {
 			t.Fatalf("the module starts: %v; the stand-in with the data written: %v (memory the same: %v)", errMod, errSI, bytes.Equal(got, want))
 		}
