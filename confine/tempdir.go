@@ -38,9 +38,6 @@ type Temp struct {
 func TakeTemp(dir, short, name string) (*Temp, error) {
 	if len(dir) > MaxTempLen {
 		dir = short
-		if len(dir) <= MaxTempLen {
-			_ = os.Mkdir(filepath.Dir(dir), 0o700) // FLEDGE_HOME/t
-		}
 	}
 	if len(dir) <= MaxTempLen {
 		if t := takeHeld(dir); t != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,7 +20,12 @@ func takeHeld(dir string) *Temp {
 	}
 	fd, err := open()
 	if errors.Is(err, unix.ENOENT) {
-		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		made := os.Mkdir(dir, 0o700)
+		if errors.Is(made, fs.ErrNotExist) { // its parent too: FLEDGE_HOME/t, the first time
+			_ = os.Mkdir(filepath.Dir(dir), 0o700)
+			made = os.Mkdir(dir, 0o700)
+		}
+		if made != nil && !errors.Is(made, fs.ErrExist) {
 			return nil
 		}
 		fd, err = open()
