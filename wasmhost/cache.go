@@ -17,6 +17,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/renameio"
 	"github.com/tetratelabs/wazero"
+
+	"github.com/corvidlabs/fledge-go/internal/bounded"
 )
 
 // The compilation cache holds native code, which nothing can check against
@@ -174,7 +176,7 @@ func entries(dir string) (map[string]fs.FileInfo, error) {
 // CPU on the machine of bench/wasm.sh). An entry whose layout is not
 // wazero's (below) is hashed whole.
 func entrySum(path string) (string, fs.FileInfo, error) {
-	f, err := os.Open(path)
+	f, err := bounded.Open(path)
 	if err != nil {
 		return "", nil, err
 	}
@@ -203,7 +205,7 @@ func entrySum(path string) (string, fs.FileInfo, error) {
 // wholeSum is the SHA-256 of the file at path, whole: what records of a
 // fledge before entrySum bound ("" if it cannot be read).
 func wholeSum(path string) string {
-	f, err := os.Open(path)
+	f, err := bounded.Open(path)
 	if err != nil {
 		return ""
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/corvidlabs/fledge-go/internal/bounded"
 )
 
 // ModuleFledge and ModuleWASI are the only modules a plugin may import from.
@@ -58,7 +60,9 @@ func (e *ModuleError) Error() string { return e.Msg }
 
 // ReadModule reads a .wasm file, refusing one larger than MaxModuleSize.
 func ReadModule(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	// bounded.Open: a named pipe in the module's place would block an
+	// open for reading until something wrote to it.
+	f, err := bounded.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -66,9 +70,6 @@ func ReadModule(path string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	if fi.Size() > MaxModuleSize {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d a wasm plugin may have", path, fi.Size(), MaxModuleSize)

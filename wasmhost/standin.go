@@ -14,6 +14,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/corvidlabs/fledge-go/internal/bounded"
 )
 
 // A warm run of a large module spent most of its time in wazero checking
@@ -390,7 +392,7 @@ func (c *moduleCache) storedStandIn(module []byte) []byte {
 	if c.dir == "" || len(module) < 8 {
 		return nil
 	}
-	f, err := os.Open(filepath.Join(c.dir, standInFile))
+	f, err := bounded.Open(filepath.Join(c.dir, standInFile))
 	if err != nil {
 		return nil
 	}
